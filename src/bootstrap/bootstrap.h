@@ -1,0 +1,72 @@
+/* Bootstrap: how PEs find each other and exchange small data before (and
+ * besides) the symmetric heap.  One file per backend: uid.c (TCP unique id,
+ * root + ring), pmix.c, single.c.  Every receive has a deadline. */
+#ifndef GSHMEMI_BOOTSTRAP_H
+#define GSHMEMI_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gshmemx.h>
+
+#define GSHMEMI_SECRET_BYTES 16
+
+struct gshmemi_bootstrap;
+
+struct gshmemi_bootstrap_ops {
+    const char *name;
+    /* collectives */
+    int (*allgather)(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len);
+    int (*barrier)(struct gshmemi_bootstrap *bs);
+    /* failure: ends the whole job with status, as the launcher allows */
+    void (*abort)(struct gshmemi_bootstrap *bs, int status, const char *msg);
+    /* teardown */
+    void (*finalize)(struct gshmemi_bootstrap *bs);
+};
+
+struct gshmemi_bootstrap {
+    const struct gshmemi_bootstrap_ops *ops;
+    int rank;
+    int size;
+    int local_rank; /* -1 until known: computed from host identity if so */
+    int local_size;
+    int node_id;
+    int n_nodes;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    uint64_t job_id;
+    int launcher_ctrl_fd; /* gshmrun's abort channel, -1 elsewhere */
+    /* Called when a peer is seen lost; names it in the caller's words. */
+    void (*on_peer_lost)(int pe, const char *what);
+};
+
+/* Opens the bootstrap chosen by flags/attr and GSHMEM_BOOTSTRAP. */
+int gshmemi_bootstrap_open(unsigned flags, const gshmemx_init_attr_t *attr,
+                           struct gshmemi_bootstrap **out);
+int gshmemi_bootstrap_bcast(struct gshmemi_bootstrap *bs, void *buf, size_t len, int root);
+void gshmemi_bootstrap_close(struct gshmemi_bootstrap *bs);
+
+/* Backends. */
+int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size,
+                               double timeout, struct gshmemi_bootstrap **out);
+int gshmemi_bootstrap_pmix_open(double timeout, struct gshmemi_bootstrap **out);
+int gshmemi_bootstrap_single_open(struct gshmemi_bootstrap **out);
+int gshmemi_bootstrap_pmix_available(void);
+
+/* The uid root service: the place the ranks meet.  `loopback` picks the
+ * loopback interface when GSHMEM_BOOTSTRAP_IFNAME is unset; a `persistent`
+ * root serves one meeting after another (gshmrun: gshmem_init again after
+ * gshmem_finalize), else it serves one. */
+struct gshmemi_uid_root;
+int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
+                           gshmemx_uniqueid_t *uid, struct gshmemi_uid_root **out);
+/* Waits for the root to finish (all ranks met, or it gave up) and frees it. */
+int gshmemi_uid_root_join(struct gshmemi_uid_root *root);
+/* Stops a root that is still waiting, and frees it. */
+void gshmemi_uid_root_stop(struct gshmemi_uid_root *root);
+/* Text form of a unique id, for environment variables. */
+void gshmemi_uid_encode(const gshmemx_uniqueid_t *uid, char *out /* 257 bytes */);
+int gshmemi_uid_decode(const char *text, gshmemx_uniqueid_t *uid);
+/* The address the root listens on, as text (tests use it to intrude). */
+int gshmemi_uid_root_address(const gshmemx_uniqueid_t *uid, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,650 @@
+/*
+ * uid bootstrap: a TCP unique id in the shape NCCL made familiar.
+ *
+ * One process runs the root service (gshmemx_get_uniqueid, or gshmrun).
+ * Every rank listens on a socket of its own, connects to the root and tells
+ * it (rank, size, listening address), proving the job secret; the root,
+ * once all ranks are in, tells each the address of the next rank.  The
+ * ranks then form a ring (connect to next, accept prev, again proving the
+ * secret), over which allgather runs in size-1 steps.
+ *
+ * A connection without the secret is logged and dropped; it never disturbs
+ * the job.  Every receive has a deadline.  A lost peer is reported with an
+ * abort notice sent both ways round the ring, so every rank names the PE
+ * that was lost, not merely its neighbour.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/sock.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/util.h"
+
+#define UID_MAGIC 0x3164697568736731ull /* "1gshuid1" */
+#define RING_MAGIC 0x676e697268736731ull
+
+/* What a unique id holds (inside gshmemx_uniqueid_t). */
+struct uid_blob {
+    uint64_t magic;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    struct gshmemi_wire_addr root;
+};
+_Static_assert(sizeof(struct uid_blob) <= GSHMEMX_UNIQUEID_BYTES, "unique id too small");
+
+struct root_hello {
+    uint64_t magic;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    int32_t rank;
+    int32_t nranks;
+    struct gshmemi_wire_addr listen;
+};
+
+struct root_reply {
+    int32_t status; /* 0 or a gshmem_status_t */
+    int32_t pad;
+    struct gshmemi_wire_addr next;
+    char msg[240];
+};
+
+struct ring_hello {
+    uint64_t magic;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    int32_t rank;
+    int32_t pad;
+};
+
+enum { FRAME_DATA = 1, FRAME_ABORT = 2 };
+struct ring_frame {
+    uint32_t kind;
+    int32_t lost_pe;
+    uint64_t len;
+};
+
+static int secret_equal(const unsigned char *a, const unsigned char *b)
+{
+    unsigned char diff = 0; /* constant time */
+    for (int i = 0; i < GSHMEMI_SECRET_BYTES; i++)
+        diff |= a[i] ^ b[i];
+    return diff == 0;
+}
+
+/* ---- unique id codec -------------------------------------------------- */
+
+void gshmemi_uid_encode(const gshmemx_uniqueid_t *uid, char *out)
+{
+    gshmemi_hex(uid->internal, sizeof(uid->internal), out);
+}
+
+int gshmemi_uid_decode(const char *text, gshmemx_uniqueid_t *uid)
+{
+    struct uid_blob blob;
+    if (gshmemi_unhex(text, uid->internal, sizeof(uid->internal)) != 0)
+        return GSHMEM_ERR_INVALID_ARG;
+    memcpy(&blob, uid->internal, sizeof(blob));
+    return blob.magic == UID_MAGIC ? 0 : GSHMEM_ERR_INVALID_ARG;
+}
+
+int gshmemi_uid_root_address(const gshmemx_uniqueid_t *uid, char *buf, size_t len)
+{
+    struct uid_blob blob;
+    union gshmemi_sockaddr a;
+    memcpy(&blob, uid->internal, sizeof(blob));
+    if (blob.magic != UID_MAGIC)
+        return GSHMEM_ERR_INVALID_ARG;
+    gshmemi_sock_from_wire(&blob.root, &a);
+    gshmemi_sock_str(&a, buf, len);
+    return 0;
+}
+
+/* ---- root service ------------------------------------------------------ */
+
+struct gshmemi_uid_root {
+    int persistent; /* serve one job after another (gshmrun: init after finalize) */
+    int listen_fd;
+    int stop_pipe[2];
+    double timeout;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    pthread_t thread;
+    int status;
+};
+
+struct root_member {
+    int fd;
+    struct gshmemi_wire_addr listen;
+};
+
+static void root_reply_all(struct root_member *m, int nranks, int status, const char *msg)
+{
+    for (int r = 0; r < nranks; r++) {
+        struct root_reply reply;
+        if (m[r].fd < 0)
+            continue;
+        memset(&reply, 0, sizeof(reply));
+        reply.status = status;
+        if (status == 0)
+            reply.next = m[(r + 1) % nranks].listen;
+        else
+            snprintf(reply.msg, sizeof(reply.msg), "%s", msg);
+        (void)gshmemi_sock_send(m[r].fd, &reply, sizeof(reply),
+                                gshmemi_deadline_after(5));
+        close(m[r].fd);
+        m[r].fd = -1;
+    }
+}
+
+/* Reads one hello from a fresh connection and checks it; logs and returns
+ * nonzero for anything that is not a rank of this job. */
+static int root_read_hello(struct gshmemi_uid_root *root, int fd,
+                           const union gshmemi_sockaddr *from, struct root_hello *h)
+{
+    char addr[80];
+    /* An honest rank sends its hello at once; a silent stranger costs at most this. */
+    int st = gshmemi_sock_recv(fd, h, sizeof(*h), gshmemi_deadline_after(2));
+    gshmemi_sock_str(from, addr, sizeof(addr));
+    if (st != 0) {
+        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: no hello (%s)", addr,
+                     gshmem_status_string(st));
+        return -1;
+    }
+    if (h->magic != UID_MAGIC || !secret_equal(h->secret, root->secret)) {
+        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: wrong job secret", addr);
+        return -1;
+    }
+    if (h->nranks <= 0 || h->rank < 0 || h->rank >= h->nranks) {
+        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: rank %d of %d is invalid",
+                     addr, h->rank, h->nranks);
+        return -1;
+    }
+    return 0;
+}
+
+static int root_round(struct gshmemi_uid_root *root);
+
+static void *root_main(void *arg)
+{
+    struct gshmemi_uid_root *root = arg;
+    do {
+        root->status = root_round(root);
+    } while (root->persistent && root->status != GSHMEM_ERR_INTERNAL);
+    return NULL;
+}
+
+/* Serves one meeting of all ranks. */
+static int root_round(struct gshmemi_uid_root *root)
+{
+    struct root_member *m = NULL;
+    int nranks = 0, joined = 0;
+    uint64_t deadline = UINT64_MAX; /* runs from the first hello */
+
+    root->status = GSHMEM_ERR_TIMEOUT;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = root->listen_fd, .events = POLLIN},
+                              {.fd = root->stop_pipe[0], .events = POLLIN}};
+        int n = poll(p, 2, gshmemi_ms_left(deadline));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || p[1].revents) {
+            root->status = GSHMEM_ERR_INTERNAL;
+            break;
+        }
+        if (n == 0) {
+            char msg[200];
+            int len = snprintf(msg, sizeof(msg), "pe(s)");
+            for (int r = 0; r < nranks && len < (int)sizeof(msg) - 16; r++)
+                if (m[r].fd < 0)
+                    len += snprintf(msg + len, sizeof(msg) - (size_t)len, " %d", r);
+            snprintf(msg + len, sizeof(msg) - (size_t)len, " of %d never reached the root within %g s",
+                     nranks, root->timeout);
+            GSHMEMI_ERROR(BOOTSTRAP, "%s", msg);
+            root_reply_all(m, nranks, GSHMEM_ERR_TIMEOUT, msg);
+            break;
+        }
+        union gshmemi_sockaddr from;
+        struct root_hello h;
+        int fd;
+        if (gshmemi_sock_accept(root->listen_fd, gshmemi_deadline_after(1), &fd, &from) != 0)
+            continue;
+        if (root_read_hello(root, fd, &from, &h) != 0) {
+            close(fd);
+            continue;
+        }
+        if (m == NULL) {
+            nranks = h.nranks;
+            m = calloc((size_t)nranks, sizeof(*m));
+            if (m == NULL) {
+                close(fd);
+                root->status = GSHMEM_ERR_NO_MEMORY;
+                break;
+            }
+            for (int r = 0; r < nranks; r++)
+                m[r].fd = -1;
+            deadline = gshmemi_deadline_after(root->timeout);
+        }
+        if (h.nranks != nranks || m[h.rank].fd >= 0) {
+            GSHMEMI_WARN(BOOTSTRAP, "root dropped a hello from rank %d of %d: %s", h.rank,
+                         h.nranks, h.nranks != nranks ? "the job has a different size"
+                                                      : "that rank is already in");
+            close(fd);
+            continue;
+        }
+        m[h.rank].fd = fd;
+        m[h.rank].listen = h.listen;
+        if (++joined == nranks) {
+            root_reply_all(m, nranks, 0, NULL);
+            root->status = 0;
+            break;
+        }
+    }
+    if (m != NULL) {
+        for (int r = 0; r < nranks; r++)
+            if (m[r].fd >= 0)
+                close(m[r].fd);
+        free(m);
+    }
+    return root->status;
+}
+
+int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
+                           gshmemx_uniqueid_t *uid, struct gshmemi_uid_root **out)
+{
+    union gshmemi_sockaddr addr;
+    struct uid_blob blob;
+    struct gshmemi_uid_root *root = calloc(1, sizeof(*root));
+    int st;
+
+    if (root == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    root->timeout = timeout;
+    root->persistent = persistent;
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_pick_addr(gshmemi_env.BOOTSTRAP_IFNAME,
+                                              gshmemi_env.BOOTSTRAP_FAMILY, loopback, &addr),
+                       st, err_free);
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_listen(&addr, &root->listen_fd), st, err_free);
+    if (pipe2(root->stop_pipe, O_CLOEXEC) != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "pipe failed: %s", strerror(errno));
+        st = GSHMEM_ERR_IO;
+        goto err_close_listen;
+    }
+    if (gshmemi_random_bytes(root->secret, sizeof(root->secret)) != 0) {
+        st = GSHMEM_ERR_IO;
+        goto err_close_pipe;
+    }
+    memset(uid, 0, sizeof(*uid));
+    memset(&blob, 0, sizeof(blob));
+    blob.magic = UID_MAGIC;
+    memcpy(blob.secret, root->secret, sizeof(blob.secret));
+    gshmemi_sock_to_wire(&addr, &blob.root);
+    memcpy(uid->internal, &blob, sizeof(blob));
+    if ((errno = pthread_create(&root->thread, NULL, root_main, root)) != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "cannot start the root thread: %s", strerror(errno));
+        st = GSHMEM_ERR_INTERNAL;
+        goto err_close_pipe;
+    }
+    char text[80];
+    GSHMEMI_INFO(BOOTSTRAP, "root listening on %s", gshmemi_sock_str(&addr, text, sizeof(text)));
+    *out = root;
+    return 0;
+
+err_close_pipe:
+    close(root->stop_pipe[0]);
+    close(root->stop_pipe[1]);
+err_close_listen:
+    close(root->listen_fd);
+err_free:
+    free(root);
+    return st;
+}
+
+int gshmemi_uid_root_join(struct gshmemi_uid_root *root)
+{
+    int st;
+    pthread_join(root->thread, NULL);
+    st = root->status;
+    close(root->listen_fd);
+    close(root->stop_pipe[0]);
+    close(root->stop_pipe[1]);
+    free(root);
+    return st;
+}
+
+void gshmemi_uid_root_stop(struct gshmemi_uid_root *root)
+{
+    (void)!write(root->stop_pipe[1], "x", 1);
+    (void)gshmemi_uid_root_join(root);
+}
+
+/* ---- rank side --------------------------------------------------------- */
+
+struct uid_bootstrap {
+    struct gshmemi_bootstrap base;
+    int next_fd; /* we send to next, */
+    int prev_fd; /* receive from prev, and watch both for abort notices */
+    double timeout;
+    char *scratch;
+    size_t scratch_len;
+};
+
+static struct uid_bootstrap *uid_of(struct gshmemi_bootstrap *bs)
+{
+    return (struct uid_bootstrap *)bs;
+}
+
+/* A lost peer: tell both neighbours (best effort), log once, and fail. */
+static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const char *what)
+{
+    struct ring_frame f = {.kind = FRAME_ABORT, .lost_pe = lost_pe, .len = 0};
+    int fds[2] = {u->next_fd, u->prev_fd};
+    for (int i = 0; i < 2; i++) {
+        if (fds[i] >= 0)
+            (void)!send(fds[i], &f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    if (reporter >= 0)
+        GSHMEMI_ERROR(BOOTSTRAP, "pe %d was lost (reported by pe %d) during bootstrap %s",
+                      lost_pe, reporter, what);
+    else
+        GSHMEMI_ERROR(BOOTSTRAP, "pe %d was lost during bootstrap %s: its connection closed",
+                      lost_pe, what);
+    if (u->base.on_peer_lost != NULL)
+        u->base.on_peer_lost(lost_pe, what);
+    return GSHMEM_ERR_PEER_LOST;
+}
+
+/* Sends slen bytes to next while receiving one frame of rlen bytes from prev
+ * (none when rbuf is NULL), watching both for abort notices and hang-ups;
+ * every wait has the deadline. */
+static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen, void *rbuf,
+                         size_t rlen, const char *what)
+{
+    const int n = u->base.size, me = u->base.rank;
+    const int next = (me + 1) % n, prev = (me + n - 1) % n;
+    const int expect = rbuf != NULL;
+    uint64_t deadline = gshmemi_deadline_after(u->timeout);
+    size_t sent = 0, got = 0, hdr_got = 0;
+    struct ring_frame hdr;
+
+    while (sent < slen || (expect && (hdr_got < sizeof(hdr) || got < rlen))) {
+        const int want_recv = expect && (hdr_got < sizeof(hdr) || got < rlen);
+        /* next matters only while we owe it data: once served it may leave.
+         * A loss elsewhere still reaches us, forwarded round the ring. */
+        struct pollfd p[2] = {
+            {.fd = sent < slen ? u->next_fd : -1, .events = POLLIN | POLLOUT},
+            {.fd = want_recv ? u->prev_fd : -1, .events = POLLIN},
+        };
+        int k = poll(p, 2, gshmemi_ms_left(deadline));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s timed out after %g s waiting for pe %d "
+                              "(GSHMEM_BOOTSTRAP_TIMEOUT)", what, u->timeout,
+                              want_recv ? prev : next);
+            return k == 0 ? GSHMEM_ERR_TIMEOUT : GSHMEM_ERR_IO;
+        }
+        /* Anything readable from next is an abort notice or its hang-up. */
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            struct ring_frame f;
+            ssize_t r = recv(u->next_fd, &f, sizeof(f), MSG_DONTWAIT);
+            if (r == (ssize_t)sizeof(f) && f.kind == FRAME_ABORT)
+                return uid_lost(u, f.lost_pe, next, what);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+                return uid_lost(u, next, -1, what);
+        }
+        if ((p[0].revents & POLLOUT) && sent < slen) {
+            ssize_t w = send(u->next_fd, (const char *)sbuf + sent, slen - sent,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0)
+                sent += (size_t)w;
+            else if (w < 0 && errno != EAGAIN && errno != EINTR)
+                return uid_lost(u, next, -1, what);
+        }
+        if (want_recv && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            const int in_hdr = hdr_got < sizeof(hdr);
+            ssize_t r = in_hdr ? recv(u->prev_fd, (char *)&hdr + hdr_got, sizeof(hdr) - hdr_got,
+                                      MSG_DONTWAIT)
+                               : recv(u->prev_fd, (char *)rbuf + got, rlen - got, MSG_DONTWAIT);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+                return uid_lost(u, prev, -1, what);
+            if (r > 0 && !in_hdr) {
+                got += (size_t)r;
+            } else if (r > 0 && (hdr_got += (size_t)r) == sizeof(hdr)) {
+                if (hdr.kind == FRAME_ABORT)
+                    return uid_lost(u, hdr.lost_pe, prev, what);
+                if (hdr.kind != FRAME_DATA || hdr.len != rlen) {
+                    GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %llu bytes where %zu "
+                                  "were expected (mismatched collective calls?)",
+                                  what, prev, (unsigned long long)hdr.len, rlen);
+                    return GSHMEM_ERR_ASYMMETRIC;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len)
+{
+    struct uid_bootstrap *u = uid_of(bs);
+    const int n = bs->size, me = bs->rank;
+    const size_t frame = sizeof(struct ring_frame) + len;
+
+    memcpy((char *)out + (size_t)me * len, in, len);
+    if (n == 1)
+        return 0;
+    if (u->scratch_len < frame) {
+        char *s = realloc(u->scratch, frame);
+        if (s == NULL)
+            return GSHMEM_ERR_NO_MEMORY;
+        u->scratch = s;
+        u->scratch_len = frame;
+    }
+    for (int step = 0; step < n - 1; step++) {
+        int send_block = (me - step + n) % n;
+        int recv_block = (me - step - 1 + n) % n;
+        struct ring_frame f = {.kind = FRAME_DATA, .lost_pe = -1, .len = len};
+        memcpy(u->scratch, &f, sizeof(f));
+        memcpy(u->scratch + sizeof(f), (char *)out + (size_t)send_block * len, len);
+        GSHMEMI_CHECK(ring_exchange(u, u->scratch, frame, (char *)out + (size_t)recv_block * len,
+                                    len, "allgather"));
+    }
+    return 0;
+}
+
+static int uid_barrier(struct gshmemi_bootstrap *bs)
+{
+    /* Two laps of a token: after the first every rank has arrived; the
+     * second tells everyone so.  Cheaper than an allgather at scale. */
+    struct uid_bootstrap *u = uid_of(bs);
+    const struct ring_frame f = {.kind = FRAME_DATA, .lost_pe = -1, .len = 1};
+    char msg[sizeof(f) + 1];
+    char token;
+
+    memcpy(msg, &f, sizeof(f));
+    msg[sizeof(f)] = 1;
+
+    if (bs->size == 1)
+        return 0;
+    for (int lap = 0; lap < 2; lap++) {
+        if (bs->rank == 0) {
+            GSHMEMI_CHECK(ring_exchange(u, &msg, sizeof(msg), NULL, 0, "barrier"));
+            GSHMEMI_CHECK(ring_exchange(u, NULL, 0, &token, 1, "barrier"));
+        } else {
+            GSHMEMI_CHECK(ring_exchange(u, NULL, 0, &token, 1, "barrier"));
+            GSHMEMI_CHECK(ring_exchange(u, &msg, sizeof(msg), NULL, 0, "barrier"));
+        }
+    }
+    return 0;
+}
+
+static void uid_abort(struct gshmemi_bootstrap *bs, int status, const char *msg)
+{
+    (void)bs;
+    (void)status;
+    (void)msg; /* the core has ended local peers and told the launcher */
+}
+
+static void uid_finalize(struct gshmemi_bootstrap *bs)
+{
+    struct uid_bootstrap *u = uid_of(bs);
+    if (u->next_fd >= 0)
+        close(u->next_fd);
+    if (u->prev_fd >= 0)
+        close(u->prev_fd);
+    free(u->scratch);
+    free(u);
+}
+
+static const struct gshmemi_bootstrap_ops uid_ops = {
+    .name = "uid",
+    .allgather = uid_allgather,
+    .barrier = uid_barrier,
+    .abort = uid_abort,
+    .finalize = uid_finalize,
+};
+
+/* Accepts connections until the previous rank presents the secret. */
+static int accept_prev(struct uid_bootstrap *u, int listen_fd, const struct uid_blob *blob,
+                       uint64_t deadline)
+{
+    const int prev = (u->base.rank + u->base.size - 1) % u->base.size;
+    for (;;) {
+        union gshmemi_sockaddr from;
+        struct ring_hello h;
+        char addr[80];
+        int fd, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from);
+        if (st != 0) {
+            GSHMEMI_ERROR(BOOTSTRAP, "pe %d never connected to this pe within %g s "
+                          "(GSHMEM_BOOTSTRAP_TIMEOUT)", prev, u->timeout);
+            return st;
+        }
+        gshmemi_sock_str(&from, addr, sizeof(addr));
+        st = gshmemi_sock_recv(fd, &h, sizeof(h), gshmemi_deadline_after(2));
+        if (st != 0 || h.magic != RING_MAGIC || !secret_equal(h.secret, blob->secret)) {
+            GSHMEMI_WARN(BOOTSTRAP, "dropped a connection from %s: %s", addr,
+                         st != 0 ? "no hello" : "wrong job secret");
+            close(fd);
+            continue;
+        }
+        if (h.rank != prev) {
+            GSHMEMI_WARN(BOOTSTRAP, "dropped a connection from %s: rank %d where %d was expected",
+                         addr, h.rank, prev);
+            close(fd);
+            continue;
+        }
+        u->prev_fd = fd;
+        return 0;
+    }
+}
+
+int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size,
+                               double timeout, struct gshmemi_bootstrap **out)
+{
+    struct uid_blob blob;
+    union gshmemi_sockaddr root_addr, me_addr, next_addr;
+    struct root_hello hello;
+    struct root_reply reply;
+    struct ring_hello rh;
+    char text[80];
+    int listen_fd = -1, root_fd = -1, st;
+    uint64_t deadline = gshmemi_deadline_after(timeout);
+    struct uid_bootstrap *u;
+
+    memcpy(&blob, uid->internal, sizeof(blob));
+    if (blob.magic != UID_MAGIC) {
+        GSHMEMI_ERROR(BOOTSTRAP, "the unique id is not one gshmemx_get_uniqueid made");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (size <= 0 || rank < 0 || rank >= size) {
+        GSHMEMI_ERROR(BOOTSTRAP, "rank %d of %d is out of range", rank, size);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    u = calloc(1, sizeof(*u));
+    if (u == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    u->base.ops = &uid_ops;
+    u->base.rank = rank;
+    u->base.size = size;
+    u->base.local_rank = -1;
+    u->base.launcher_ctrl_fd = -1;
+    u->next_fd = u->prev_fd = -1;
+    u->timeout = timeout;
+    memcpy(u->base.secret, blob.secret, sizeof(blob.secret));
+    u->base.job_id = gshmemi_hash64(blob.secret, sizeof(blob.secret), 0x6a6f62);
+
+    gshmemi_sock_from_wire(&blob.root, &root_addr);
+    /* Listen where the root's network is: loopback if it is on loopback. */
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_pick_addr(gshmemi_env.BOOTSTRAP_IFNAME,
+                                              root_addr.sa.sa_family == AF_INET6 ? "ipv6" : "ipv4",
+                                              gshmemi_sock_is_loopback(&root_addr), &me_addr),
+                       st, err_free);
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_listen(&me_addr, &listen_fd), st, err_free);
+
+    st = gshmemi_sock_connect(&root_addr, deadline, &root_fd);
+    if (st != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "cannot reach the bootstrap root at %s: %s",
+                      gshmemi_sock_str(&root_addr, text, sizeof(text)), gshmem_status_string(st));
+        goto err_close_listen;
+    }
+    memset(&hello, 0, sizeof(hello));
+    hello.magic = UID_MAGIC;
+    memcpy(hello.secret, blob.secret, sizeof(hello.secret));
+    hello.rank = rank;
+    hello.nranks = size;
+    gshmemi_sock_to_wire(&me_addr, &hello.listen);
+    st = gshmemi_sock_send(root_fd, &hello, sizeof(hello), deadline);
+    if (st == 0) /* the root's own deadline is the timeout too; give it time to explain */
+        st = gshmemi_sock_recv(root_fd, &reply, sizeof(reply),
+                               gshmemi_deadline_after(timeout > 0 ? timeout + 5 : 0));
+    close(root_fd);
+    if (st != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "no answer from the bootstrap root at %s: %s",
+                      gshmemi_sock_str(&root_addr, text, sizeof(text)), gshmem_status_string(st));
+        goto err_close_listen;
+    }
+    if (reply.status != 0) {
+        reply.msg[sizeof(reply.msg) - 1] = '\0';
+        GSHMEMI_ERROR(BOOTSTRAP, "the bootstrap root gave up: %s", reply.msg);
+        st = reply.status;
+        goto err_close_listen;
+    }
+    if (size > 1) {
+        gshmemi_sock_from_wire(&reply.next, &next_addr);
+        deadline = gshmemi_deadline_after(timeout);
+        st = gshmemi_sock_connect(&next_addr, deadline, &u->next_fd);
+        if (st != 0) {
+            GSHMEMI_ERROR(BOOTSTRAP, "cannot connect to pe %d at %s: %s", (rank + 1) % size,
+                          gshmemi_sock_str(&next_addr, text, sizeof(text)),
+                          gshmem_status_string(st));
+            goto err_close_listen;
+        }
+        memset(&rh, 0, sizeof(rh));
+        rh.magic = RING_MAGIC;
+        memcpy(rh.secret, blob.secret, sizeof(rh.secret));
+        rh.rank = rank;
+        GSHMEMI_CHECK_GOTO(gshmemi_sock_send(u->next_fd, &rh, sizeof(rh), deadline), st,
+                           err_close_next);
+        GSHMEMI_CHECK_GOTO(accept_prev(u, listen_fd, &blob, deadline), st, err_close_next);
+    }
+    close(listen_fd);
+    GSHMEMI_INFO(BOOTSTRAP, "uid bootstrap up: rank %d of %d", rank, size);
+    *out = &u->base;
+    return 0;
+
+err_close_next:
+    close(u->next_fd);
+err_close_listen:
+    close(listen_fd);
+err_free:
+    free(u);
+    return st;
+}

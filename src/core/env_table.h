@@ -1,0 +1,45 @@
+/* The one table of gshmem's environment variables: X(NAME, TYPE, DEFAULT,
+ * HELP), NAME without the GSHMEM_ prefix.  The parser, struct gshmemi_env,
+ * `gshmem-info --env` and the README's list all come from it.
+ * TYPE is BOOL, INT, SIZE (k/m/g/t suffixes), SECONDS or STRING. */
+#ifndef GSHMEMI_CORE_ENV_TABLE_H
+#define GSHMEMI_CORE_ENV_TABLE_H
+
+#define GSHMEMI_ENV_TABLE(X)                                                                \
+    X(DEBUG, STRING, "warn", "Log level: error, warn, info or trace.")                      \
+    X(DEBUG_SUBSYS, STRING, "all",                                                          \
+      "Subsystems to log, comma-separated: core, bootstrap, heap, rma, sync, launch, or "   \
+      "all; a leading ^ logs all but those named. Errors are always logged.")               \
+    X(DEBUG_FILE, STRING, "",                                                               \
+      "Send log lines to this file (%h: host name, %p: process id); errors also go to "     \
+      "stderr.")                                                                            \
+    X(BOOTSTRAP, STRING, "auto",                                                            \
+      "How PEs find each other: auto (PMIx under a PMIx server, else gshmrun's "            \
+      "environment, else a single PE), pmix or uid.")                                       \
+    X(BOOTSTRAP_TIMEOUT, SECONDS, "60",                                                     \
+      "Deadline of every bootstrap receive, in seconds: a PE that dies or never arrives "   \
+      "during initialisation is reported, not waited for.")                                 \
+    X(BOOTSTRAP_IFNAME, STRING, "",                                                         \
+      "Network interface (or prefix) of the uid bootstrap's sockets; default: loopback "    \
+      "under gshmrun, else the first interface that is up and not loopback.")               \
+    X(BOOTSTRAP_FAMILY, STRING, "auto",                                                     \
+      "Address family of the uid bootstrap: auto, ipv4 or ipv6.")                           \
+    X(SYMMETRIC_SIZE, SIZE, "1g",                                                           \
+      "Initial size of each PE's symmetric heap; it grows on demand up to GSHMEM_MAX_HEAP.") \
+    X(MAX_HEAP, SIZE, "64g",                                                                \
+      "Largest size each PE's symmetric heap may grow to (address space reserved at "       \
+      "init, not memory).")                                                                 \
+    X(HEAP, STRING, "auto",                                                                 \
+      "Memory of the symmetric heap: auto (device when a usable GPU exists), device or "    \
+      "host.")                                                                              \
+    X(DISABLE_P2P, BOOL, "0",                                                               \
+      "Map no peer's heap: every other PE is reached through the proxy path.")              \
+    X(TIMEOUT, SECONDS, "300",                                                              \
+      "Deadline of every blocking wait (wait_until, barriers, ...), in seconds; 0 waits "   \
+      "forever. A wait past it ends the job with a message naming the call and values.")    \
+    X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
+    X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
+    X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \
+    X(LAUNCH_CTRL_FD, INT, "-1", "Set by gshmrun: descriptor on which a PE reports an abort.")
+
+#endif

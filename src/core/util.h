@@ -1,0 +1,57 @@
+/* Small helpers: clocks and deadlines, randomness, hashing, CPU relax. */
+#ifndef GSHMEMI_CORE_UTIL_H
+#define GSHMEMI_CORE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t gshmemi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A deadline `seconds` from now; 0 seconds means none (UINT64_MAX). */
+static inline uint64_t gshmemi_deadline_after(double seconds)
+{
+    if (seconds <= 0)
+        return UINT64_MAX;
+    return gshmemi_now_ns() + (uint64_t)(seconds * 1e9);
+}
+
+/* Milliseconds left before a deadline, clamped to [0, INT32_MAX] for poll(). */
+static inline int gshmemi_ms_left(uint64_t deadline)
+{
+    if (deadline == UINT64_MAX)
+        return 1 << 30;
+    uint64_t now = gshmemi_now_ns();
+    if (now >= deadline)
+        return 0;
+    uint64_t ms = (deadline - now + 999999) / 1000000;
+    return ms > (1u << 30) ? (1 << 30) : (int)ms;
+}
+
+static inline void gshmemi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+int gshmemi_random_bytes(void *buf, size_t len);
+uint64_t gshmemi_hash64(const void *data, size_t len, uint64_t seed);
+void gshmemi_hex(const void *data, size_t len, char *out /* 2*len+1 */);
+int gshmemi_unhex(const char *hex, void *data, size_t len);
+
+/* Waits politely in a spin loop: spins first, then yields the CPU, so that
+ * more PEs than cores still make progress. */
+struct gshmemi_backoff {
+    unsigned spins;
+};
+void gshmemi_backoff_wait(struct gshmemi_backoff *b);
+
+#endif

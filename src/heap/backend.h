@@ -1,0 +1,40 @@
+/* Memory backends of the symmetric heap: hostshm (memfd) here, cumem (GPU
+ * memory) next.  One ops table; the heap calls nothing else of a backend. */
+#ifndef GSHMEMI_HEAP_BACKEND_H
+#define GSHMEMI_HEAP_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Physical memory of one chunk: created here or imported from a peer. */
+struct gshmemi_heap_mem {
+    int fd;          /* shareable handle (-1 once closed) */
+    uint64_t handle; /* backend handle (cumem), 0 for hostshm */
+    size_t size;
+};
+
+struct gshmemi_heap_backend_ops {
+    const char *name;
+    /* size and alignment of chunks and of the reservation */
+    size_t granularity;
+
+    /* address space */
+    int (*reserve)(size_t size, void **base_out);
+    void (*release)(void *base, size_t size);
+
+    /* chunks */
+    int (*create)(size_t size, struct gshmemi_heap_mem *mem_out);
+    /* fd to hand to a peer; stays owned by mem */
+    int (*export_fd)(const struct gshmemi_heap_mem *mem, int *fd_out);
+    /* takes ownership of fd */
+    int (*import_fd)(int fd, size_t size, struct gshmemi_heap_mem *mem_out);
+    /* maps mem at addr inside the reservation; the mapping outlives mem */
+    int (*map)(const struct gshmemi_heap_mem *mem, void *addr);
+    /* returns [addr, addr+size) to reserved, unmapped address space */
+    int (*unmap)(void *addr, size_t size);
+    void (*destroy)(struct gshmemi_heap_mem *mem);
+};
+
+extern const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops;
+
+#endif

@@ -1,0 +1,28 @@
+/* fd exchange between node-local PEs: abstract-namespace Unix sockets named
+ * from the job id and secret (nothing left in the file system), accepting
+ * only peers of our uid (SO_PEERCRED) that present the secret. */
+#ifndef GSHMEMI_HEAP_FDX_H
+#define GSHMEMI_HEAP_FDX_H
+
+#include <stdint.h>
+
+struct gshmemi_fdx {
+    int listen_fd;
+    int my_pe;
+    uint64_t name_key;
+    unsigned char secret[16];
+};
+
+int gshmemi_fdx_open(struct gshmemi_fdx *x, const unsigned char secret[16], uint64_t job_id,
+                     int my_pe);
+/* Sends my_fd to every PE in peers and receives one fd from each, tagged
+ * with tag; fds_out[i] is peers[i]'s.  Fails with a message naming the PE
+ * that did not deliver before the deadline. */
+int gshmemi_fdx_exchange(struct gshmemi_fdx *x, int my_fd, uint64_t tag, const int *peers,
+                         int npeers, int *fds_out, double timeout);
+void gshmemi_fdx_close(struct gshmemi_fdx *x);
+/* The socket name of a PE (for tests that try to intrude). */
+int gshmemi_fdx_sockaddr(uint64_t name_key, int pe, void *sun /* struct sockaddr_un */,
+                         unsigned *len);
+
+#endif

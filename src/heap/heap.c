@@ -1,0 +1,486 @@
+/*
+ * The symmetric heap: reservation, collective growth, and the collective
+ * allocation calls.
+ *
+ * Every allocation call starts with an allgather of each PE's request: it
+ * is the call's implied barrier, and it lets every PE see an asymmetric call
+ * and fail it the same way, with one message listing what each PE asked.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "heap/heap.h"
+
+struct gshmemi_heap gshmemi_heap;
+
+/* ---- growth ------------------------------------------------------------ */
+
+/* Maps [size, new_size) of every mapped PE's heap.  Collective. */
+static int heap_grow(size_t new_size)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    const size_t add = new_size - h->size;
+    struct gshmemi_heap_mem mem = {.fd = -1};
+    int *fds = NULL, *all_st = NULL;
+    int st, my_st;
+
+    all_st = malloc(sizeof(int) * (size_t)bs->size);
+    fds = malloc(sizeof(int) * (size_t)(h->n_mapped_peers + 1));
+    if (all_st == NULL || fds == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto out;
+    }
+    /* Every PE learns whether every PE could create its chunk, so that a
+     * failure is the same failure everywhere. */
+    my_st = h->ops->create(add, &mem);
+    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &my_st, all_st, sizeof(int)), st, out_destroy);
+    for (int pe = 0; pe < bs->size; pe++) {
+        if (all_st[pe] != 0) {
+            if (pe != gshmemi_rt.my_pe)
+                GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed on pe %d", new_size, pe);
+            st = GSHMEM_ERR_NO_MEMORY;
+            goto out_destroy;
+        }
+    }
+    /* From here a failure leaves PEs with different heaps: fatal. */
+    st = h->ops->map(&mem, h->my_base + h->size);
+    if (st == 0 && h->n_mapped_peers > 0) {
+        int fd;
+        st = h->ops->export_fd(&mem, &fd);
+        if (st == 0)
+            st = gshmemi_fdx_exchange(&h->fdx, fd, h->growths, h->mapped_peers,
+                                      h->n_mapped_peers, fds, gshmemi_env.BOOTSTRAP_TIMEOUT);
+        for (int i = 0; st == 0 && i < h->n_mapped_peers; i++) {
+            struct gshmemi_heap_mem peer;
+            int pe = h->mapped_peers[i];
+            st = h->ops->import_fd(fds[i], add, &peer);
+            fds[i] = -1;
+            if (st == 0)
+                st = h->ops->map(&peer, h->va_base + (size_t)h->slot_of_pe[pe] * h->stride + h->size);
+            h->ops->destroy(&peer); /* the mapping keeps the memory */
+        }
+        for (int i = 0; i < h->n_mapped_peers; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+    }
+    if (st != 0) {
+        GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no longer "
+                      "match, ending the job", new_size);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth failed");
+    }
+    h->size = new_size;
+    h->growths++;
+    st = gshmemi_alloc_extend(&h->alloc, new_size);
+    GSHMEMI_INFO(HEAP, "heap grown to %zu bytes (%d mapped peers)", new_size, h->n_mapped_peers);
+
+out_destroy:
+    h->ops->destroy(&mem);
+out:
+    free(fds);
+    free(all_st);
+    return st;
+}
+
+/* ---- init / fini -------------------------------------------------------- */
+
+static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
+{
+    const char *want = gshmemi_env.HEAP;
+    if (strcmp(want, "auto") == 0 || strcmp(want, "host") == 0) {
+        *ops = &gshmemi_hostshm_ops;
+        return 0;
+    }
+    if (strcmp(want, "device") == 0) {
+        GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP=device: this build has no GPU heap backend");
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP is '%s': expected auto, device or host", want);
+    return GSHMEM_ERR_INVALID_ARG;
+}
+
+int gshmemi_heap_init(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    const int n_pes = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
+    size_t initial, gran;
+    char a[32], b[32];
+    int st;
+
+    memset(h, 0, sizeof(*h));
+    h->fdx.listen_fd = -1;
+    GSHMEMI_CHECK(heap_pick_backend(&h->ops));
+    gran = h->ops->granularity;
+    h->stride = GSHMEMI_ALIGN_UP(gshmemi_env.MAX_HEAP, gran);
+    initial = GSHMEMI_ALIGN_UP(gshmemi_env.SYMMETRIC_SIZE, gran);
+    if (initial == 0 || initial > h->stride) {
+        GSHMEMI_ERROR(HEAP, "GSHMEM_SYMMETRIC_SIZE (%s) must be above 0 and at most "
+                      "GSHMEM_MAX_HEAP (%s)", gshmemi_format_size(gshmemi_env.SYMMETRIC_SIZE, a, sizeof(a)),
+                      gshmemi_format_size(gshmemi_env.MAX_HEAP, b, sizeof(b)));
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+
+    /* Mapped: this PE and, unless P2P is off, every PE of this node. */
+    h->slot_of_pe = malloc(sizeof(int) * (size_t)n_pes);
+    h->mapped_peers = malloc(sizeof(int) * (size_t)gshmemi_rt.n_local);
+    if (h->slot_of_pe == NULL || h->mapped_peers == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    for (int pe = 0; pe < n_pes; pe++)
+        h->slot_of_pe[pe] = -1;
+    for (int i = 0; i < gshmemi_rt.n_local; i++) {
+        int pe = gshmemi_rt.local_pes[i];
+        if (pe != me && gshmemi_env.DISABLE_P2P)
+            continue;
+        h->slot_of_pe[pe] = h->n_slots++;
+        if (pe != me)
+            h->mapped_peers[h->n_mapped_peers++] = pe;
+    }
+    if (h->stride > SIZE_MAX / (size_t)h->n_slots) {
+        GSHMEMI_ERROR(HEAP, "GSHMEM_MAX_HEAP (%s) times %d mapped PEs overflows the address space",
+                      gshmemi_format_size(gshmemi_env.MAX_HEAP, a, sizeof(a)), h->n_slots);
+        st = GSHMEM_ERR_INVALID_ARG;
+        goto err_free;
+    }
+    GSHMEMI_CHECK_GOTO(h->ops->reserve(h->stride * (size_t)h->n_slots, (void **)&h->va_base), st,
+                       err_free);
+    h->my_base = h->va_base + (size_t)h->slot_of_pe[me] * h->stride;
+    if (h->n_mapped_peers > 0)
+        GSHMEMI_CHECK_GOTO(gshmemi_fdx_open(&h->fdx, gshmemi_rt.bs->secret, gshmemi_rt.bs->job_id, me),
+                           st, err_release);
+    GSHMEMI_CHECK_GOTO(gshmemi_alloc_init(&h->alloc, 0), st, err_close_fdx);
+    GSHMEMI_CHECK_GOTO(heap_grow(initial), st, err_alloc);
+    size_t off;
+    GSHMEMI_CHECK_GOTO(gshmemi_alloc_take(&h->alloc, GSHMEMI_HEAP_INTERNAL_SIZE, 0, &off), st,
+                       err_alloc);
+    h->internal = h->my_base + off;
+    memset(h->internal, 0, GSHMEMI_HEAP_INTERNAL_SIZE);
+    GSHMEMI_INFO(HEAP, "%s heap at %p, %zu bytes, up to %zu; %d of %d PEs mapped", h->ops->name,
+                 (void *)h->my_base, h->size, h->stride, h->n_slots, n_pes);
+    /* Nobody may touch a peer's internal area before the peer cleared it. */
+    GSHMEMI_CHECK_GOTO(gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs), st, err_alloc);
+    return 0;
+
+err_alloc:
+    gshmemi_alloc_fini(&h->alloc);
+err_close_fdx:
+    gshmemi_fdx_close(&h->fdx);
+err_release:
+    h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
+err_free:
+    free(h->slot_of_pe);
+    free(h->mapped_peers);
+    memset(h, 0, sizeof(*h));
+    return st;
+}
+
+void gshmemi_heap_fini(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    if (h->ops == NULL)
+        return;
+    gshmemi_fdx_close(&h->fdx);
+    h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
+    gshmemi_alloc_fini(&h->alloc);
+    free(h->slot_of_pe);
+    free(h->mapped_peers);
+    memset(h, 0, sizeof(*h));
+}
+
+/* ---- collective allocation ----------------------------------------------- */
+
+enum { REQ_MALLOC = 1, REQ_ALIGN, REQ_CALLOC, REQ_REALLOC, REQ_FREE };
+
+struct heap_req {
+    int32_t op;
+    int32_t bad; /* the caller's arguments failed a local check (already logged) */
+    uint64_t size;
+    uint64_t align;
+    uint64_t off; /* free/realloc: heap offset, UINT64_MAX for NULL */
+};
+
+static const char *req_call(int op)
+{
+    switch (op) {
+    case REQ_MALLOC: return "gshmem_malloc";
+    case REQ_ALIGN: return "gshmem_align";
+    case REQ_CALLOC: return "gshmem_calloc";
+    case REQ_REALLOC: return "gshmem_realloc";
+    case REQ_FREE: return "gshmem_free";
+    }
+    return "?";
+}
+
+static int req_describe(const struct heap_req *r, char *buf, size_t len)
+{
+    switch (r->op) {
+    case REQ_MALLOC:
+    case REQ_CALLOC:
+        return snprintf(buf, len, "%s(%" PRIu64 ")", req_call(r->op), r->size);
+    case REQ_ALIGN:
+        return snprintf(buf, len, "gshmem_align(%" PRIu64 ", %" PRIu64 ")", r->align, r->size);
+    case REQ_REALLOC:
+        if (r->off == UINT64_MAX)
+            return snprintf(buf, len, "gshmem_realloc(NULL, %" PRIu64 ")", r->size);
+        return snprintf(buf, len, "gshmem_realloc(heap+%" PRIu64 ", %" PRIu64 ")", r->off, r->size);
+    case REQ_FREE:
+        if (r->off == UINT64_MAX)
+            return snprintf(buf, len, "gshmem_free(NULL)");
+        return snprintf(buf, len, "gshmem_free(heap+%" PRIu64 ")", r->off);
+    }
+    return snprintf(buf, len, "?");
+}
+
+static int req_same(const struct heap_req *a, const struct heap_req *b)
+{
+    return a->op == b->op && a->size == b->size && a->align == b->align && a->off == b->off;
+}
+
+/* The implied barrier: gathers every PE's request and checks that all match.
+ * Returns 0 when all match and none is bad; fails the same way on every PE. */
+static int heap_agree(struct heap_req *mine)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    struct heap_req *all = malloc(sizeof(*all) * (size_t)bs->size);
+    int st, same = 1, any_bad = 0;
+
+    if (all == NULL) {
+        GSHMEMI_ERROR(HEAP, "%s: out of host memory", req_call(mine->op));
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "out of host memory");
+    }
+    /* Everything issued before the call is complete before anyone proceeds. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    st = bs->ops->allgather(bs, mine, all, sizeof(*mine));
+    if (st != 0) {
+        free(all);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    }
+    for (int pe = 0; pe < bs->size; pe++) {
+        any_bad |= all[pe].bad;
+        same &= req_same(&all[pe], &all[0]);
+    }
+    if (!same) {
+        /* One message listing every PE's call (runs of equal calls folded). */
+        char msg[1024], d[96];
+        int n = snprintf(msg, sizeof(msg), "%s: asymmetric call:", req_call(mine->op));
+        for (int pe = 0; pe < bs->size && n < (int)sizeof(msg) - 64; pe++) {
+            int last = pe;
+            while (last + 1 < bs->size && req_same(&all[last + 1], &all[pe]))
+                last++;
+            req_describe(&all[pe], d, sizeof(d));
+            if (last == pe)
+                n += snprintf(msg + n, sizeof(msg) - (size_t)n, " pe %d called %s;", pe, d);
+            else
+                n += snprintf(msg + n, sizeof(msg) - (size_t)n, " pes %d-%d called %s;", pe, last, d);
+            pe = last;
+        }
+        if (n < (int)sizeof(msg))
+            msg[n - 1] = '\0'; /* drop the last ';' */
+        GSHMEMI_ERROR(HEAP, "%s", msg);
+        free(all);
+        return GSHMEM_ERR_ASYMMETRIC;
+    }
+    free(all);
+    return any_bad ? GSHMEM_ERR_INVALID_ARG : 0;
+}
+
+/* Allocates size bytes aligned to align, growing the heap if needed.  Every
+ * PE takes the same path: the allocator and the heap size are the same. */
+static void *heap_take(const char *call, size_t size, size_t align)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    size_t off;
+    char a[32], b[32];
+
+    if (gshmemi_alloc_take(&h->alloc, size, align, &off) == 0)
+        return h->my_base + off;
+    size_t need = gshmemi_alloc_needed_capacity(&h->alloc, size, align);
+    size_t new_size = GSHMEMI_ALIGN_UP(need, h->ops->granularity);
+    if (need < size || new_size > h->stride) {
+        GSHMEMI_ERROR(HEAP, "%s(%zu): the heap would need %s bytes, over GSHMEM_MAX_HEAP (%s)",
+                      call, size, gshmemi_format_size(new_size, a, sizeof(a)),
+                      gshmemi_format_size(h->stride, b, sizeof(b)));
+        return NULL;
+    }
+    if (heap_grow(new_size) != 0)
+        return NULL;
+    if (gshmemi_alloc_take(&h->alloc, size, align, &off) != 0)
+        return NULL;
+    return h->my_base + off;
+}
+
+static int check_init(const char *call)
+{
+    if (!gshmemi_rt.initialized) {
+        GSHMEMI_ERROR(HEAP, "%s called before gshmem_init", call);
+        return GSHMEM_ERR_NOT_INITIALIZED;
+    }
+    return 0;
+}
+
+static void *heap_alloc_call(int op, size_t size, size_t align)
+{
+    struct heap_req req = {.op = op, .size = size, .align = align, .off = UINT64_MAX};
+    if (check_init(req_call(op)) != 0)
+        return NULL;
+    if (op == REQ_ALIGN && (align == 0 || (align & (align - 1)) != 0)) {
+        GSHMEMI_ERROR(HEAP, "gshmem_align(%zu, %zu): the alignment must be a power of two",
+                      align, size);
+        req.bad = 1;
+    }
+    if (heap_agree(&req) != 0 || size == 0)
+        return NULL;
+    return heap_take(req_call(op), size, align);
+}
+
+GSHMEM_API void *gshmem_malloc(size_t size)
+{
+    return heap_alloc_call(REQ_MALLOC, size, 0);
+}
+
+GSHMEM_API void *gshmem_align(size_t alignment, size_t size)
+{
+    return heap_alloc_call(REQ_ALIGN, size, alignment);
+}
+
+GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total)) {
+        if (check_init("gshmem_calloc") != 0)
+            return NULL;
+        GSHMEMI_ERROR(HEAP, "gshmem_calloc(%zu, %zu): the size overflows", count, size);
+        struct heap_req req = {.op = REQ_CALLOC, .bad = 1, .size = SIZE_MAX, .off = UINT64_MAX};
+        (void)heap_agree(&req);
+        return NULL;
+    }
+    void *p = heap_alloc_call(REQ_CALLOC, total, 0);
+    if (p != NULL)
+        memset(p, 0, total);
+    /* No PE may write into the block before its owner has cleared it. */
+    if (gshmemi_rt.initialized && gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    return p;
+}
+
+/* Checks that ptr is the start of a live block; logs why not. */
+static int check_block(const char *call, const void *ptr, size_t *off_out, size_t *size_out)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    size_t bo, bs;
+    const char *p = ptr;
+
+    if (p < h->my_base || p >= h->my_base + h->size) {
+        GSHMEMI_ERROR(HEAP, "%s(%p): not an address in the symmetric heap [%p, %p)", call, ptr,
+                      (void *)h->my_base, (void *)(h->my_base + h->size));
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    switch (gshmemi_alloc_lookup(&h->alloc, (size_t)(p - h->my_base), &bo, &bs)) {
+    case GSHMEMI_ALLOC_BLOCK_START:
+        if (h->my_base + bo == h->internal)
+            break;
+        *off_out = bo;
+        *size_out = bs;
+        return 0;
+    case GSHMEMI_ALLOC_INTERIOR:
+        GSHMEMI_ERROR(HEAP, "%s(%p): the pointer is %zu bytes into the block at %p (%zu bytes); "
+                      "pass the pointer the allocation returned", call, ptr,
+                      (size_t)(p - h->my_base) - bo, (void *)(h->my_base + bo), bs);
+        return GSHMEM_ERR_INVALID_ARG;
+    case GSHMEMI_ALLOC_FREE:
+    case GSHMEMI_ALLOC_OUTSIDE:
+        break;
+    }
+    GSHMEMI_ERROR(HEAP, "%s(%p): no block is allocated there (already freed, or never "
+                  "allocated)", call, ptr);
+    return GSHMEM_ERR_INVALID_ARG;
+}
+
+GSHMEM_API void gshmem_free(void *ptr)
+{
+    struct heap_req req = {.op = REQ_FREE, .off = UINT64_MAX};
+    size_t off = 0, size;
+
+    if (check_init("gshmem_free") != 0)
+        return;
+    if (ptr != NULL) {
+        if (check_block("gshmem_free", ptr, &off, &size) == 0)
+            req.off = off;
+        else
+            req.bad = 1, req.off = (uint64_t)((char *)ptr - gshmemi_heap.my_base);
+    }
+    if (heap_agree(&req) != 0 || ptr == NULL)
+        return;
+    gshmemi_alloc_give(&gshmemi_heap.alloc, off);
+}
+
+GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct heap_req req = {.op = REQ_REALLOC, .size = size, .off = UINT64_MAX};
+    size_t off = 0, old_size = 0;
+    void *result;
+
+    if (check_init("gshmem_realloc") != 0)
+        return NULL;
+    if (ptr != NULL) {
+        if (check_block("gshmem_realloc", ptr, &off, &old_size) == 0)
+            req.off = off;
+        else
+            req.bad = 1, req.off = (uint64_t)((char *)ptr - h->my_base);
+    }
+    if (heap_agree(&req) != 0)
+        return NULL;
+    if (ptr == NULL)
+        return size == 0 ? NULL : heap_take("gshmem_realloc", size, 0);
+    if (size == 0) {
+        gshmemi_alloc_give(&h->alloc, off);
+        return NULL;
+    }
+    if (gshmemi_alloc_resize(&h->alloc, off, size) == 0) {
+        result = ptr;
+    } else {
+        result = heap_take("gshmem_realloc", size, 0);
+        if (result != NULL) {
+            memcpy(result, h->my_base + off, GSHMEMI_MIN(old_size, size));
+            gshmemi_alloc_give(&h->alloc, off);
+        }
+    }
+    /* Peers may write into the new block only once its owner has moved the data. */
+    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    return result;
+}
+
+/* ---- address queries ---------------------------------------------------- */
+
+GSHMEM_API void *gshmem_ptr(const void *dest, int pe)
+{
+    if (!gshmemi_rt.initialized || pe < 0 || pe >= gshmemi_rt.n_pes || !gshmemi_heap_contains(dest))
+        return NULL;
+    return gshmemi_heap_peer_addr(dest, pe);
+}
+
+GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe)
+{
+    return gshmemi_rt.initialized && pe >= 0 && pe < gshmemi_rt.n_pes &&
+           gshmemi_heap_contains(addr) && gshmemi_heap.slot_of_pe[pe] >= 0;
+}
+
+GSHMEM_API int gshmem_pe_accessible(int pe)
+{
+    return gshmemi_rt.initialized && pe >= 0 && pe < gshmemi_rt.n_pes &&
+           gshmemi_heap.slot_of_pe[pe] >= 0;
+}

@@ -1,0 +1,54 @@
+/* The symmetric heap: one address reservation per process holding this PE's
+ * heap and every mapped peer's, each at a fixed stride, so a peer's copy of
+ * an object is one multiply-add away. */
+#ifndef GSHMEMI_HEAP_H
+#define GSHMEMI_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heap/alloc.h"
+#include "heap/backend.h"
+#include "heap/fdx.h"
+
+struct gshmemi_heap {
+    char *va_base;       /* slot 0 */
+    size_t stride;       /* bytes between slots = max heap size */
+    char *my_base;       /* this PE's heap */
+    size_t size;         /* bytes mapped in every PE's heap */
+    int *slot_of_pe;     /* slot of each PE, -1 where not mapped */
+    int n_slots;
+    int *mapped_peers;   /* other PEs whose heaps are mapped here */
+    int n_mapped_peers;
+    const struct gshmemi_heap_backend_ops *ops;
+    struct gshmemi_alloc alloc;
+    struct gshmemi_fdx fdx;
+    uint64_t growths;
+    char *internal;      /* the runtime's own symmetric area */
+};
+
+#define GSHMEMI_HEAP_INTERNAL_SIZE 4096
+
+extern struct gshmemi_heap gshmemi_heap;
+
+int gshmemi_heap_init(void);
+void gshmemi_heap_fini(void);
+
+static inline int gshmemi_heap_contains(const void *p)
+{
+    return (const char *)p >= gshmemi_heap.my_base &&
+           (const char *)p < gshmemi_heap.my_base + gshmemi_heap.size;
+}
+
+/* The address of pe's copy of the symmetric object at p, or NULL where pe's
+ * heap is not mapped. */
+static inline void *gshmemi_heap_peer_addr(const void *p, int pe)
+{
+    int slot = gshmemi_heap.slot_of_pe[pe];
+    if (slot < 0)
+        return NULL;
+    return gshmemi_heap.va_base + (size_t)slot * gshmemi_heap.stride +
+           ((const char *)p - gshmemi_heap.my_base);
+}
+
+#endif

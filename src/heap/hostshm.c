@@ -1,0 +1,104 @@
+/* hostshm backend: the symmetric heap in host memory, chunks are memfds
+ * shared with node-local PEs. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/log.h"
+#include "heap/backend.h"
+
+#define HOSTSHM_GRANULARITY (2u << 20)
+
+static int hostshm_reserve(size_t size, void **base_out)
+{
+    /* Over-reserve to align the base on the granularity, then trim. */
+    size_t len = size + HOSTSHM_GRANULARITY;
+    char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        GSHMEMI_ERROR(HEAP, "cannot reserve %zu bytes of address space: %s", size,
+                      strerror(errno));
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    char *base = (char *)GSHMEMI_ALIGN_UP((uintptr_t)p, HOSTSHM_GRANULARITY);
+    if (base > p)
+        munmap(p, (size_t)(base - p));
+    munmap(base + size, (size_t)(p + len - (base + size)));
+    *base_out = base;
+    return 0;
+}
+
+static void hostshm_release(void *base, size_t size) { munmap(base, size); }
+
+static int hostshm_create(size_t size, struct gshmemi_heap_mem *mem)
+{
+    int fd = memfd_create("gshmem-heap", MFD_CLOEXEC);
+    if (fd < 0) {
+        GSHMEMI_ERROR(HEAP, "memfd_create failed: %s", strerror(errno));
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        GSHMEMI_ERROR(HEAP, "cannot size a heap chunk to %zu bytes: %s", size, strerror(errno));
+        close(fd);
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    mem->fd = fd;
+    mem->handle = 0;
+    mem->size = size;
+    return 0;
+}
+
+static int hostshm_export_fd(const struct gshmemi_heap_mem *mem, int *fd_out)
+{
+    *fd_out = mem->fd;
+    return 0;
+}
+
+static int hostshm_import_fd(int fd, size_t size, struct gshmemi_heap_mem *mem)
+{
+    mem->fd = fd;
+    mem->handle = 0;
+    mem->size = size;
+    return 0;
+}
+
+static int hostshm_map(const struct gshmemi_heap_mem *mem, void *addr)
+{
+    void *p = mmap(addr, mem->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mem->fd, 0);
+    if (p == MAP_FAILED) {
+        GSHMEMI_ERROR(HEAP, "cannot map a heap chunk of %zu bytes at %p: %s", mem->size, addr,
+                      strerror(errno));
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    return 0;
+}
+
+static int hostshm_unmap(void *addr, size_t size)
+{
+    void *p = mmap(addr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                   -1, 0);
+    return p == MAP_FAILED ? GSHMEM_ERR_IO : 0;
+}
+
+static void hostshm_destroy(struct gshmemi_heap_mem *mem)
+{
+    if (mem->fd >= 0)
+        close(mem->fd);
+    mem->fd = -1;
+}
+
+const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops = {
+    .name = "hostshm",
+    .granularity = HOSTSHM_GRANULARITY,
+    .reserve = hostshm_reserve,
+    .release = hostshm_release,
+    .create = hostshm_create,
+    .export_fd = hostshm_export_fd,
+    .import_fd = hostshm_import_fd,
+    .map = hostshm_map,
+    .unmap = hostshm_unmap,
+    .destroy = hostshm_destroy,
+};

@@ -1,0 +1,241 @@
+/* Host put/get/p/g/iput/iget and their nbi and signal forms.  Mapped peers
+ * are reached with plain copies into their mapping; every typed family is
+ * generated from the type tables of gshmem_types.h. */
+#include <string.h>
+
+#include <gshmem.h>
+#include <gshmemx.h>
+
+#include "rma/rma.h"
+
+static inline void rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe)
+{
+    if (nbytes == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
+    gshmemi_rma_check_local(call, "source", src, nbytes);
+    memcpy(r, src, nbytes);
+}
+
+static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe)
+{
+    if (nbytes == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
+    gshmemi_rma_check_local(call, "dest", dest, nbytes);
+    memcpy(dest, r, nbytes);
+}
+
+/* Bytes spanned by nelems elements at a stride: ((nelems-1)*stride+1)*esize. */
+static inline size_t strided_span(const char *call, size_t nelems, ptrdiff_t stride, size_t esize)
+{
+    size_t span;
+    if (GSHMEMI_UNLIKELY(stride <= 0))
+        gshmemi_rma_fail(call, "stride %td is not positive", stride);
+    if (__builtin_mul_overflow(nelems - 1, (size_t)stride, &span) ||
+        __builtin_add_overflow(span, 1, &span) || __builtin_mul_overflow(span, esize, &span))
+        gshmemi_rma_fail(call, "%zu elements at stride %td overflow the address space", nelems,
+                         stride);
+    return span;
+}
+
+static inline void rma_iput(const char *call, void *dest, const void *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t esize, int pe)
+{
+    if (nelems == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    size_t dspan = strided_span(call, nelems, dst, esize);
+    (void)strided_span(call, nelems, sst, esize);
+    char *r = gshmemi_rma_target(call, "dest", dest, dspan, pe);
+    const char *s = src;
+    gshmemi_rma_check_local(call, "source", src, 1);
+    for (size_t i = 0; i < nelems; i++)
+        memcpy(r + i * (size_t)dst * esize, s + i * (size_t)sst * esize, esize);
+}
+
+static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t esize, int pe)
+{
+    if (nelems == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    size_t sspan = strided_span(call, nelems, sst, esize);
+    (void)strided_span(call, nelems, dst, esize);
+    const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
+    char *d = dest;
+    gshmemi_rma_check_local(call, "dest", dest, 1);
+    for (size_t i = 0; i < nelems; i++)
+        memcpy(d + i * (size_t)dst * esize, r + i * (size_t)sst * esize, esize);
+}
+
+void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
+    /* Release: the data put before the signal is seen before the signal. */
+    if (sig_op == GSHMEM_SIGNAL_SET)
+        __atomic_store_n(r, signal, __ATOMIC_RELEASE);
+    else if (sig_op == GSHMEM_SIGNAL_ADD)
+        __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
+    else
+        gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
+                         sig_op);
+}
+
+static inline void rma_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    /* Check the signal before moving data, so a bad call changes nothing. */
+    (void)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+        gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
+                         sig_op);
+    rma_put(call, dest, src, nbytes, pe);
+    gshmemi_signal_op(call, sig_addr, signal, sig_op, pe);
+}
+
+/* ---- typed families ------------------------------------------------------ */
+
+#define DEF_RMA(NAME, TYPE, G)                                                                   \
+    GSHMEM_API void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
+    {                                                                                            \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
+                                            int pe)                                              \
+    {                                                                                            \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
+    {                                                                                            \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
+                                            int pe)                                              \
+    {                                                                                            \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                            \
+    {                                                                                            \
+        char *r = gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);                  \
+        memcpy(r, &value, sizeof(TYPE));                                                         \
+    }                                                                                            \
+    GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                \
+    {                                                                                            \
+        TYPE value;                                                                              \
+        const char *r = gshmemi_rma_target(__func__, "source", source, sizeof(TYPE), pe);        \
+        memcpy(&value, r, sizeof(TYPE));                                                         \
+        return value;                                                                            \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+                                         ptrdiff_t sst, size_t nelems, int pe)                   \
+    {                                                                                            \
+        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+                                         ptrdiff_t sst, size_t nelems, int pe)                   \
+    {                                                                                            \
+        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,    \
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+                                               int pe)                                           \
+    {                                                                                            \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+                       sig_addr, signal, sig_op, pe);                                            \
+    }                                                                                            \
+    GSHMEM_API void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,               \
+                                                   size_t nelems, uint64_t *sig_addr,            \
+                                                   uint64_t signal, int sig_op, int pe)          \
+    {                                                                                            \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+                       sig_addr, signal, sig_op, pe);                                            \
+    }
+GSHMEM_FOR_RMA_TYPES(DEF_RMA)
+
+#define DEF_RMA_SIZED(BITS, TYPE)                                                                \
+    GSHMEM_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)      \
+    {                                                                                            \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                            \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)      \
+    {                                                                                            \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                            \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
+    }                                                                                            \
+    GSHMEM_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,             \
+                                      ptrdiff_t sst, size_t nelems, int pe)                      \
+    {                                                                                            \
+        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
+    }                                                                                            \
+    GSHMEM_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,             \
+                                      ptrdiff_t sst, size_t nelems, int pe)                      \
+    {                                                                                            \
+        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
+    }                                                                                            \
+    GSHMEM_API void gshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,     \
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                              int pe)                                            \
+    {                                                                                            \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+                       sig_addr, signal, sig_op, pe);                                            \
+    }                                                                                            \
+    GSHMEM_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, \
+                                                  uint64_t *sig_addr, uint64_t signal,           \
+                                                  int sig_op, int pe)                            \
+    {                                                                                            \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+                       sig_addr, signal, sig_op, pe);                                            \
+    }
+GSHMEM_FOR_RMA_SIZES(DEF_RMA_SIZED)
+
+GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    rma_put(__func__, dest, source, nelems, pe);
+}
+
+GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    rma_put(__func__, dest, source, nelems, pe);
+}
+
+GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    rma_get(__func__, dest, source, nelems, pe);
+}
+
+GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    rma_get(__func__, dest, source, nelems, pe);
+}
+
+GSHMEM_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+GSHMEM_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    gshmemi_signal_op(__func__, sig_addr, signal, sig_op, pe);
+}

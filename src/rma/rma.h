@@ -1,0 +1,67 @@
+/* The rma module to other modules: always-on argument checks of host
+ * operations, cheap enough for every call, and the remote-address lookup.
+ * A failed check logs the call, the PE and the reason, and ends the job. */
+#ifndef GSHMEMI_RMA_H
+#define GSHMEMI_RMA_H
+
+#include <stddef.h>
+
+#include "core/api.h"
+#include "core/runtime.h"
+#include "heap/heap.h"
+
+/* Ends the job after logging `call: <formatted reason>`. */
+void gshmemi_rma_fail(const char *call, const char *fmt, ...)
+    __attribute__((noreturn, cold, format(printf, 2, 3)));
+/* Slow path: finds and reports what is wrong with a symmetric range. */
+void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *addr, size_t len,
+                               int pe) __attribute__((noreturn, cold));
+
+/* The address at pe of the symmetric range [addr, addr+len). */
+static inline char *gshmemi_rma_target(const char *call, const char *what, const void *addr,
+                                       size_t len, int pe)
+{
+    const struct gshmemi_heap *h = &gshmemi_heap;
+    const char *p = addr;
+    if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
+                         p < h->my_base || p >= h->my_base + h->size ||
+                         len > (size_t)(h->my_base + h->size - p) || h->slot_of_pe[pe] < 0))
+        gshmemi_rma_bad_symmetric(call, what, addr, len, pe);
+    return (char *)gshmemi_heap_peer_addr(addr, pe);
+}
+
+static inline void gshmemi_rma_check_pe(const char *call, int pe)
+{
+    if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes))
+        gshmemi_rma_bad_symmetric(call, "dest", NULL, 0, pe);
+}
+
+/* nelems * esize, or the job ends naming the call. */
+static inline size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t esize)
+{
+    size_t bytes;
+    if (GSHMEMI_UNLIKELY(__builtin_mul_overflow(nelems, esize, &bytes)))
+        gshmemi_rma_fail(call, "%zu elements of %zu bytes overflow the address space", nelems, esize);
+    return bytes;
+}
+
+/* A local (not necessarily symmetric) buffer. */
+static inline void gshmemi_rma_check_local(const char *call, const char *what, const void *addr,
+                                           size_t len)
+{
+    if (GSHMEMI_UNLIKELY(addr == NULL && len > 0))
+        gshmemi_rma_fail(call, "%s is NULL with %zu bytes to transfer", what, len);
+}
+
+static inline void gshmemi_rma_check_aligned(const char *call, const char *what,
+                                             const void *addr, size_t align)
+{
+    if (GSHMEMI_UNLIKELY(((size_t)addr & (align - 1)) != 0))
+        gshmemi_rma_fail(call, "%s %p is not aligned to %zu bytes", what, addr, align);
+}
+
+/* A signal operation (set or add) on pe's copy of sig_addr, ordered after
+ * every put this thread issued to pe before it. */
+void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+#endif

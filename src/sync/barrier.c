@@ -1,0 +1,58 @@
+/* Ordering (fence, quiet) and the all-PE barriers.
+ *
+ * barrier_all and sync_all are dissemination barriers over counters in the
+ * heap's internal area: in round r each PE adds one to the round-r counter
+ * of PE me+2^r and waits until its own reaches the barrier count.  Counting
+ * (rather than flags) needs no reset, so a PE already in the next barrier
+ * never disturbs a slow one; and it is right for any number of PEs. */
+#include <gshmem.h>
+
+#include "core/log.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+
+/* Layout of the heap's internal area (zeroed by every gshmem_init). */
+#define BARRIER_COUNTERS 0  /* one per round: 64 rounds, any PE count */
+#define BARRIER_MY_COUNT 64 /* this PE's barriers so far: local only */
+
+GSHMEM_API void gshmem_fence(void)
+{
+    /* Mapped peers: stores reach them in order once ordered here. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+GSHMEM_API void gshmem_quiet(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void dissemination(const char *call)
+{
+    uint64_t *counters = (uint64_t *)gshmemi_heap.internal + BARRIER_COUNTERS;
+    const int n = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
+    const uint64_t target = ++((uint64_t *)gshmemi_heap.internal)[BARRIER_MY_COUNT];
+
+    for (int r = 0, d = 1; d < n; r++, d <<= 1) {
+        int to = (me + d) % n;
+        uint64_t *remote = (uint64_t *)gshmemi_rma_target(call, "barrier counter", &counters[r],
+                                                          sizeof(uint64_t), to);
+        __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,
+                                       .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                       .value = target};
+        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+    }
+}
+
+GSHMEM_API void gshmem_sync_all(void)
+{
+    gshmemi_rma_check_pe(__func__, 0);
+    dissemination(__func__);
+}
+
+GSHMEM_API void gshmem_barrier_all(void)
+{
+    gshmemi_rma_check_pe(__func__, 0);
+    gshmem_quiet();
+    dissemination(__func__);
+}

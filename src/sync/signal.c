@@ -1,0 +1,21 @@
+/* Signal words: fetch and wait on this PE's copy. */
+#include <gshmem.h>
+
+#include "rma/rma.h"
+#include "sync/wait.h"
+
+GSHMEM_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
+{
+    (void)gshmemi_rma_target(__func__, "sig_addr", sig_addr, sizeof(*sig_addr), gshmemi_rt.my_pe);
+    gshmemi_rma_check_aligned(__func__, "sig_addr", sig_addr, sizeof(*sig_addr));
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+
+GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    const struct gshmemi_wait w = {.call = __func__, .ivars = sig_addr, .nelems = 1,
+                                   .esize = sizeof(uint64_t), .cmp = cmp, .value = cmp_value};
+    gshmemi_wait_check(&w);
+    (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}

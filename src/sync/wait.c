@@ -1,0 +1,151 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+
+static inline uint64_t load_bits(const void *p, size_t esize, int is_signed, int atomic)
+{
+    switch (esize) {
+    case 2: {
+        uint16_t v = atomic ? __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE)
+                            : *(const uint16_t *)p;
+        return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v = atomic ? __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE)
+                            : *(const uint32_t *)p;
+        return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default:
+        return atomic ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) : *(const uint64_t *)p;
+    }
+}
+
+static inline int compare(uint64_t a, uint64_t b, int is_signed, int cmp)
+{
+    int lt = is_signed ? (int64_t)a < (int64_t)b : a < b;
+    switch (cmp) {
+    case GSHMEM_CMP_EQ: return a == b;
+    case GSHMEM_CMP_NE: return a != b;
+    case GSHMEM_CMP_GT: return !lt && a != b;
+    case GSHMEM_CMP_LE: return lt || a == b;
+    case GSHMEM_CMP_LT: return lt;
+    case GSHMEM_CMP_GE: return !lt;
+    }
+    return 0;
+}
+
+static inline int satisfied(const struct gshmemi_wait *w, size_t i)
+{
+    uint64_t v = load_bits((const char *)w->ivars + i * w->esize, w->esize, w->is_signed, 1);
+    uint64_t ref = w->values != NULL
+                       ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
+                       : w->value;
+    return compare(v, ref, w->is_signed, w->cmp);
+}
+
+static const char *cmp_name(int cmp)
+{
+    static const char *const names[] = {"EQ", "NE", "GT", "LE", "LT", "GE"};
+    return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
+}
+
+static void format_value(uint64_t v, int is_signed, char *buf, size_t len)
+{
+    if (is_signed)
+        snprintf(buf, len, "%" PRId64, (int64_t)v);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+void gshmemi_wait_check(const struct gshmemi_wait *w)
+{
+    if (w->cmp < GSHMEM_CMP_EQ || w->cmp > GSHMEM_CMP_GE)
+        gshmemi_rma_fail(w->call, "cmp %d is not one of GSHMEM_CMP_EQ..GSHMEM_CMP_GE", w->cmp);
+    if (w->nelems == 0)
+        return;
+    (void)gshmemi_rma_target(w->call, "ivars", w->ivars,
+                             gshmemi_rma_bytes(w->call, w->nelems, w->esize), gshmemi_rt.my_pe);
+    gshmemi_rma_check_aligned(w->call, "ivars", w->ivars, w->esize);
+}
+
+const void *gshmemi_wait_no_values(const char *call)
+{
+    gshmemi_rma_fail(call, "cmp_values is NULL");
+}
+
+size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
+                         size_t *indices)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < w->nelems; i++) {
+        if (w->status != NULL && w->status[i] != 0)
+            continue;
+        int ok = satisfied(w, i);
+        if (mode == GSHMEMI_WAIT_ALL && !ok)
+            return 0;
+        if (mode == GSHMEMI_WAIT_ANY && ok)
+            return i;
+        if (mode == GSHMEMI_WAIT_SOME && ok)
+            indices[count++] = i;
+    }
+    switch (mode) {
+    case GSHMEMI_WAIT_ALL: return 1;
+    case GSHMEMI_WAIT_ANY: return SIZE_MAX;
+    default: return count;
+    }
+}
+
+static void wait_timed_out(const struct gshmemi_wait *w)
+{
+    char want[32], have[32];
+    size_t i = 0;
+    while (i + 1 < w->nelems && ((w->status != NULL && w->status[i] != 0) || satisfied(w, i)))
+        i++;
+    uint64_t ref = w->values != NULL
+                       ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
+                       : w->value;
+    format_value(ref, w->is_signed, want, sizeof(want));
+    format_value(load_bits((char *)w->ivars + i * w->esize, w->esize, w->is_signed, 1),
+                 w->is_signed, have, sizeof(have));
+    GSHMEMI_ERROR(SYNC, "%s timed out after %g s (GSHMEM_TIMEOUT): waiting for %p (heap offset "
+                  "%zu, element %zu of %zu) to be %s %s; it holds %s",
+                  w->call, gshmemi_env.TIMEOUT, (void *)((char *)w->ivars + i * w->esize),
+                  (size_t)((char *)w->ivars + i * w->esize - gshmemi_heap.my_base), i, w->nelems,
+                  cmp_name(w->cmp), want, have);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, w->call);
+}
+
+size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
+                          size_t *indices)
+{
+    struct gshmemi_backoff backoff = {0};
+    uint64_t deadline = 0;
+    size_t active = 0;
+
+    for (size_t i = 0; i < w->nelems; i++)
+        active += w->status == NULL || w->status[i] == 0;
+    if (active == 0)
+        return mode == GSHMEMI_WAIT_ALL ? 1 : mode == GSHMEMI_WAIT_ANY ? SIZE_MAX : 0;
+    for (;;) {
+        size_t r = gshmemi_wait_test(w, mode, indices);
+        if ((mode == GSHMEMI_WAIT_ALL && r == 1) || (mode == GSHMEMI_WAIT_ANY && r != SIZE_MAX) ||
+            (mode == GSHMEMI_WAIT_SOME && r > 0))
+            return r;
+        gshmemi_backoff_wait(&backoff);
+        if (backoff.spins < 64)
+            continue;
+        if (deadline == 0)
+            deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+        gshmemi_watch_peers(w->call);
+        if (gshmemi_now_ns() >= deadline)
+            wait_timed_out(w);
+    }
+}

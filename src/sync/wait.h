@@ -1,0 +1,36 @@
+/* The engine behind every wait_until / test family: integers of 2, 4 or 8
+ * bytes, signed or not, compared as the OpenSHMEM cmp constants say. */
+#ifndef GSHMEMI_SYNC_WAIT_H
+#define GSHMEMI_SYNC_WAIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gshmemi_wait {
+    const char *call;
+    void *ivars;
+    size_t nelems;
+    size_t esize;
+    int is_signed;
+    const int *status;     /* nonzero: excluded; may be NULL */
+    int cmp;
+    uint64_t value;        /* the cmp value, as its bits widened */
+    const void *values;    /* vector forms: one cmp value per element */
+};
+
+enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME };
+
+/* Checks the arguments (always on); ends the job naming the call if bad. */
+void gshmemi_wait_check(const struct gshmemi_wait *w);
+/* Vector forms given no cmp_values: ends the job naming the call. */
+const void *gshmemi_wait_no_values(const char *call) __attribute__((noreturn, cold));
+/* One scan: ALL returns 1/0, ANY an index or SIZE_MAX, SOME a count (and
+ * fills indices). */
+size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
+                         size_t *indices);
+/* Waits until the scan succeeds, honouring GSHMEM_TIMEOUT and watching for
+ * lost peers. */
+size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
+                          size_t *indices);
+
+#endif

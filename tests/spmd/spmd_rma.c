@@ -1,0 +1,205 @@
+/* Every RMA family on every type: put, get, p, g, iput, iget, nbi, sized,
+ * putmem/getmem, between every PE and the PEs at
+ * distances 1 and n-1, on random data with poisoned destinations. */
+#include <gshmem.h>
+
+#include "spmd_util.h"
+
+#define N 37         /* elements per transfer: odd, not a power of two */
+#define STRIDE_D 3
+#define STRIDE_S 2
+
+static int me, npes;
+static uint64_t seed;
+static unsigned char *sym;     /* symmetric scratch: npes slots */
+static unsigned char *src_sym; /* symmetric source: this PE's random data */
+static size_t slot;            /* bytes per slot */
+
+static void reset(void)
+{
+    memset(sym, POISON, slot * (size_t)npes);
+    gshmem_barrier_all();
+}
+
+/* Checks that slot `from` of sym holds `len` bytes of from's data for `tag`
+ * at element stride `stride` (elements of esize), and poison elsewhere. */
+static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint64_t tag,
+                       ptrdiff_t src_stride, const char *what)
+{
+    unsigned char expect[N * 16 * 4], *got = sym + slot * (size_t)from;
+    spmd_fill(expect, sizeof(expect), seed, from, tag);
+    for (size_t i = 0; i < slot; i++) {
+        size_t e = i / esize, k = i % esize;
+        int written = e % (size_t)stride == 0 && e / (size_t)stride < n;
+        unsigned char want = written ? expect[(e / (size_t)stride) * (size_t)src_stride * esize + k]
+                                     : POISON;
+        CHECK(got[i] == want, "%s from pe %d: byte %zu is 0x%02x, expected 0x%02x", what, from, i,
+              got[i], want);
+    }
+}
+
+#define TEST_TYPE(NAME, TYPE, G)                                                                  \
+    do {                                                                                          \
+        const uint64_t tag = __LINE__ * 1000 + sizeof(TYPE);                                       \
+        TYPE local[N * STRIDE_S], back[N * STRIDE_D];                                              \
+        TYPE *dst = (TYPE *)(sym + slot * (size_t)me);                                             \
+        const int to = (me + 1) % npes, from = (me + npes - 1) % npes;                             \
+        spmd_fill(local, sizeof(local), seed, me, tag);                                            \
+        memcpy(src_sym, local, sizeof(local));                                                     \
+        /* put and put_nbi */                                                                      \
+        reset();                                                                                   \
+        gshmem_##NAME##_put(dst, local, N, to);                                                    \
+        gshmem_barrier_all();                                                                      \
+        check_slot(from, sizeof(TYPE), N, 1, tag, 1, #NAME "_put");                                \
+        reset();                                                                                   \
+        gshmem_##NAME##_put_nbi(dst, local, N, from);                                              \
+        gshmem_quiet();                                                                            \
+        gshmem_barrier_all();                                                                      \
+        check_slot(to, sizeof(TYPE), N, 1, tag, 1, #NAME "_put_nbi");                              \
+        /* get and get_nbi: from a peer's source into a local buffer */                            \
+        memset(back, POISON, sizeof(back));                                                        \
+        gshmem_##NAME##_get(back, (TYPE *)src_sym, N, to);                                         \
+        spmd_fill(local, sizeof(local), seed, to, tag);                                            \
+        CHECK(memcmp(back, local, N * sizeof(TYPE)) == 0, #NAME "_get from pe %d", to);            \
+        CHECK(spmd_all_bytes((char *)back + N * sizeof(TYPE), sizeof(back) - N * sizeof(TYPE),     \
+                             POISON), #NAME "_get wrote past its end");                            \
+        memset(back, POISON, sizeof(back));                                                        \
+        gshmem_##NAME##_get_nbi(back, (TYPE *)src_sym, N, from);                                   \
+        gshmem_quiet();                                                                            \
+        spmd_fill(local, sizeof(local), seed, from, tag);                                          \
+        CHECK(memcmp(back, local, N * sizeof(TYPE)) == 0, #NAME "_get_nbi from pe %d", from);      \
+        /* p and g */                                                                              \
+        spmd_fill(local, sizeof(local), seed, me, tag);                                            \
+        reset();                                                                                   \
+        gshmem_##NAME##_p(dst, local[0], to);                                                      \
+        gshmem_barrier_all();                                                                      \
+        check_slot(from, sizeof(TYPE), 1, 1, tag, 1, #NAME "_p");                                  \
+        TYPE gv = gshmem_##NAME##_g((TYPE *)src_sym + 5, to);                                      \
+        spmd_fill(back, sizeof(back), seed, to, tag);                                              \
+        CHECK(memcmp(&gv, &back[5], sizeof(TYPE)) == 0, #NAME "_g from pe %d", to);                \
+        /* iput: source stride 2, target stride 3 */                                               \
+        reset();                                                                                   \
+        gshmem_##NAME##_iput(dst, local, STRIDE_D, STRIDE_S, N, to);                               \
+        gshmem_barrier_all();                                                                      \
+        check_slot(from, sizeof(TYPE), N, STRIDE_D, tag, STRIDE_S, #NAME "_iput");                 \
+        /* iget: from the peer's source at stride 2 into local stride 3 */                         \
+        memset(back, POISON, sizeof(back));                                                        \
+        gshmem_##NAME##_iget(back, (TYPE *)src_sym, STRIDE_D, STRIDE_S, N, to);                    \
+        spmd_fill(local, sizeof(local), seed, to, tag);                                            \
+        for (size_t i = 0; i < N * STRIDE_D; i++) {                                                \
+            if (i % STRIDE_D == 0)                                                                 \
+                CHECK(memcmp(&back[i], &local[i / STRIDE_D * STRIDE_S], sizeof(TYPE)) == 0,        \
+                      #NAME "_iget element %zu", i);                                               \
+            else                                                                                   \
+                CHECK(spmd_all_bytes(&back[i], sizeof(TYPE), POISON), #NAME "_iget gap %zu", i);    \
+        }                                                                                          \
+        gshmem_barrier_all();                                                                      \
+    } while (0);
+
+#define TEST_SIZED(BITS, TYPE)                                                                   \
+    do {                                                                                         \
+        const uint64_t tag = 77000 + BITS;                                                       \
+        TYPE local[N * STRIDE_S], back[N];                                                       \
+        void *dst = sym + slot * (size_t)me;                                                     \
+        const int to = (me + 1) % npes, from = (me + npes - 1) % npes;                           \
+        spmd_fill(local, sizeof(local), seed, me, tag);                                          \
+        memcpy(src_sym, local, sizeof(local));                                                   \
+        reset();                                                                                 \
+        gshmem_put##BITS(dst, local, N, to);                                                     \
+        gshmem_barrier_all();                                                                    \
+        check_slot(from, sizeof(TYPE), N, 1, tag, 1, "put" #BITS);                               \
+        reset();                                                                                 \
+        gshmem_put##BITS##_nbi(dst, local, N, to);                                               \
+        gshmem_quiet();                                                                          \
+        gshmem_barrier_all();                                                                    \
+        check_slot(from, sizeof(TYPE), N, 1, tag, 1, "put" #BITS "_nbi");                        \
+        reset();                                                                                 \
+        gshmem_iput##BITS(dst, local, STRIDE_D, STRIDE_S, N, to);                                \
+        gshmem_barrier_all();                                                                    \
+        check_slot(from, sizeof(TYPE), N, STRIDE_D, tag, STRIDE_S, "iput" #BITS);                \
+        gshmem_get##BITS(back, src_sym, N, to);                                                  \
+        spmd_fill(local, sizeof(local), seed, to, tag);                                          \
+        CHECK(memcmp(back, local, sizeof(back)) == 0, "get" #BITS);                              \
+        memset(back, POISON, sizeof(back));                                                      \
+        gshmem_get##BITS##_nbi(back, src_sym, N, to);                                            \
+        gshmem_quiet();                                                                          \
+        CHECK(memcmp(back, local, sizeof(back)) == 0, "get" #BITS "_nbi");                       \
+        TYPE strided[N];                                                                         \
+        gshmem_iget##BITS(strided, src_sym, 1, STRIDE_S, N, to);                                 \
+        for (int i = 0; i < N; i++)                                                              \
+            CHECK(memcmp(&strided[i], &local[i * STRIDE_S], sizeof(TYPE)) == 0, "iget" #BITS);   \
+        gshmem_barrier_all();                                                                    \
+    } while (0);
+
+static void test_mem(void)
+{
+    static const size_t sizes[] = {0, 1, 7, 64, 4099, 1 << 20};
+    unsigned char *big_src = gshmem_malloc(1 << 20);
+    unsigned char *big_dst = gshmem_malloc(1 << 20);
+    unsigned char *local = malloc(1 << 20), *expect = malloc(1 << 20);
+    const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
+
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t len = sizes[k];
+        spmd_fill(local, 1 << 20, seed, me, 900 + k);
+        memcpy(big_src, local, 1 << 20);
+        memset(big_dst, POISON, 1 << 20);
+        gshmem_barrier_all();
+        if (k % 2)
+            gshmem_putmem(big_dst, local, len, to);
+        else
+            gshmem_putmem_nbi(big_dst, local, len, to);
+        gshmem_barrier_all();
+        spmd_fill(expect, 1 << 20, seed, from, 900 + k);
+        CHECK(memcmp(big_dst, expect, len) == 0, "putmem of %zu bytes", len);
+        CHECK(spmd_all_bytes(big_dst + len, (1 << 20) - len, POISON), "putmem past %zu bytes", len);
+        memset(local, POISON, 1 << 20);
+        if (k % 2)
+            gshmem_getmem(local, big_src, len, to);
+        else
+            gshmem_getmem_nbi(local, big_src, len, to);
+        gshmem_quiet();
+        spmd_fill(expect, 1 << 20, seed, to, 900 + k);
+        CHECK(memcmp(local, expect, len) == 0, "getmem of %zu bytes", len);
+        CHECK(spmd_all_bytes(local + len, (1 << 20) - len, POISON), "getmem past %zu bytes", len);
+        gshmem_barrier_all();
+    }
+    /* Every PE writes its own slot of every other PE's buffer at once. */
+    memset(big_dst, POISON, 1 << 20);
+    gshmem_barrier_all();
+    size_t part = (1 << 20) / (size_t)npes;
+    spmd_fill(local, part, seed, me, 999);
+    for (int pe = 0; pe < npes; pe++)
+        gshmem_putmem(big_dst + part * (size_t)me, local, part, pe);
+    gshmem_barrier_all();
+    for (int pe = 0; pe < npes; pe++) {
+        spmd_fill(expect, part, seed, pe, 999);
+        CHECK(memcmp(big_dst + part * (size_t)pe, expect, part) == 0, "all-to-all slot of pe %d", pe);
+    }
+    free(local);
+    free(expect);
+    gshmem_free(big_dst);
+    gshmem_free(big_src);
+}
+
+int main(void)
+{
+    gshmem_init();
+    me = gshmem_my_pe();
+    npes = gshmem_n_pes();
+    seed = spmd_seed();
+    if (me == 0)
+        printf("seed %llu\n", (unsigned long long)seed);
+    slot = N * 16 * STRIDE_D;
+    sym = gshmem_malloc(slot * (size_t)npes);
+    src_sym = gshmem_malloc(N * 16 * 4);
+    CHECK(sym != NULL && src_sym != NULL, "allocation");
+
+    GSHMEM_FOR_RMA_TYPES(TEST_TYPE)
+    GSHMEM_FOR_RMA_SIZES(TEST_SIZED)
+    test_mem();
+
+    gshmem_free(src_sym);
+    gshmem_free(sym);
+    SPMD_DONE();
+}

@@ -1,0 +1,76 @@
+/* Helpers for SPMD tests: deterministic per-PE random data that any PE can
+ * regenerate, poison patterns, and CHECK, which ends the job on failure. */
+#ifndef GSHMEM_SPMD_UTIL_H
+#define GSHMEM_SPMD_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#define POISON 0xa5
+
+static int spmd_checks;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        spmd_checks++;                                                                     \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "FAIL pe %d %s:%d: %s: ", gshmem_my_pe(), __FILE__, __LINE__,  \
+                    #cond);                                                                \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+            fflush(stderr);                                                                \
+            gshmem_global_exit(1);                                                         \
+        }                                                                                  \
+    } while (0)
+
+static inline uint64_t spmd_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The seed of a run: from GSHMEM_TEST_SEED, else fixed; printed by PE 0. */
+static inline uint64_t spmd_seed(void)
+{
+    const char *s = getenv("GSHMEM_TEST_SEED");
+    return s ? strtoull(s, NULL, 0) : 20261122;
+}
+
+/* Fills buf with bytes that depend on (seed, pe, tag) only. */
+static inline void spmd_fill(void *buf, size_t len, uint64_t seed, int pe, uint64_t tag)
+{
+    unsigned char *p = buf;
+    uint64_t state = spmd_mix(seed ^ spmd_mix((uint64_t)pe * 7919 + tag));
+    for (size_t i = 0; i < len; i++) {
+        if (i % 8 == 0)
+            state = spmd_mix(state);
+        p[i] = (unsigned char)(state >> (8 * (i % 8)));
+    }
+}
+
+static inline int spmd_all_bytes(const void *buf, size_t len, unsigned char v)
+{
+    const unsigned char *p = buf;
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != v)
+            return 0;
+    return 1;
+}
+
+#define SPMD_DONE()                                                                        \
+    do {                                                                                   \
+        gshmem_barrier_all();                                                              \
+        if (gshmem_my_pe() == 0)                                                           \
+            printf("%s: %d PEs, %d checks on pe 0, all passed\n", __FILE__, gshmem_n_pes(), \
+                   spmd_checks);                                                           \
+        gshmem_finalize();                                                                 \
+        return 0;                                                                          \
+    } while (0)
+
+#endif

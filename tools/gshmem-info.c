@@ -1,0 +1,87 @@
+/*
+ * gshmem-info: what this gshmem was built with, what this machine offers,
+ * and every environment variable.
+ *
+ *   gshmem-info              build, GPUs, launchers
+ *   gshmem-info --env        the environment variables, with values in force
+ *   gshmem-info --env=markdown   the same as a Markdown table (README)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/topo.h"
+
+static void print_env_text(void)
+{
+    for (size_t i = 0; i < gshmemi_env_count; i++) {
+        const struct gshmemi_env_desc *d = &gshmemi_env_descs[i];
+        const char *set = getenv(d->name);
+        printf("%s (%s, default '%s')%s%s%s\n    %s\n", d->name, d->type, d->def,
+               set ? ": set to '" : "", set ? set : "", set ? "'" : "", d->help);
+    }
+}
+
+static void print_env_markdown(void)
+{
+    printf("| variable | type | default | meaning |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < gshmemi_env_count; i++) {
+        const struct gshmemi_env_desc *d = &gshmemi_env_descs[i];
+        if (d->def[0] != '\0')
+            printf("| `%s` | %s | `%s` | %s |\n", d->name, d->type, d->def, d->help);
+        else
+            printf("| `%s` | %s | (none) | %s |\n", d->name, d->type, d->help);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char name[GSHMEM_MAX_NAME_LEN], why[256];
+    int major, minor;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--env") == 0) {
+            print_env_text();
+            return 0;
+        }
+        if (strcmp(argv[i], "--env=markdown") == 0) {
+            print_env_markdown();
+            return 0;
+        }
+        fprintf(stderr, "usage: gshmem-info [--env | --env=markdown]\n");
+        return 2;
+    }
+    if (gshmemi_env_load() != 0)
+        return 1;
+    gshmemi_env_warn_unknown();
+    gshmem_info_get_name(name);
+    gshmem_info_get_version(&major, &minor);
+    printf("%s (OpenSHMEM %d.%d API)\n", name, major, minor);
+    printf("built with: CUDA %s, PMIx %s, ibverbs %s, libnuma %s\n",
+           GSHMEM_HAVE_CUDA ? "yes" : "no", GSHMEM_HAVE_PMIX ? "yes" : "no",
+           GSHMEM_HAVE_IBVERBS ? "yes" : "no", GSHMEM_HAVE_NUMA ? "yes" : "no");
+    int ngpu = gshmemi_gpu_count(why, sizeof(why));
+    if (ngpu == 0) {
+        printf("GPUs: none (%s); the symmetric heap will be in host memory\n", why);
+    } else {
+        printf("GPUs: %d\n", ngpu);
+        for (int d = 0; d < ngpu; d++) {
+            char desc[256];
+            if (gshmemi_gpu_describe(d, desc, sizeof(desc)) == 0)
+                printf("  GPU %d: %s\n", d, desc);
+        }
+    }
+    printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()
+                                  ? "a PMIx server is present (pmix)"
+                                  : gshmemi_env.LAUNCH_UNIQUEID[0] ? "launched by gshmrun (uid)"
+                                                                   : "none: a single PE");
+    printf("heap: GSHMEM_HEAP=%s, GSHMEM_SYMMETRIC_SIZE=%zu, GSHMEM_MAX_HEAP=%zu\n",
+           gshmemi_env.HEAP, gshmemi_env.SYMMETRIC_SIZE, gshmemi_env.MAX_HEAP);
+    return 0;
+}

@@ -1,0 +1,327 @@
+/*
+ * gshmrun: starts N PEs of a gshmem program on this machine, on the uid
+ * bootstrap, and watches them.
+ *
+ *   gshmrun -n N [-t SECONDS] [--] program [args...]
+ *
+ * It runs the bootstrap root itself and hands each PE the unique id, its
+ * rank and the job size through the environment.  SIGINT, SIGTERM and
+ * SIGHUP are forwarded.  When a PE exits non-zero or dies by a signal, the
+ * others get a moment to notice and report it themselves, then are ended;
+ * gshmrun says which PE failed and how, and exits with that status.  A PE
+ * that ends the job on purpose (gshmem_global_exit, a fatal error) says so
+ * on a pipe first, and the others are ended at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/util.h"
+
+#define GRACE_NS (3ull * 1000 * 1000 * 1000)  /* for PEs to notice a lost peer */
+#define KILL_NS (2ull * 1000 * 1000 * 1000)   /* from SIGTERM to SIGKILL */
+
+struct pe_proc {
+    pid_t pid;
+    int done;
+    int status; /* wait status */
+};
+
+enum cause { CAUSE_NONE, CAUSE_FAILED, CAUSE_ABORT, CAUSE_SIGNAL, CAUSE_TIMEOUT };
+
+struct job {
+    int n;
+    struct pe_proc *pes;
+    int live;
+    enum cause cause;
+    int cause_pe;
+    int cause_status; /* exit status to return */
+    uint64_t term_at; /* when to send SIGTERM, 0: not planned */
+    uint64_t kill_at; /* when to send SIGKILL, 0: not planned */
+    int termed;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gshmrun -n N [-t SECONDS] [--] program [args...]\n"
+               "  -n, --np N          number of PEs to start\n"
+               "  -t, --timeout S     end the job after S seconds (exit status 124)\n"
+               "  -h, --help          this text\n"
+               "Each PE runs program with GSHMEM_LAUNCH_* set; gshmem_init finds them.\n");
+}
+
+static void signal_all(struct job *j, int sig)
+{
+    for (int i = 0; i < j->n; i++)
+        if (!j->pes[i].done && j->pes[i].pid > 0)
+            kill(-j->pes[i].pid, sig); /* its process group: the PE and its children */
+}
+
+static void plan_end(struct job *j, uint64_t grace)
+{
+    uint64_t now = gshmemi_now_ns();
+    if (j->term_at == 0 || j->term_at > now + grace)
+        j->term_at = now + grace;
+}
+
+static void describe_status(int status, char *buf, size_t len)
+{
+    if (WIFEXITED(status))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, len, "ended (wait status 0x%x)", status);
+}
+
+static int exit_code(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return 1;
+}
+
+static void read_ctrl(struct job *j, int fd)
+{
+    char buf[512];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        int pe, status;
+        if (sscanf(line, "abort %d %d", &pe, &status) == 2 && j->cause < CAUSE_ABORT) {
+            j->cause = CAUSE_ABORT;
+            j->cause_pe = pe;
+            j->cause_status = status;
+            plan_end(j, 0);
+        }
+    }
+}
+
+static void reap(struct job *j)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0)
+            return;
+        for (int i = 0; i < j->n; i++) {
+            if (j->pes[i].pid != pid)
+                continue;
+            j->pes[i].done = 1;
+            j->pes[i].status = status;
+            j->live--;
+            int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            if (failed && j->cause == CAUSE_NONE) {
+                j->cause = CAUSE_FAILED;
+                j->cause_pe = i;
+                j->cause_status = exit_code(status);
+                plan_end(j, j->termed ? 0 : GRACE_NS);
+            }
+        }
+    }
+}
+
+static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, char **argv,
+                    const sigset_t *oldmask)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "gshmrun: fork failed: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        char num[32];
+        extern char **environ;
+        setpgid(0, 0);
+        sigprocmask(SIG_SETMASK, oldmask, NULL);
+        /* A PMIx server above gshmrun is not this job's launcher. */
+        for (char **e = environ; *e != NULL;) {
+            if (strncmp(*e, "PMIX_", 5) == 0) {
+                char name[256];
+                size_t len = strcspn(*e, "=");
+                snprintf(name, sizeof(name), "%.*s", (int)len, *e);
+                unsetenv(name);
+            } else {
+                e++;
+            }
+        }
+        setenv("GSHMEM_LAUNCH_UNIQUEID", uid_text, 1);
+        snprintf(num, sizeof(num), "%d", rank);
+        setenv("GSHMEM_LAUNCH_RANK", num, 1);
+        snprintf(num, sizeof(num), "%d", j->n);
+        setenv("GSHMEM_LAUNCH_SIZE", num, 1);
+        int fd = dup(ctrl_w); /* dup clears close-on-exec */
+        snprintf(num, sizeof(num), "%d", fd);
+        setenv("GSHMEM_LAUNCH_CTRL_FD", num, 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "gshmrun: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    j->pes[rank].pid = pid;
+    j->live++;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"np", required_argument, NULL, 'n'},
+                                          {"timeout", required_argument, NULL, 't'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    struct job j = {0};
+    double timeout = 0;
+    int c, ctrl[2], sfd;
+    sigset_t mask, oldmask;
+    struct gshmemi_uid_root *root;
+    gshmemx_uniqueid_t uid;
+    char uid_text[2 * GSHMEMX_UNIQUEID_BYTES + 1];
+    uint64_t job_deadline;
+
+    while ((c = getopt_long(argc, argv, "+n:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': j.n = atoi(optarg); break;
+        case 't':
+            if (gshmemi_parse_seconds(optarg, &timeout) != 0) {
+                fprintf(stderr, "gshmrun: -t %s is not a number of seconds\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (j.n <= 0 || optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (gshmemi_env_load() != 0 ||
+        gshmemi_log_init(gshmemi_env.DEBUG, gshmemi_env.DEBUG_SUBSYS, "") != 0)
+        return 2;
+    j.pes = calloc((size_t)j.n, sizeof(*j.pes));
+    if (j.pes == NULL)
+        return 2;
+
+    /* Signals arrive on a descriptor, with the children's exits. */
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, &oldmask);
+    sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0 || pipe2(ctrl, O_CLOEXEC) != 0) {
+        fprintf(stderr, "gshmrun: %s\n", strerror(errno));
+        return 2;
+    }
+    if (gshmemi_uid_root_start(1, 1, gshmemi_env.BOOTSTRAP_TIMEOUT, &uid, &root) != 0)
+        return 2;
+    gshmemi_uid_encode(&uid, uid_text);
+
+    for (int rank = 0; rank < j.n; rank++) {
+        if (start_pe(&j, rank, uid_text, ctrl[1], argv + optind, &oldmask) != 0) {
+            j.cause = CAUSE_FAILED;
+            j.cause_pe = rank;
+            j.cause_status = 2;
+            plan_end(&j, 0);
+            break;
+        }
+    }
+    close(ctrl[1]);
+    job_deadline = gshmemi_deadline_after(timeout);
+
+    while (j.live > 0) {
+        uint64_t now = gshmemi_now_ns(), wake = job_deadline;
+        if (j.term_at != 0 && j.term_at < wake)
+            wake = j.term_at;
+        if (j.kill_at != 0 && j.kill_at < wake)
+            wake = j.kill_at;
+        struct pollfd p[2] = {{.fd = ctrl[0], .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+        int k = poll(p, 2, gshmemi_ms_left(wake));
+        if (k < 0 && errno != EINTR)
+            break;
+        if (k > 0 && (p[0].revents & POLLIN)) /* an abort notice outranks the exits it causes */
+            read_ctrl(&j, ctrl[0]);
+        if (k > 0 && (p[0].revents & POLLHUP))
+            p[0].fd = -1;
+        if (k > 0 && (p[1].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                if (si.ssi_signo == SIGCHLD)
+                    continue;
+                if (j.cause < CAUSE_SIGNAL) {
+                    j.cause = CAUSE_SIGNAL;
+                    j.cause_pe = (int)si.ssi_signo;
+                    j.cause_status = 128 + (int)si.ssi_signo;
+                }
+                /* Forward it; a second one ends everything at once. */
+                signal_all(&j, j.termed ? SIGKILL : (int)si.ssi_signo);
+                j.termed = 1;
+                if (j.kill_at == 0)
+                    j.kill_at = gshmemi_now_ns() + KILL_NS;
+            }
+            reap(&j);
+        }
+        reap(&j);
+        now = gshmemi_now_ns();
+        if (now >= job_deadline && j.cause < CAUSE_TIMEOUT) {
+            fprintf(stderr, "gshmrun: the job ran past its %g s timeout; ending it\n", timeout);
+            j.cause = CAUSE_TIMEOUT;
+            j.cause_status = 124;
+            plan_end(&j, 0);
+            job_deadline = UINT64_MAX;
+        }
+        if (j.term_at != 0 && now >= j.term_at && !j.termed) {
+            signal_all(&j, SIGTERM);
+            j.termed = 1;
+            j.kill_at = now + KILL_NS;
+        }
+        if (j.kill_at != 0 && now >= j.kill_at) {
+            signal_all(&j, SIGKILL);
+            j.kill_at = UINT64_MAX;
+        }
+    }
+    gshmemi_uid_root_stop(root);
+
+    char how[128];
+    switch (j.cause) {
+    case CAUSE_NONE:
+        return 0;
+    case CAUSE_FAILED:
+        describe_status(j.pes[j.cause_pe].status, how, sizeof(how));
+        fprintf(stderr, "gshmrun: pe %d (pid %d) %s; the job was ended\n", j.cause_pe,
+                (int)j.pes[j.cause_pe].pid, how);
+        return j.cause_status;
+    case CAUSE_ABORT:
+        if (j.cause_status != 0)
+            fprintf(stderr, "gshmrun: pe %d ended the job with status %d\n", j.cause_pe,
+                    j.cause_status);
+        return j.cause_status;
+    case CAUSE_SIGNAL:
+        fprintf(stderr, "gshmrun: interrupted by signal %d (%s); the PEs were ended\n", j.cause_pe,
+                strsignal(j.cause_pe));
+        return j.cause_status;
+    case CAUSE_TIMEOUT:
+        return 124;
+    }
+    return 1;
+}
