@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Launch, failure and shut-down scenarios of `lifecycle`, checked from the
+outside: exit statuses, messages, time taken.
+
+usage: check_launch.py GSHMRUN LIFECYCLE [MPIRUN|-] [SCENARIO...]"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+gshmrun, prog = sys.argv[1], sys.argv[2]
+mpirun = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else None
+only = sys.argv[4:]
+ENV = dict(os.environ, GSHMEM_TIMEOUT="60")
+if os.geteuid() == 0:
+    ENV.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+results = []
+
+
+def run(args, env=None, timeout=60):
+    t0 = time.monotonic()
+    r = subprocess.run(args, env=env or ENV, capture_output=True, text=True, timeout=timeout)
+    return r, time.monotonic() - t0
+
+
+def scenario(fn):
+    if not only or fn.__name__ in only:
+        try:
+            problems = fn() or []
+        except Exception as e:  # a hang past its limit, mostly
+            problems = [f"{type(e).__name__}: {e}"]
+        results.append((fn.__name__, problems))
+        print(("ok   " if not problems else "FAIL ") + fn.__name__)
+        for p in problems:
+            print("    " + p.replace("\n", "\n    "))
+    return fn
+
+
+def expect(cond, what, r=None):
+    if cond:
+        return []
+    return [what + ("" if r is None else f"\n  exit {r.returncode}\n  stderr:\n{r.stderr}\n  stdout:\n{r.stdout}")]
+
+
+@scenario
+def pe_killed_in_barrier():
+    r, took = run([gshmrun, "-n", "4", prog, "barrier-kill"])
+    p = expect(r.returncode == 128 + 9, "gshmrun should exit 137 (pe 2 killed by SIGKILL)", r)
+    p += expect(took < 10, f"took {took:.1f} s, more than 10")
+    p += expect(re.search(r"gshmrun: pe 2 \(pid \d+\) was killed by signal 9", r.stderr),
+                "gshmrun did not name pe 2", r)
+    for pe in (0, 1, 3):
+        p += expect(re.search(rf"gshmem pe {pe} \(\S+\) error core: pe 2 \(pid \d+ on \S+\) ended "
+                              r"while this pe was in gshmem_barrier_all; ending this pe", r.stderr),
+                    f"pe {pe} did not report the loss of pe 2", r)
+    return p
+
+
+if mpirun:
+    @scenario
+    def pe_killed_in_barrier_mpirun():
+        r, took = run([mpirun, "--oversubscribe", "--bind-to", "none", "-np", "4", prog,
+                       "barrier-kill"])
+        p = expect(r.returncode != 0, "mpirun exited 0", r)
+        return p + expect(took < 10, f"took {took:.1f} s, more than 10")
+
+
+@scenario
+def exit_status_propagates():
+    r, took = run([gshmrun, "-n", "3", prog, "exit-status"])
+    p = expect(r.returncode == 3, "gshmrun should exit 3", r)
+    p += expect(re.search(r"gshmrun: pe 1 \(pid \d+\) exited with status 3; the job was ended",
+                          r.stderr), "gshmrun did not say which PE failed", r)
+    return p + expect(took < 10, f"took {took:.1f} s")
+
+
+@scenario
+def global_exit():
+    r, took = run([gshmrun, "-n", "3", prog, "global-exit"])
+    p = expect(r.returncode == 5, "gshmrun should exit 5", r)
+    p += expect("gshmrun: pe 1 ended the job with status 5" in r.stderr, "no message", r)
+    p += expect("lost" not in r.stderr and "ended while" not in r.stderr,
+                "PEs reported a loss for a global exit", r)
+    return p + expect(took < 5, f"took {took:.1f} s")
+
+
+@scenario
+def sigint_is_forwarded():
+    t0 = time.monotonic()
+    proc = subprocess.Popen([gshmrun, "-n", "3", prog, "sleep"], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen = 0
+    while seen < 3 and time.monotonic() - t0 < 30:
+        line = proc.stdout.readline()
+        seen += "sleeping" in line
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return ["gshmrun did not end within 10 s of SIGINT"]
+    p = expect(seen == 3, f"only {seen} PEs started")
+    p += expect(proc.returncode == 130, f"exit status {proc.returncode}, expected 130")
+    return p + expect("interrupted by signal 2" in err, "no message: " + err)
+
+
+@scenario
+def job_timeout():
+    r, took = run([gshmrun, "-n", "2", "-t", "1", prog, "sleep"])
+    p = expect(r.returncode == 124, "gshmrun -t should exit 124", r)
+    p += expect("ran past its 1 s timeout" in r.stderr, "no timeout message", r)
+    return p + expect(took < 6, f"took {took:.1f} s")
+
+
+@scenario
+def intruder_during_init():
+    r, _ = run([gshmrun, "-n", "3", prog, "intrude"])
+    p = expect(r.returncode == 0, "the job failed", r)
+    p += expect("wrong job secret" in r.stderr, "the intruder was not logged", r)
+    return p + expect(r.stdout.count(": ok") == 3, "PEs did not all check out", r)
+
+
+def uid_job(nranks, start, extra_env=None):
+    d = tempfile.mkdtemp()
+    env = dict(ENV, **(extra_env or {}))
+    procs = [subprocess.Popen([prog, "uid", str(r), str(nranks), os.path.join(d, "uid")], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for r in range(start)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    shutil.rmtree(d)
+    return [(p.returncode, o, e) for p, (o, e) in zip(procs, outs)]
+
+
+@scenario
+def uniqueid_held_by_application():
+    res = uid_job(3, 3)
+    return [f"rank {i}: exit {rc}\n{o}{e}" for i, (rc, o, e) in enumerate(res)
+            if rc != 0 or "ok" not in o]
+
+
+@scenario
+def uniqueid_rank_never_arrives():
+    t0 = time.monotonic()
+    res = uid_job(3, 2, {"GSHMEM_BOOTSTRAP_TIMEOUT": "2"})
+    took = time.monotonic() - t0
+    p = [f"rank {i}: exit {rc}, expected a failure" for i, (rc, _, _) in enumerate(res) if rc == 0]
+    err = "".join(e for _, _, e in res)
+    p += expect("pe(s) 2 of 3 never reached the root within 2 s" in err, "rank 2 not named: " + err)
+    return p + expect(took < 15, f"took {took:.1f} s")
+
+
+@scenario
+def ipv6_bootstrap():
+    if not os.path.exists("/proc/net/if_inet6") or "00000000000000000000000000000001" not in open(
+            "/proc/net/if_inet6").read():
+        print("    (no IPv6 loopback here: skipped)")
+        return []
+    r, _ = run([gshmrun, "-n", "3", prog], env=dict(ENV, GSHMEM_BOOTSTRAP_FAMILY="ipv6"))
+    return expect(r.returncode == 0 and r.stdout.count(": ok") == 3, "IPv6 job failed", r)
+
+
+@scenario
+def init_finalize_leaves_nothing():
+    r, _ = run([gshmrun, "-n", "2", prog, "leaks"], env=dict(ENV, GSHMEM_SYMMETRIC_SIZE="4m"),
+               timeout=120)
+    return expect(r.returncode == 0 and r.stdout.count("leaks:") == 2, "resources left behind", r)
+
+
+@scenario
+def debug_file_and_unknown_variable():
+    d = tempfile.mkdtemp()
+    env = dict(ENV, GSHMEM_DEBUG="info", GSHMEM_DEBUG_FILE=os.path.join(d, "log.%h.%p"),
+               GSHMEM_SYMETRIC_SIZE="1m")
+    r, _ = run([gshmrun, "-n", "2", prog], env=env)
+    files = os.listdir(d)
+    text = "".join(open(os.path.join(d, f)).read() for f in files)
+    shutil.rmtree(d)
+    p = expect(r.returncode == 0, "job failed", r)
+    p += expect(len(files) == 2, f"expected a log file per PE, found {files}")
+    p += expect(re.search(r"gshmem pe 1 \(\S+\) info core: initialised: pe 1 of 2", text),
+                "no info line in the log files:\n" + text)
+    return p + expect("unknown variable GSHMEM_SYMETRIC_SIZE ignored; did you mean "
+                      "GSHMEM_SYMMETRIC_SIZE?" in text, "no warning naming the closest variable")
+
+
+failed = sum(1 for _, p in results if p)
+print(f"launch: {len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

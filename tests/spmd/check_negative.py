@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Runs each bad-input case of `negative` under gshmrun and asserts the exact
+message (a regular expression, pointers abstracted), the exit status, and
+that the other PEs neither hang nor report a lost peer.
+
+usage: check_negative.py GSHMRUN NEGATIVE"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+gshmrun, prog = sys.argv[1], sys.argv[2]
+P = r"0x[0-9a-f]+"  # a pointer
+H = r"gshmem pe 0 \(\S+:\d+\) error (rma|heap|sync): "  # the origin's prefix
+
+# case: (expected regex, job exit status, extra environment)
+ABORT = 255
+cases = {
+    "put-pe-range": (H + r"gshmem_int_put: pe 2 is out of range: there are 2 PEs \(0 to 1\)$", ABORT, {}),
+    "put-pe-negative": (H + r"gshmem_putmem: pe -1 is out of range: there are 2 PEs \(0 to 1\)$", ABORT, {}),
+    "put-not-heap": (H + rf"gshmem_int_put: dest {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
+    "get-not-heap": (H + rf"gshmem_getmem: source {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
+    "put-crosses-end": (H + rf"gshmem_putmem: dest range \[{P}, \+16\) crosses the end of the symmetric heap at {P}$",
+                        ABORT, {"GSHMEM_SYMMETRIC_SIZE": "2m"}),
+    "put-null-dest": (H + r"gshmem_putmem: dest is NULL with 8 bytes to transfer$", ABORT, {}),
+    "put-null-source": (H + r"gshmem_putmem: source is NULL with 8 bytes to transfer$", ABORT, {}),
+    "atomic-misaligned": (H + rf"gshmem_int_atomic_add: dest {P} is not aligned to 4 bytes$", ABORT, {}),
+    "signal-misaligned": (H + rf"gshmemx_signal_op: sig_addr {P} is not aligned to 8 bytes$", ABORT, {}),
+    "bad-sig-op": (H + r"gshmem_putmem_signal: sig_op 7 is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD$", ABORT, {}),
+    "bad-cmp": (H + r"gshmem_int_wait_until: cmp 99 is not one of GSHMEM_CMP_EQ..GSHMEM_CMP_GE$", ABORT, {}),
+    "iput-bad-stride": (H + r"gshmem_int_iput: stride 0 is not positive$", ABORT, {}),
+    "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
+    "unreachable": (H + r"gshmem_putmem: pe 1 is not reachable from this pe: its heap is not mapped "
+                    r"\(GSHMEM_DISABLE_P2P is set\) and this build has no network transport yet$",
+                    ABORT, {"GSHMEM_DISABLE_P2P": "1"}),
+    "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
+                r"\(heap offset 4096, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
+    "before-init": (r"^gshmem \(\S+:\d+\) error rma: gshmem_putmem called before gshmem_init$", ABORT, {}),
+    # collective heap calls: the call fails, the job goes on
+    "malloc-asymmetric": (r"gshmem pe [01] \(\S+:\d+\) error heap: gshmem_malloc: asymmetric call: "
+                          r"pe 0 called gshmem_malloc\(64\); pe 1 called gshmem_malloc\(128\)$", 0, {}),
+    "align-not-power-of-two": (r"error heap: gshmem_align\(3, 10\): the alignment must be a power of two$", 0, {}),
+    "free-not-heap": (H + rf"gshmem_free\({P}\): not an address in the symmetric heap \[{P}, {P}\)$", 0, {}),
+    "free-interior": (rf"error heap: gshmem_free\({P}\): the pointer is 8 bytes into the block at {P} "
+                      r"\(1024 bytes\); pass the pointer the allocation returned$", 0, {}),
+    "free-twice": (rf"error heap: gshmem_free\({P}\): no block is allocated there \(already freed, "
+                   r"or never allocated\)$", 0, {}),
+}
+
+failed = 0
+only = sys.argv[3:]
+for name, (pattern, want_status, env) in cases.items():
+    if only and name not in only:
+        continue
+    e = dict(os.environ)
+    e.update({"GSHMEM_TIMEOUT": "30", **env})
+    t0 = time.monotonic()
+    r = subprocess.run([gshmrun, "-n", "2", "-t", "60", prog, name], env=e,
+                       capture_output=True, text=True)
+    took = time.monotonic() - t0
+    lines = r.stderr.splitlines()
+    problems = []
+    if not any(re.search(pattern, line) for line in lines):
+        problems.append("message not found: " + pattern)
+    if r.returncode != want_status:
+        problems.append(f"exit status {r.returncode}, expected {want_status}")
+    if any("was lost" in line or "ended while" in line for line in lines):
+        problems.append("a PE reported a lost peer")
+    if want_status == ABORT and not any("gshmrun: pe 0 ended the job with status 255" in l
+                                        for l in lines) and name != "before-init":
+        problems.append("gshmrun did not say which PE ended the job")
+    if took > 20:
+        problems.append(f"took {took:.1f} s")
+    if problems:
+        failed += 1
+        print(f"FAIL {name}:")
+        for p in problems:
+            print("   ", p)
+        print("    stderr:\n      " + "\n      ".join(lines))
+    else:
+        print(f"ok   {name} ({took:.2f} s)")
+print(f"negative: {len(cases) - failed if not only else len(only) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
