@@ -152,32 +152,14 @@ static void peers_fini(void)
     rt->local_pes = NULL;
 }
 
-static int peer_alive(const struct gshmemi_peer *p)
+int gshmemi_peer_alive(int pe)
 {
+    const struct gshmemi_peer *p = &gshmemi_rt.peers[pe];
     if (p->pidfd >= 0) {
         struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
         return poll(&pfd, 1, 0) == 0;
     }
     return kill(p->pid, 0) == 0 || errno != ESRCH;
-}
-
-void gshmemi_watch_peers(const char *op)
-{
-    static __thread uint64_t next_check;
-    struct gshmemi_runtime *rt = &gshmemi_rt;
-    uint64_t now = gshmemi_now_ns();
-
-    if (now < next_check || rt->peers == NULL)
-        return;
-    next_check = now + 20 * 1000 * 1000; /* 20 ms: detection well within a second */
-    for (int i = 0; i < rt->n_local; i++) {
-        int pe = rt->local_pes[i];
-        if (pe == rt->my_pe || peer_alive(&rt->peers[pe]))
-            continue;
-        GSHMEMI_ERROR(CORE, "pe %d (pid %d on %s) ended while this pe was in %s; ending this pe",
-                      pe, (int)rt->peers[pe].pid, rt->peers[pe].host, op);
-        _exit(GSHMEMI_EXIT_ERROR);
-    }
 }
 
 static void on_bootstrap_peer_lost(int pe, const char *what)

@@ -34,9 +34,8 @@ extern struct gshmemi_runtime gshmemi_rt;
  * peers, exits.  The caller has logged why. */
 void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
 
-/* Called from every blocking wait, cheaply and often: ends this PE with a
- * message naming the PE that died, if one did.  `op` is the user's call. */
-void gshmemi_watch_peers(const char *op);
+/* Whether a node-local peer's process is still there. */
+int gshmemi_peer_alive(int pe);
 
 /* The exit status used when the runtime ends a job for an error. */
 #define GSHMEMI_EXIT_ERROR 255

@@ -11,9 +11,6 @@
 #include "rma/rma.h"
 #include "sync/wait.h"
 
-/* Layout of the heap's internal area (zeroed by every gshmem_init). */
-#define BARRIER_COUNTERS 0  /* one per round: 64 rounds, any PE count */
-#define BARRIER_MY_COUNT 64 /* this PE's barriers so far: local only */
 
 GSHMEM_API void gshmem_fence(void)
 {
@@ -28,9 +25,9 @@ GSHMEM_API void gshmem_quiet(void)
 
 static void dissemination(const char *call)
 {
-    uint64_t *counters = (uint64_t *)gshmemi_heap.internal + BARRIER_COUNTERS;
+    uint64_t *counters = (uint64_t *)gshmemi_heap.internal + GSHMEMI_AREA_BARRIER;
     const int n = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
-    const uint64_t target = ++((uint64_t *)gshmemi_heap.internal)[BARRIER_MY_COUNT];
+    const uint64_t target = ++((uint64_t *)gshmemi_heap.internal)[GSHMEMI_AREA_BARRIER_COUNT];
 
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         int to = (me + d) % n;

@@ -1,5 +1,6 @@
 /* The engine behind every wait_until / test family: integers of 2, 4 or 8
- * bytes, signed or not, compared as the OpenSHMEM cmp constants say. */
+ * bytes, signed or not, compared as the OpenSHMEM cmp constants say.  Also
+ * the layout of the heap's internal area that the sync module owns. */
 #ifndef GSHMEMI_SYNC_WAIT_H
 #define GSHMEMI_SYNC_WAIT_H
 
@@ -20,6 +21,13 @@ struct gshmemi_wait {
 
 enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME };
 
+/* Layout of the heap's internal area, in 64-bit words (zeroed at init). */
+enum {
+    GSHMEMI_AREA_BARRIER = 0,        /* 64 round counters of the barriers */
+    GSHMEMI_AREA_BARRIER_COUNT = 64, /* this PE's barriers so far (local) */
+    GSHMEMI_AREA_LOST_PE = 65,       /* (reporter+1) << 32 | (lost+1), set by peers */
+};
+
 /* Checks the arguments (always on); ends the job naming the call if bad. */
 void gshmemi_wait_check(const struct gshmemi_wait *w);
 /* Vector forms given no cmp_values: ends the job naming the call. */
@@ -32,5 +40,9 @@ size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mo
  * lost peers. */
 size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
                           size_t *indices);
+
+/* Called from every blocking wait, cheaply and often: ends this PE with a
+ * message naming the PE that died, if one did.  `op` is the user's call. */
+void gshmemi_watch_peers(const char *op);
 
 #endif
