@@ -1,4 +1,5 @@
 /* Bootstrap selection and the collectives every backend shares. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,9 @@ static int open_from_launcher(struct gshmemi_bootstrap **out)
                                              (int)gshmemi_env.LAUNCH_SIZE,
                                              gshmemi_env.BOOTSTRAP_TIMEOUT, out));
     (*out)->launcher_ctrl_fd = (int)gshmemi_env.LAUNCH_CTRL_FD;
+    /* Programs this PE starts are not PEs: they must not inherit it. */
+    if ((*out)->launcher_ctrl_fd >= 0)
+        (void)fcntl((*out)->launcher_ctrl_fd, F_SETFD, FD_CLOEXEC);
     return 0;
 }
 

@@ -115,7 +115,7 @@ int gshmemi_heap_init(void)
     struct gshmemi_heap *h = &gshmemi_heap;
     const int n_pes = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
     size_t initial, gran;
-    char a[32], b[32];
+    char a[32], b[32], c[32], d[32], e[32];
     int st;
 
     memset(h, 0, sizeof(*h));
@@ -129,6 +129,29 @@ int gshmemi_heap_init(void)
                       "GSHMEM_MAX_HEAP (%s)", gshmemi_format_size(gshmemi_env.SYMMETRIC_SIZE, a, sizeof(a)),
                       gshmemi_format_size(gshmemi_env.MAX_HEAP, b, sizeof(b)));
         return GSHMEM_ERR_INVALID_ARG;
+    }
+
+    /* Every PE must size its heap alike, or allocations would diverge. */
+    {
+        uint64_t mine[2] = {initial, h->stride}, *all = malloc(sizeof(mine) * (size_t)n_pes);
+        if (all == NULL)
+            return GSHMEM_ERR_NO_MEMORY;
+        st = gshmemi_rt.bs->ops->allgather(gshmemi_rt.bs, mine, all, sizeof(mine));
+        for (int pe = 0; st == 0 && pe < n_pes; pe++) {
+            if (all[2 * pe] != mine[0] || all[2 * pe + 1] != mine[1]) {
+                GSHMEMI_ERROR(HEAP, "pe %d has GSHMEM_SYMMETRIC_SIZE %s and GSHMEM_MAX_HEAP %s, this "
+                              "pe %s and %s (in multiples of %s): every PE must use the same",
+                              pe, gshmemi_format_size(all[2 * pe], a, sizeof(a)),
+                              gshmemi_format_size(all[2 * pe + 1], b, sizeof(b)),
+                              gshmemi_format_size(mine[0], c, sizeof(c)),
+                              gshmemi_format_size(mine[1], d, sizeof(d)),
+                              gshmemi_format_size(gran, e, sizeof(e)));
+                st = GSHMEM_ERR_ASYMMETRIC;
+            }
+        }
+        free(all);
+        if (st != 0)
+            return st;
     }
 
     /* Mapped: this PE and, unless P2P is off, every PE of this node. */

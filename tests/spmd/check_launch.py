@@ -188,6 +188,17 @@ def debug_file_and_unknown_variable():
                       "GSHMEM_SYMMETRIC_SIZE?" in text, "no warning naming the closest variable")
 
 
+@scenario
+def heap_sizes_must_match():
+    r, _ = run([gshmrun, "-n", "2", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
+                'export GSHMEM_SYMMETRIC_SIZE=8m; fi; exec "$0"', prog],
+               env=dict(ENV, GSHMEM_SYMMETRIC_SIZE="4m"))
+    p = expect(r.returncode != 0, "a job with mismatched heap sizes started", r)
+    return p + expect(re.search(r"error heap: pe 1 has GSHMEM_SYMMETRIC_SIZE 8m and GSHMEM_MAX_HEAP "
+                                r"64g, this pe 4m and 64g \(in multiples of 2m\): every PE must "
+                                r"use the same", r.stderr), "no message naming the sizes", r)
+
+
 failed = sum(1 for _, p in results if p)
 print(f"launch: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

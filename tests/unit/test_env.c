@@ -62,5 +62,17 @@ int main(void)
     EXPECT(gshmemi_env_warn_unknown() == 1, "one unknown variable");
     unsetenv("GSHMEM_BOOTSTRP");
     EXPECT(gshmemi_env_warn_unknown() == 0, "no unknown variable");
+    /* Log level and subsystem mask. */
+    EXPECT(gshmemi_log_init("info", "heap,rma", "") == 0, "log init");
+    EXPECT(gshmemi_log_level == GSHMEMI_LOG_INFO, "level");
+    EXPECT(GSHMEMI_LOG_ON(GSHMEMI_LOG_INFO, HEAP) && GSHMEMI_LOG_ON(GSHMEMI_LOG_WARN, RMA) &&
+           !GSHMEMI_LOG_ON(GSHMEMI_LOG_INFO, BOOTSTRAP) && !GSHMEMI_LOG_ON(GSHMEMI_LOG_TRACE, HEAP),
+           "mask heap,rma");
+    EXPECT(gshmemi_log_init("trace", "^bootstrap", "") == 0, "log init ^");
+    EXPECT(GSHMEMI_LOG_ON(GSHMEMI_LOG_TRACE, HEAP) && !GSHMEMI_LOG_ON(GSHMEMI_LOG_ERROR + 1, BOOTSTRAP),
+           "mask ^bootstrap");
+    EXPECT(gshmemi_log_init("loud", "all", "") != 0, "bad level accepted");
+    EXPECT(gshmemi_log_init("warn", "heap,nonsense", "") != 0, "bad subsystem accepted");
+    EXPECT(gshmemi_log_init("warn", "all", "") == 0, "log reset");
     TEST_DONE();
 }
