@@ -101,106 +101,73 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
     gshmemi_signal_op(call, sig_addr, signal, sig_op, pe);
 }
 
-/* ---- typed families ------------------------------------------------------ */
+/* ---- typed and sized families ----------------------------------------------
+ * One body for both: the typed forms take TYPE pointers, the sized ones void
+ * pointers, and both move elements of sizeof(ETYPE) bytes. */
 
-#define DEF_RMA(NAME, TYPE, G)                                                                   \
-    GSHMEM_API void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
-    {                                                                                            \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
-                                            int pe)                                              \
-    {                                                                                            \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
-    {                                                                                            \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
-                                            int pe)                                              \
-    {                                                                                            \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                            \
-    {                                                                                            \
-        char *r = gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);                  \
-        memcpy(r, &value, sizeof(TYPE));                                                         \
-    }                                                                                            \
-    GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                \
-    {                                                                                            \
-        TYPE value;                                                                              \
-        const char *r = gshmemi_rma_target(__func__, "source", source, sizeof(TYPE), pe);        \
-        memcpy(&value, r, sizeof(TYPE));                                                         \
-        return value;                                                                            \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
-                                         ptrdiff_t sst, size_t nelems, int pe)                   \
-    {                                                                                            \
-        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
-                                         ptrdiff_t sst, size_t nelems, int pe)                   \
-    {                                                                                            \
-        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,    \
-                                               uint64_t *sig_addr, uint64_t signal, int sig_op,  \
-                                               int pe)                                           \
-    {                                                                                            \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
-                       sig_addr, signal, sig_op, pe);                                            \
-    }                                                                                            \
-    GSHMEM_API void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,               \
-                                                   size_t nelems, uint64_t *sig_addr,            \
-                                                   uint64_t signal, int sig_op, int pe)          \
-    {                                                                                            \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
-                       sig_addr, signal, sig_op, pe);                                            \
+#define DEF_RMA_FAMILY(PUT, PUT_NBI, GET, GET_NBI, IPUT, IGET, PUT_SIGNAL, PUT_SIGNAL_NBI, PTYPE,     \
+                       ETYPE)                                                                       \
+    GSHMEM_API void PUT(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
+    {                                                                                               \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+    }                                                                                               \
+    GSHMEM_API void PUT_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
+    {                                                                                               \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+    }                                                                                               \
+    GSHMEM_API void GET(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
+    {                                                                                               \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+    }                                                                                               \
+    GSHMEM_API void GET_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
+    {                                                                                               \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+    }                                                                                               \
+    GSHMEM_API void IPUT(PTYPE *dest, const PTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
+                         size_t nelems, int pe)                                                     \
+    {                                                                                               \
+        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(ETYPE), pe);                      \
+    }                                                                                               \
+    GSHMEM_API void IGET(PTYPE *dest, const PTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
+                         size_t nelems, int pe)                                                     \
+    {                                                                                               \
+        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(ETYPE), pe);                      \
+    }                                                                                               \
+    GSHMEM_API void PUT_SIGNAL(PTYPE *dest, const PTYPE *source, size_t nelems, uint64_t *sig_addr, \
+                               uint64_t signal, int sig_op, int pe)                                 \
+    {                                                                                               \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
+                       sig_addr, signal, sig_op, pe);                                               \
+    }                                                                                               \
+    GSHMEM_API void PUT_SIGNAL_NBI(PTYPE *dest, const PTYPE *source, size_t nelems,                 \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)         \
+    {                                                                                               \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
+                       sig_addr, signal, sig_op, pe);                                               \
+    }
+
+#define DEF_RMA(NAME, TYPE, G)                                                                      \
+    DEF_RMA_FAMILY(gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmem_##NAME##_get,               \
+                   gshmem_##NAME##_get_nbi, gshmem_##NAME##_iput, gshmem_##NAME##_iget,             \
+                   gshmem_##NAME##_put_signal, gshmem_##NAME##_put_signal_nbi, TYPE, TYPE)          \
+    GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                               \
+    {                                                                                               \
+        char *r = gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);                     \
+        memcpy(r, &value, sizeof(TYPE));                                                            \
+    }                                                                                               \
+    GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                   \
+    {                                                                                               \
+        TYPE value;                                                                                 \
+        const char *r = gshmemi_rma_target(__func__, "source", source, sizeof(TYPE), pe);           \
+        memcpy(&value, r, sizeof(TYPE));                                                            \
+        return value;                                                                               \
     }
 GSHMEM_FOR_RMA_TYPES(DEF_RMA)
 
-#define DEF_RMA_SIZED(BITS, TYPE)                                                                \
-    GSHMEM_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)      \
-    {                                                                                            \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
-    {                                                                                            \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)      \
-    {                                                                                            \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
-    {                                                                                            \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe);  \
-    }                                                                                            \
-    GSHMEM_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,             \
-                                      ptrdiff_t sst, size_t nelems, int pe)                      \
-    {                                                                                            \
-        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
-    }                                                                                            \
-    GSHMEM_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,             \
-                                      ptrdiff_t sst, size_t nelems, int pe)                      \
-    {                                                                                            \
-        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe);                    \
-    }                                                                                            \
-    GSHMEM_API void gshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,     \
-                                              uint64_t *sig_addr, uint64_t signal, int sig_op,   \
-                                              int pe)                                            \
-    {                                                                                            \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
-                       sig_addr, signal, sig_op, pe);                                            \
-    }                                                                                            \
-    GSHMEM_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, \
-                                                  uint64_t *sig_addr, uint64_t signal,           \
-                                                  int sig_op, int pe)                            \
-    {                                                                                            \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
-                       sig_addr, signal, sig_op, pe);                                            \
-    }
+#define DEF_RMA_SIZED(BITS, TYPE)                                                                   \
+    DEF_RMA_FAMILY(gshmem_put##BITS, gshmem_put##BITS##_nbi, gshmem_get##BITS,                      \
+                   gshmem_get##BITS##_nbi, gshmem_iput##BITS, gshmem_iget##BITS,                    \
+                   gshmem_put##BITS##_signal, gshmem_put##BITS##_signal_nbi, void, TYPE)
 GSHMEM_FOR_RMA_SIZES(DEF_RMA_SIZED)
 
 GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
