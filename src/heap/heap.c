@@ -93,6 +93,63 @@ out:
     return st;
 }
 
+/* ---- control segment ------------------------------------------------------ */
+
+/* Maps every node-local PE's control segment (host memory, zeroed). */
+static int ctrl_init(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    const int me = gshmemi_rt.my_pe, n_local = gshmemi_rt.n_local;
+    struct gshmemi_heap_mem mem = {.fd = -1};
+    int *peers = NULL, *fds = NULL, n_peers = 0, st;
+
+    h->ctrl_slot_of_pe = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes);
+    peers = malloc(sizeof(int) * (size_t)n_local);
+    fds = malloc(sizeof(int) * (size_t)n_local);
+    if (h->ctrl_slot_of_pe == NULL || peers == NULL || fds == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (int pe = 0; pe < gshmemi_rt.n_pes; pe++)
+        h->ctrl_slot_of_pe[pe] = -1;
+    for (int i = 0; i < n_local; i++) {
+        h->ctrl_slot_of_pe[gshmemi_rt.local_pes[i]] = i;
+        if (gshmemi_rt.local_pes[i] != me)
+            peers[n_peers++] = gshmemi_rt.local_pes[i];
+    }
+    h->n_ctrl_slots = n_local;
+    GSHMEMI_CHECK_GOTO(gshmemi_hostshm_ops.reserve((size_t)n_local * GSHMEMI_CTRL_SIZE,
+                                                   (void **)&h->ctrl_base), st, out);
+    GSHMEMI_CHECK_GOTO(gshmemi_hostshm_ops.create(GSHMEMI_CTRL_SIZE, &mem), st, out);
+    GSHMEMI_CHECK_GOTO(gshmemi_hostshm_ops.map(&mem, h->ctrl_base + (size_t)h->ctrl_slot_of_pe[me] *
+                                                         GSHMEMI_CTRL_SIZE), st, out);
+    if (n_peers > 0)
+        GSHMEMI_CHECK_GOTO(gshmemi_fdx_exchange(&h->fdx, mem.fd, UINT64_MAX, peers, n_peers, fds,
+                                                gshmemi_env.BOOTSTRAP_TIMEOUT), st, out);
+    for (int i = 0; i < n_peers; i++) {
+        struct gshmemi_heap_mem peer = {.fd = fds[i], .size = GSHMEMI_CTRL_SIZE};
+        if (st == 0)
+            st = gshmemi_hostshm_ops.map(&peer, h->ctrl_base + (size_t)h->ctrl_slot_of_pe[peers[i]] *
+                                                               GSHMEMI_CTRL_SIZE);
+        gshmemi_hostshm_ops.destroy(&peer);
+    }
+out:
+    gshmemi_hostshm_ops.destroy(&mem);
+    free(fds);
+    free(peers);
+    return st;
+}
+
+static void ctrl_fini(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    if (h->ctrl_base != NULL)
+        gshmemi_hostshm_ops.release(h->ctrl_base, (size_t)h->n_ctrl_slots * GSHMEMI_CTRL_SIZE);
+    free(h->ctrl_slot_of_pe);
+    h->ctrl_base = NULL;
+    h->ctrl_slot_of_pe = NULL;
+}
+
 /* ---- init / fini -------------------------------------------------------- */
 
 static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
@@ -180,25 +237,22 @@ int gshmemi_heap_init(void)
     GSHMEMI_CHECK_GOTO(h->ops->reserve(h->stride * (size_t)h->n_slots, (void **)&h->va_base), st,
                        err_free);
     h->my_base = h->va_base + (size_t)h->slot_of_pe[me] * h->stride;
-    if (h->n_mapped_peers > 0)
+    if (gshmemi_rt.n_local > 1)
         GSHMEMI_CHECK_GOTO(gshmemi_fdx_open(&h->fdx, gshmemi_rt.bs->secret, gshmemi_rt.bs->job_id, me),
                            st, err_release);
-    GSHMEMI_CHECK_GOTO(gshmemi_alloc_init(&h->alloc, 0), st, err_close_fdx);
+    GSHMEMI_CHECK_GOTO(ctrl_init(), st, err_ctrl);
+    GSHMEMI_CHECK_GOTO(gshmemi_alloc_init(&h->alloc, 0), st, err_ctrl);
     GSHMEMI_CHECK_GOTO(heap_grow(initial), st, err_alloc);
-    size_t off;
-    GSHMEMI_CHECK_GOTO(gshmemi_alloc_take(&h->alloc, GSHMEMI_HEAP_INTERNAL_SIZE, 0, &off), st,
-                       err_alloc);
-    h->internal = h->my_base + off;
-    memset(h->internal, 0, GSHMEMI_HEAP_INTERNAL_SIZE);
     GSHMEMI_INFO(HEAP, "%s heap at %p, %zu bytes, up to %zu; %d of %d PEs mapped", h->ops->name,
                  (void *)h->my_base, h->size, h->stride, h->n_slots, n_pes);
-    /* Nobody may touch a peer's internal area before the peer cleared it. */
-    GSHMEMI_CHECK_GOTO(gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs), st, err_alloc);
+    /* The heap growth's allgather was the last collective: every PE has
+     * mapped every control segment, zeroed by its creation. */
     return 0;
 
 err_alloc:
     gshmemi_alloc_fini(&h->alloc);
-err_close_fdx:
+err_ctrl:
+    ctrl_fini();
     gshmemi_fdx_close(&h->fdx);
 err_release:
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
@@ -215,6 +269,7 @@ void gshmemi_heap_fini(void)
     if (h->ops == NULL)
         return;
     gshmemi_fdx_close(&h->fdx);
+    ctrl_fini();
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
     gshmemi_alloc_fini(&h->alloc);
     free(h->slot_of_pe);
@@ -412,8 +467,6 @@ static int check_block(const char *call, const void *ptr, size_t *off_out, size_
     }
     switch (gshmemi_alloc_lookup(&h->alloc, (size_t)(p - h->my_base), &bo, &bs)) {
     case GSHMEMI_ALLOC_BLOCK_START:
-        if (h->my_base + bo == h->internal)
-            break;
         *off_out = bo;
         *size_out = bs;
         return 0;

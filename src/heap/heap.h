@@ -24,10 +24,16 @@ struct gshmemi_heap {
     struct gshmemi_alloc alloc;
     struct gshmemi_fdx fdx;
     uint64_t growths;
-    char *internal;      /* the runtime's own symmetric area */
+
+    /* The control segment: host memory of the runtime's own (barrier
+     * counters, failure notices), shared with every PE of this node
+     * whatever memory the heap is in, one slot per local PE. */
+    char *ctrl_base;
+    int *ctrl_slot_of_pe; /* -1 for PEs on other nodes */
+    int n_ctrl_slots;
 };
 
-#define GSHMEMI_HEAP_INTERNAL_SIZE 4096
+#define GSHMEMI_CTRL_SIZE (64u << 10)
 
 extern struct gshmemi_heap gshmemi_heap;
 
@@ -49,6 +55,15 @@ static inline void *gshmemi_heap_peer_addr(const void *p, int pe)
         return NULL;
     return gshmemi_heap.va_base + (size_t)slot * gshmemi_heap.stride +
            ((const char *)p - gshmemi_heap.my_base);
+}
+
+/* Word `index` of pe's control segment, or NULL where pe is on another node. */
+static inline uint64_t *gshmemi_ctrl_word(int pe, size_t index)
+{
+    int slot = gshmemi_heap.ctrl_slot_of_pe[pe];
+    if (slot < 0)
+        return NULL;
+    return (uint64_t *)(gshmemi_heap.ctrl_base + (size_t)slot * GSHMEMI_CTRL_SIZE) + index;
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* Ordering (fence, quiet) and the all-PE barriers.
  *
  * barrier_all and sync_all are dissemination barriers over counters in the
- * heap's internal area: in round r each PE adds one to the round-r counter
+ * control segment (host memory shared by the PEs of a node, whatever memory
+ * the heap is in): in round r each PE adds one to the round-r counter
  * of PE me+2^r and waits until its own reaches the barrier count.  Counting
  * (rather than flags) needs no reset, so a PE already in the next barrier
  * never disturbs a slow one; and it is right for any number of PEs. */
@@ -25,14 +26,16 @@ GSHMEM_API void gshmem_quiet(void)
 
 static void dissemination(const char *call)
 {
-    uint64_t *counters = (uint64_t *)gshmemi_heap.internal + GSHMEMI_AREA_BARRIER;
     const int n = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
-    const uint64_t target = ++((uint64_t *)gshmemi_heap.internal)[GSHMEMI_AREA_BARRIER_COUNT];
+    uint64_t *counters = gshmemi_ctrl_word(me, GSHMEMI_AREA_BARRIER);
+    const uint64_t target = ++*gshmemi_ctrl_word(me, GSHMEMI_AREA_BARRIER_COUNT);
 
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         int to = (me + d) % n;
-        uint64_t *remote = (uint64_t *)gshmemi_rma_target(call, "barrier counter", &counters[r],
-                                                          sizeof(uint64_t), to);
+        uint64_t *remote = gshmemi_ctrl_word(to, GSHMEMI_AREA_BARRIER + (size_t)r);
+        if (remote == NULL)
+            gshmemi_rma_fail(call, "pe %d is on another node and this build has no network "
+                             "transport yet", to);
         __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
         const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,
                                        .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,

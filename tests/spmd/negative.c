@@ -84,11 +84,11 @@ int main(int argc, char **argv)
         }
     }
     if (strcmp(c, "put-crosses-end") == 0) {
-        /* GSHMEM_SYMMETRIC_SIZE=2m; the heap's own 4 KiB, heap_ptr and sig
+        /* GSHMEM_SYMMETRIC_SIZE=2m; heap_ptr and sig
          * come first: this block ends exactly where the heap ends. */
-        char *last = gshmem_malloc((2 << 20) - 4096 - 1024 - 256);
+        char *last = gshmem_malloc((2 << 20) - 1024 - 256);
         if (me == 0)
-            gshmem_putmem(last + (2 << 20) - 4096 - 1024 - 256 - 8, &local, 16, 0);
+            gshmem_putmem(last + (2 << 20) - 1024 - 256 - 8, &local, 16, 0);
     }
     /* Only PE 0 may fail: the others must not time out, nor find that a
      * barrier cannot reach an unmapped PE. */
