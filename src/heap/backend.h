@@ -15,8 +15,15 @@ struct gshmemi_heap_mem {
 
 struct gshmemi_heap_backend_ops {
     const char *name;
-    /* size and alignment of chunks and of the reservation */
-    size_t granularity;
+    /* host code cannot load or store this memory: it goes through the GPU */
+    int on_device;
+
+    /* setup: the size and alignment of chunks and reservations */
+    int (*open)(size_t *granularity);
+    /* which node-local PEs' heaps can be mapped here: mappable[i] for
+     * local_pes[i].  Collective (every PE calls it). */
+    int (*plan)(const int *local_pes, int n_local, int *mappable);
+    void (*close)(void);
 
     /* address space */
     int (*reserve)(size_t size, void **base_out);
@@ -36,5 +43,6 @@ struct gshmemi_heap_backend_ops {
 };
 
 extern const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops;
+extern const struct gshmemi_heap_backend_ops gshmemi_cumem_ops;
 
 #endif

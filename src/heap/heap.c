@@ -20,6 +20,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "device/gpu.h"
 #include "heap/heap.h"
 
 struct gshmemi_heap gshmemi_heap;
@@ -152,19 +153,34 @@ static void ctrl_fini(void)
 
 /* ---- init / fini -------------------------------------------------------- */
 
+/* GSHMEM_HEAP: device memory when a usable GPU exists (auto) or when asked
+ * (device), else host memory.  Opens the GPU for the device heap. */
 static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
 {
     const char *want = gshmemi_env.HEAP;
-    if (strcmp(want, "auto") == 0 || strcmp(want, "host") == 0) {
+    char why[256] = "";
+    int st;
+
+    if (strcmp(want, "host") == 0) {
         *ops = &gshmemi_hostshm_ops;
         return 0;
     }
-    if (strcmp(want, "device") == 0) {
-        GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP=device: this build has no GPU heap backend");
-        return GSHMEM_ERR_NOT_SUPPORTED;
+    if (strcmp(want, "auto") != 0 && strcmp(want, "device") != 0) {
+        GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP is '%s': expected auto, device or host", want);
+        return GSHMEM_ERR_INVALID_ARG;
     }
-    GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP is '%s': expected auto, device or host", want);
-    return GSHMEM_ERR_INVALID_ARG;
+    st = gshmemi_gpu_open(gshmemi_rt.local_rank, why, sizeof(why));
+    if (st == GSHMEM_ERR_NOT_SUPPORTED && strcmp(want, "auto") == 0) {
+        GSHMEMI_INFO(HEAP, "no usable GPU (%s): the heap is in host memory", why);
+        *ops = &gshmemi_hostshm_ops;
+        return 0;
+    }
+    if (st == GSHMEM_ERR_NOT_SUPPORTED)
+        GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP=device, but there is no usable GPU: %s", why);
+    if (st != 0)
+        return st;
+    *ops = &gshmemi_cumem_ops;
+    return 0;
 }
 
 int gshmemi_heap_init(void)
@@ -173,26 +189,32 @@ int gshmemi_heap_init(void)
     const int n_pes = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
     size_t initial, gran;
     char a[32], b[32], c[32], d[32], e[32];
+    int *mappable = NULL;
     int st;
 
     memset(h, 0, sizeof(*h));
     h->fdx.listen_fd = -1;
     GSHMEMI_CHECK(heap_pick_backend(&h->ops));
-    gran = h->ops->granularity;
+    h->on_device = h->ops->on_device;
+    GSHMEMI_CHECK_GOTO(h->ops->open(&h->granularity), st, err_gpu);
+    gran = h->granularity;
     h->stride = GSHMEMI_ALIGN_UP(gshmemi_env.MAX_HEAP, gran);
     initial = GSHMEMI_ALIGN_UP(gshmemi_env.SYMMETRIC_SIZE, gran);
     if (initial == 0 || initial > h->stride) {
         GSHMEMI_ERROR(HEAP, "GSHMEM_SYMMETRIC_SIZE (%s) must be above 0 and at most "
                       "GSHMEM_MAX_HEAP (%s)", gshmemi_format_size(gshmemi_env.SYMMETRIC_SIZE, a, sizeof(a)),
                       gshmemi_format_size(gshmemi_env.MAX_HEAP, b, sizeof(b)));
-        return GSHMEM_ERR_INVALID_ARG;
+        st = GSHMEM_ERR_INVALID_ARG;
+        goto err_close;
     }
 
     /* Every PE must size its heap alike, or allocations would diverge. */
     {
         uint64_t mine[2] = {initial, h->stride}, *all = malloc(sizeof(mine) * (size_t)n_pes);
-        if (all == NULL)
-            return GSHMEM_ERR_NO_MEMORY;
+        if (all == NULL) {
+            st = GSHMEM_ERR_NO_MEMORY;
+            goto err_close;
+        }
         st = gshmemi_rt.bs->ops->allgather(gshmemi_rt.bs, mine, all, sizeof(mine));
         for (int pe = 0; st == 0 && pe < n_pes; pe++) {
             if (all[2 * pe] != mine[0] || all[2 * pe + 1] != mine[1]) {
@@ -208,21 +230,24 @@ int gshmemi_heap_init(void)
         }
         free(all);
         if (st != 0)
-            return st;
+            goto err_close;
     }
 
     /* Mapped: this PE and, unless P2P is off, every PE of this node. */
     h->slot_of_pe = malloc(sizeof(int) * (size_t)n_pes);
     h->mapped_peers = malloc(sizeof(int) * (size_t)gshmemi_rt.n_local);
-    if (h->slot_of_pe == NULL || h->mapped_peers == NULL) {
+    mappable = malloc(sizeof(int) * (size_t)gshmemi_rt.n_local);
+    if (h->slot_of_pe == NULL || h->mapped_peers == NULL || mappable == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err_free;
     }
+    GSHMEMI_CHECK_GOTO(h->ops->plan(gshmemi_rt.local_pes, gshmemi_rt.n_local, mappable), st,
+                       err_free);
     for (int pe = 0; pe < n_pes; pe++)
         h->slot_of_pe[pe] = -1;
     for (int i = 0; i < gshmemi_rt.n_local; i++) {
         int pe = gshmemi_rt.local_pes[i];
-        if (pe != me && gshmemi_env.DISABLE_P2P)
+        if (pe != me && (gshmemi_env.DISABLE_P2P || !mappable[i]))
             continue;
         h->slot_of_pe[pe] = h->n_slots++;
         if (pe != me)
@@ -245,6 +270,7 @@ int gshmemi_heap_init(void)
     GSHMEMI_CHECK_GOTO(heap_grow(initial), st, err_alloc);
     GSHMEMI_INFO(HEAP, "%s heap at %p, %zu bytes, up to %zu; %d of %d PEs mapped", h->ops->name,
                  (void *)h->my_base, h->size, h->stride, h->n_slots, n_pes);
+    free(mappable);
     /* The heap growth's allgather was the last collective: every PE has
      * mapped every control segment, zeroed by its creation. */
     return 0;
@@ -257,8 +283,13 @@ err_ctrl:
 err_release:
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
 err_free:
+    free(mappable);
     free(h->slot_of_pe);
     free(h->mapped_peers);
+err_close:
+    h->ops->close();
+err_gpu:
+    gshmemi_gpu_close();
     memset(h, 0, sizeof(*h));
     return st;
 }
@@ -270,7 +301,11 @@ void gshmemi_heap_fini(void)
         return;
     gshmemi_fdx_close(&h->fdx);
     ctrl_fini();
+    if (h->on_device)
+        gshmemi_gpu_quiet("gshmem_finalize");
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
+    h->ops->close();
+    gshmemi_gpu_close();
     gshmemi_alloc_fini(&h->alloc);
     free(h->slot_of_pe);
     free(h->mapped_peers);
@@ -339,6 +374,8 @@ static int heap_agree(struct heap_req *mine)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "out of host memory");
     }
     /* Everything issued before the call is complete before anyone proceeds. */
+    if (gshmemi_heap.on_device)
+        gshmemi_gpu_quiet(req_call(mine->op));
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     st = bs->ops->allgather(bs, mine, all, sizeof(*mine));
     if (st != 0) {
@@ -385,7 +422,7 @@ static void *heap_take(const char *call, size_t size, size_t align)
     if (gshmemi_alloc_take(&h->alloc, size, align, &off) == 0)
         return h->my_base + off;
     size_t need = gshmemi_alloc_needed_capacity(&h->alloc, size, align);
-    size_t new_size = GSHMEMI_ALIGN_UP(need, h->ops->granularity);
+    size_t new_size = GSHMEMI_ALIGN_UP(need, h->granularity);
     if (need < size || new_size > h->stride) {
         GSHMEMI_ERROR(HEAP, "%s(%zu): the heap would need %s bytes, over GSHMEM_MAX_HEAP (%s)",
                       call, size, gshmemi_format_size(new_size, a, sizeof(a)),
@@ -445,7 +482,9 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
         return NULL;
     }
     void *p = heap_alloc_call(REQ_CALLOC, total, 0);
-    if (p != NULL)
+    if (p != NULL && gshmemi_heap.on_device)
+        gshmemi_gpu_memset("gshmem_calloc", p, 0, total);
+    else if (p != NULL)
         memset(p, 0, total);
     /* No PE may write into the block before its owner has cleared it. */
     if (gshmemi_rt.initialized && gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
@@ -530,7 +569,11 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
     } else {
         result = heap_take("gshmem_realloc", size, 0);
         if (result != NULL) {
-            memcpy(result, h->my_base + off, GSHMEMI_MIN(old_size, size));
+            if (h->on_device)
+                gshmemi_gpu_copy("gshmem_realloc", result, h->my_base + off,
+                                 GSHMEMI_MIN(old_size, size), 1);
+            else
+                memcpy(result, h->my_base + off, GSHMEMI_MIN(old_size, size));
             gshmemi_alloc_give(&h->alloc, off);
         }
     }

@@ -21,6 +21,8 @@ struct gshmemi_heap {
     int *mapped_peers;   /* other PEs whose heaps are mapped here */
     int n_mapped_peers;
     const struct gshmemi_heap_backend_ops *ops;
+    int on_device;       /* GPU memory: host code goes through device/gpu.h */
+    size_t granularity;  /* of chunks and growth */
     struct gshmemi_alloc alloc;
     struct gshmemi_fdx fdx;
     uint64_t growths;

@@ -13,6 +13,23 @@
 
 #define HOSTSHM_GRANULARITY (2u << 20)
 
+static int hostshm_open(size_t *granularity)
+{
+    *granularity = HOSTSHM_GRANULARITY;
+    return 0;
+}
+
+/* Every PE of the node shares memory with every other. */
+static int hostshm_plan(const int *local_pes, int n_local, int *mappable)
+{
+    (void)local_pes;
+    for (int i = 0; i < n_local; i++)
+        mappable[i] = 1;
+    return 0;
+}
+
+static void hostshm_close(void) {}
+
 static int hostshm_reserve(size_t size, void **base_out)
 {
     /* Over-reserve to align the base on the granularity, then trim. */
@@ -95,7 +112,10 @@ static void hostshm_destroy(struct gshmemi_heap_mem *mem)
 
 const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops = {
     .name = "hostshm",
-    .granularity = HOSTSHM_GRANULARITY,
+    .on_device = 0,
+    .open = hostshm_open,
+    .plan = hostshm_plan,
+    .close = hostshm_close,
     .reserve = hostshm_reserve,
     .release = hostshm_release,
     .create = hostshm_create,

@@ -6,9 +6,21 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
+#include "device/gpu.h"
 #include "rma/rma.h"
 
-static inline void rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe)
+/* A copy to or from the heap: plain on the host heap; through the GPU's
+ * copy engines on the device heap, waited for unless non-blocking. */
+static inline void heap_copy(const char *call, void *dst, const void *src, size_t n, int blocking)
+{
+    if (GSHMEMI_UNLIKELY(gshmemi_heap.on_device))
+        gshmemi_gpu_copy(call, dst, src, n, blocking);
+    else
+        memcpy(dst, src, n);
+}
+
+static inline void rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                           int blocking)
 {
     if (nbytes == 0) {
         gshmemi_rma_check_pe(call, pe);
@@ -16,10 +28,11 @@ static inline void rma_put(const char *call, void *dest, const void *src, size_t
     }
     char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
     gshmemi_rma_check_local(call, "source", src, nbytes);
-    memcpy(r, src, nbytes);
+    heap_copy(call, r, src, nbytes, blocking);
 }
 
-static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe)
+static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                           int blocking)
 {
     if (nbytes == 0) {
         gshmemi_rma_check_pe(call, pe);
@@ -27,7 +40,7 @@ static inline void rma_get(const char *call, void *dest, const void *src, size_t
     }
     const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
     gshmemi_rma_check_local(call, "dest", dest, nbytes);
-    memcpy(dest, r, nbytes);
+    heap_copy(call, dest, r, nbytes, blocking);
 }
 
 /* Bytes spanned by nelems elements at a stride: ((nelems-1)*stride+1)*esize. */
@@ -55,8 +68,11 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     char *r = gshmemi_rma_target(call, "dest", dest, dspan, pe);
     const char *s = src;
     gshmemi_rma_check_local(call, "source", src, 1);
-    for (size_t i = 0; i < nelems; i++)
-        memcpy(r + i * (size_t)dst * esize, s + i * (size_t)sst * esize, esize);
+    if (gshmemi_heap.on_device)
+        gshmemi_gpu_copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
+    else
+        for (size_t i = 0; i < nelems; i++)
+            memcpy(r + i * (size_t)dst * esize, s + i * (size_t)sst * esize, esize);
 }
 
 static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -71,34 +87,42 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
-    for (size_t i = 0; i < nelems; i++)
-        memcpy(d + i * (size_t)dst * esize, r + i * (size_t)sst * esize, esize);
+    if (gshmemi_heap.on_device)
+        gshmemi_gpu_copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
+    else
+        for (size_t i = 0; i < nelems; i++)
+            memcpy(d + i * (size_t)dst * esize, r + i * (size_t)sst * esize, esize);
 }
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
     gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
-    /* Release: the data put before the signal is seen before the signal. */
-    if (sig_op == GSHMEM_SIGNAL_SET)
-        __atomic_store_n(r, signal, __ATOMIC_RELEASE);
-    else if (sig_op == GSHMEM_SIGNAL_ADD)
-        __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
-    else
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);
+    if (gshmemi_heap.on_device) /* after this stream's copies, with a system fence */
+        gshmemi_gpu_signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
+    /* Release: the data put before the signal is seen before the signal. */
+    else if (sig_op == GSHMEM_SIGNAL_SET)
+        __atomic_store_n(r, signal, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
 }
 
 static inline void rma_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
-                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                  int blocking)
 {
     /* Check the signal before moving data, so a bad call changes nothing. */
     (void)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);
-    rma_put(call, dest, src, nbytes, pe);
+    rma_put(call, dest, src, nbytes, pe, 0);
     gshmemi_signal_op(call, sig_addr, signal, sig_op, pe);
+    if (blocking && gshmemi_heap.on_device) /* the source may be reused on return */
+        gshmemi_gpu_quiet(call);
 }
 
 /* ---- typed and sized families ----------------------------------------------
@@ -109,19 +133,19 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
                        ETYPE)                                                                       \
     GSHMEM_API void PUT(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
     {                                                                                               \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 1);     \
     }                                                                                               \
     GSHMEM_API void PUT_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
     {                                                                                               \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 0);     \
     }                                                                                               \
     GSHMEM_API void GET(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
     {                                                                                               \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 1);     \
     }                                                                                               \
     GSHMEM_API void GET_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
     {                                                                                               \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe);     \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 0);     \
     }                                                                                               \
     GSHMEM_API void IPUT(PTYPE *dest, const PTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
                          size_t nelems, int pe)                                                     \
@@ -137,13 +161,13 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
                                uint64_t signal, int sig_op, int pe)                                 \
     {                                                                                               \
         rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
-                       sig_addr, signal, sig_op, pe);                                               \
+                       sig_addr, signal, sig_op, pe, 1);                                               \
     }                                                                                               \
     GSHMEM_API void PUT_SIGNAL_NBI(PTYPE *dest, const PTYPE *source, size_t nelems,                 \
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)         \
     {                                                                                               \
         rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
-                       sig_addr, signal, sig_op, pe);                                               \
+                       sig_addr, signal, sig_op, pe, 0);                                               \
     }
 
 #define DEF_RMA(NAME, TYPE, G)                                                                      \
@@ -153,13 +177,13 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
     GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                               \
     {                                                                                               \
         char *r = gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);                     \
-        memcpy(r, &value, sizeof(TYPE));                                                            \
+        heap_copy(__func__, r, &value, sizeof(TYPE), 1);                                            \
     }                                                                                               \
     GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                   \
     {                                                                                               \
         TYPE value;                                                                                 \
         const char *r = gshmemi_rma_target(__func__, "source", source, sizeof(TYPE), pe);           \
-        memcpy(&value, r, sizeof(TYPE));                                                            \
+        heap_copy(__func__, &value, r, sizeof(TYPE), 1);                                            \
         return value;                                                                               \
     }
 GSHMEM_FOR_RMA_TYPES(DEF_RMA)
@@ -172,34 +196,34 @@ GSHMEM_FOR_RMA_SIZES(DEF_RMA_SIZED)
 
 GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
-    rma_put(__func__, dest, source, nelems, pe);
+    rma_put(__func__, dest, source, nelems, pe, 1);
 }
 
 GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    rma_put(__func__, dest, source, nelems, pe);
+    rma_put(__func__, dest, source, nelems, pe, 0);
 }
 
 GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
-    rma_get(__func__, dest, source, nelems, pe);
+    rma_get(__func__, dest, source, nelems, pe, 1);
 }
 
 GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    rma_get(__func__, dest, source, nelems, pe);
+    rma_get(__func__, dest, source, nelems, pe, 0);
 }
 
 GSHMEM_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, 1);
 }
 
 GSHMEM_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
                                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, 0);
 }
 
 GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)

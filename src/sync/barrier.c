@@ -9,18 +9,22 @@
 #include <gshmem.h>
 
 #include "core/log.h"
+#include "device/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 
 
 GSHMEM_API void gshmem_fence(void)
 {
-    /* Mapped peers: stores reach them in order once ordered here. */
+    /* Host heap: stores reach mapped peers in order once ordered here.
+     * Device heap: one stream carries every operation, in order. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 GSHMEM_API void gshmem_quiet(void)
 {
+    if (gshmemi_heap.on_device)
+        gshmemi_gpu_quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 

@@ -1,13 +1,14 @@
 /* The typed wait_until / test families, generated from the type table. */
 #include <gshmem.h>
 
+#include "heap/heap.h"
 #include "sync/wait.h"
 
 #define WAIT_DESC(TYPE, ivars_, n, st, cmp_, v, vals)                                    \
     {                                                                                    \
         .call = __func__, .ivars = (void *)(ivars_), .nelems = (n), .esize = sizeof(TYPE), \
         .is_signed = (TYPE)-1 < (TYPE)1, .status = (st), .cmp = (cmp_),                  \
-        .value = (uint64_t)(v), .values = (vals)                                         \
+        .value = (uint64_t)(v), .values = (vals), .device = gshmemi_heap.on_device       \
     }
 
 /* cmp_values of the vector forms, checked. */

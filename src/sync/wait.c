@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gshmem.h>
@@ -7,6 +8,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "device/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 
@@ -42,9 +44,29 @@ static inline int compare(uint64_t a, uint64_t b, int is_signed, int cmp)
     return 0;
 }
 
-static inline int satisfied(const struct gshmemi_wait *w, size_t i)
+/* ivars as this scan sees them: in place, or a snapshot read from the GPU. */
+static const void *scan_view(const struct gshmemi_wait *w)
 {
-    uint64_t v = load_bits((const char *)w->ivars + i * w->esize, w->esize, w->is_signed, 1);
+    static __thread void *snapshot;
+    static __thread size_t snapshot_len;
+    size_t len = w->nelems * w->esize;
+
+    if (!w->device)
+        return w->ivars;
+    if (len > snapshot_len) {
+        void *p = realloc(snapshot, len);
+        if (p == NULL)
+            gshmemi_rma_fail(w->call, "out of host memory");
+        snapshot = p;
+        snapshot_len = len;
+    }
+    gshmemi_gpu_read(w->call, snapshot, w->ivars, len);
+    return snapshot;
+}
+
+static inline int satisfied(const struct gshmemi_wait *w, const void *view, size_t i)
+{
+    uint64_t v = load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, !w->device);
     uint64_t ref = w->values != NULL
                        ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
                        : w->value;
@@ -84,11 +106,12 @@ const void *gshmemi_wait_no_values(const char *call)
 size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
                          size_t *indices)
 {
+    const void *view = w->nelems > 0 ? scan_view(w) : w->ivars;
     size_t count = 0;
     for (size_t i = 0; i < w->nelems; i++) {
         if (w->status != NULL && w->status[i] != 0)
             continue;
-        int ok = satisfied(w, i);
+        int ok = satisfied(w, view, i);
         if (mode == GSHMEMI_WAIT_ALL && !ok)
             return 0;
         if (mode == GSHMEMI_WAIT_ANY && ok)
@@ -106,14 +129,15 @@ size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mo
 static void wait_timed_out(const struct gshmemi_wait *w)
 {
     char want[32], have[32];
+    const void *view = scan_view(w);
     size_t i = 0;
-    while (i + 1 < w->nelems && ((w->status != NULL && w->status[i] != 0) || satisfied(w, i)))
+    while (i + 1 < w->nelems && ((w->status != NULL && w->status[i] != 0) || satisfied(w, view, i)))
         i++;
     uint64_t ref = w->values != NULL
                        ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
                        : w->value;
     format_value(ref, w->is_signed, want, sizeof(want));
-    format_value(load_bits((char *)w->ivars + i * w->esize, w->esize, w->is_signed, 1),
+    format_value(load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, !w->device),
                  w->is_signed, have, sizeof(have));
     GSHMEMI_ERROR(SYNC, "%s timed out after %g s (GSHMEM_TIMEOUT): waiting for %p (heap offset "
                   "%zu, element %zu of %zu) to be %s %s; it holds %s",

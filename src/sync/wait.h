@@ -17,6 +17,7 @@ struct gshmemi_wait {
     int cmp;
     uint64_t value;        /* the cmp value, as its bits widened */
     const void *values;    /* vector forms: one cmp value per element */
+    int device;            /* ivars are GPU memory: read through the GPU */
 };
 
 enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME };

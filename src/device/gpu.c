@@ -1,0 +1,230 @@
+#include <stdio.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "device/gpu.h"
+
+#if GSHMEM_HAVE_CUDA
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+static struct {
+    int device;
+    cudaStream_t ops;  /* copies, atomics, signals: in issue order */
+    cudaStream_t poll; /* reads for waits */
+    uint64_t *result;  /* pinned: atomics' fetched values */
+    void *bounce;      /* pinned: poll reads */
+    size_t bounce_len;
+} gpu = {.device = -1};
+
+#define GPU_FAIL(call, what, err)                                                                \
+    do {                                                                                         \
+        GSHMEMI_ERROR(CORE, "%s: %s failed: %s", call, what, cudaGetErrorString(err));           \
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);                                              \
+    } while (0)
+#define GPU_CHECK(call, what, expr)                                                              \
+    do {                                                                                         \
+        cudaError_t gpu_err_ = (expr);                                                           \
+        if (gpu_err_ != cudaSuccess)                                                             \
+            GPU_FAIL(call, what, gpu_err_);                                                      \
+    } while (0)
+
+void *gshmemi_gpu_driver_symbol(const char *name)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        return NULL;
+    return fn;
+}
+
+/* Whether the application made a context current before gshmem_init. */
+static int app_device(void)
+{
+    CUresult (*get_current)(CUcontext *) = gshmemi_gpu_driver_symbol("cuCtxGetCurrent");
+    CUcontext ctx = NULL;
+    int dev;
+    if (get_current == NULL || get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
+        return -1;
+    return cudaGetDevice(&dev) == cudaSuccess ? dev : -1;
+}
+
+int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
+{
+    int count = 0, dev;
+    cudaError_t err = cudaGetDeviceCount(&count);
+
+    if (err != cudaSuccess || count == 0) {
+        snprintf(why, why_len, "%s", err != cudaSuccess ? cudaGetErrorString(err) : "no GPU");
+        cudaGetLastError();
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    if (gshmemi_env.DEVICE >= 0) {
+        dev = (int)gshmemi_env.DEVICE;
+        if (dev >= count) {
+            GSHMEMI_ERROR(CORE, "GSHMEM_DEVICE is %d but this process sees %d GPU(s)", dev, count);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+    } else if ((dev = app_device()) < 0) {
+        dev = local_rank % count;
+    }
+    if ((err = cudaSetDevice(dev)) != cudaSuccess || (err = cudaFree(NULL)) != cudaSuccess ||
+        (err = cudaStreamCreateWithFlags(&gpu.ops, cudaStreamNonBlocking)) != cudaSuccess ||
+        (err = cudaStreamCreateWithFlags(&gpu.poll, cudaStreamNonBlocking)) != cudaSuccess ||
+        (err = cudaHostAlloc((void **)&gpu.result, sizeof(uint64_t), cudaHostAllocMapped)) !=
+            cudaSuccess) {
+        GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
+        return GSHMEM_ERR_CUDA;
+    }
+    gpu.device = dev;
+    GSHMEMI_INFO(CORE, "using GPU %d of %d", dev, count);
+    return 0;
+}
+
+void gshmemi_gpu_close(void)
+{
+    if (gpu.device < 0)
+        return;
+    cudaStreamSynchronize(gpu.ops);
+    cudaStreamDestroy(gpu.ops);
+    cudaStreamDestroy(gpu.poll);
+    cudaFreeHost(gpu.result);
+    if (gpu.bounce != NULL)
+        cudaFreeHost(gpu.bounce);
+    gpu.bounce = NULL;
+    gpu.bounce_len = 0;
+    gpu.device = -1;
+}
+
+int gshmemi_gpu_device(void) { return gpu.device; }
+
+int gshmemi_gpu_uuid(int dev, unsigned char uuid[16])
+{
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return GSHMEM_ERR_CUDA;
+    memcpy(uuid, prop.uuid.bytes, 16);
+    return 0;
+}
+
+int gshmemi_gpu_ordinal_of(const unsigned char uuid[16])
+{
+    int count = 0;
+    unsigned char u[16];
+    cudaGetDeviceCount(&count);
+    for (int d = 0; d < count; d++)
+        if (gshmemi_gpu_uuid(d, u) == 0 && memcmp(u, uuid, 16) == 0)
+            return d;
+    return -1;
+}
+
+int gshmemi_gpu_can_access(int dev, int peer_dev)
+{
+    int can = 0;
+    if (dev == peer_dev)
+        return 1;
+    return cudaDeviceCanAccessPeer(&can, dev, peer_dev) == cudaSuccess && can;
+}
+
+void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, int blocking)
+{
+    GPU_CHECK(call, "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, gpu.ops));
+    if (blocking)
+        GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+}
+
+void gshmemi_gpu_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t esize, size_t count)
+{
+    GPU_CHECK(call, "cudaMemcpy2DAsync",
+              cudaMemcpy2DAsync(dst, dpitch, src, spitch, esize, count, cudaMemcpyDefault, gpu.ops));
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+}
+
+void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n)
+{
+    GPU_CHECK(call, "cudaMemsetAsync", cudaMemsetAsync(dst, value, n, gpu.ops));
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+}
+
+void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
+{
+    if (n > gpu.bounce_len) {
+        if (gpu.bounce != NULL)
+            cudaFreeHost(gpu.bounce);
+        gpu.bounce = NULL;
+        gpu.bounce_len = 0;
+        GPU_CHECK(call, "cudaHostAlloc", cudaHostAlloc(&gpu.bounce, n, cudaHostAllocDefault));
+        gpu.bounce_len = n;
+    }
+    GPU_CHECK(call, "cudaMemcpyAsync", cudaMemcpyAsync(gpu.bounce, src, n, cudaMemcpyDefault, gpu.poll));
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.poll));
+    memcpy(dst, gpu.bounce, n);
+}
+
+uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
+                            uint64_t b, int fetch)
+{
+    int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, fetch ? gpu.result : NULL);
+    if (err != cudaSuccess)
+        GPU_FAIL(call, "the atomic kernel", (cudaError_t)err);
+    if (!fetch)
+        return 0;
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    uint64_t v = *(volatile uint64_t *)gpu.result;
+    return size == 4 ? (uint32_t)v : v;
+}
+
+void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
+{
+    int err = gshmemi_launch_signal(gpu.ops, addr, value, op);
+    if (err != cudaSuccess)
+        GPU_FAIL(call, "the signal kernel", (cudaError_t)err);
+}
+
+void gshmemi_gpu_quiet(const char *call)
+{
+    if (gpu.device >= 0)
+        GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+}
+
+#else /* !GSHMEM_HAVE_CUDA: no GPU, and nothing here is ever reached */
+
+int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
+{
+    (void)local_rank;
+    snprintf(why, why_len, "this gshmem was built without CUDA");
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+void gshmemi_gpu_close(void) {}
+int gshmemi_gpu_device(void) { return -1; }
+void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
+int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]) { (void)dev; (void)uuid; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]) { (void)uuid; return -1; }
+int gshmemi_gpu_can_access(int dev, int peer_dev) { (void)dev; (void)peer_dev; return 0; }
+
+static void no_gpu(const char *call)
+{
+    GSHMEMI_ERROR(CORE, "%s: GPU memory reached in a build without CUDA", call);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
+void gshmemi_gpu_copy(const char *call, void *d, const void *s, size_t n, int b)
+{ (void)d; (void)s; (void)n; (void)b; no_gpu(call); }
+void gshmemi_gpu_copy_strided(const char *call, void *d, size_t dp, const void *s, size_t sp,
+                              size_t e, size_t c)
+{ (void)d; (void)dp; (void)s; (void)sp; (void)e; (void)c; no_gpu(call); }
+void gshmemi_gpu_memset(const char *call, void *d, int v, size_t n) { (void)d; (void)v; (void)n; no_gpu(call); }
+void gshmemi_gpu_read(const char *call, void *d, const void *s, size_t n) { (void)d; (void)s; (void)n; no_gpu(call); }
+uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
+                            uint64_t b, int fetch)
+{ (void)addr; (void)op; (void)size; (void)a; (void)b; (void)fetch; no_gpu(call); return 0; }
+void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
+void gshmemi_gpu_quiet(const char *call) { (void)call; }
+
+#endif

@@ -1,0 +1,67 @@
+/* The GPU this PE uses, and host-side access to GPU memory: copies through
+ * the copy engines on an internal stream, atomics and signals as small
+ * kernels on the same stream (so all complete in issue order), reads for
+ * polling on a stream of their own.  Every failure here is fatal for the
+ * calling operation: it logs the CUDA error and ends the job. */
+#ifndef GSHMEMI_DEVICE_GPU_H
+#define GSHMEMI_DEVICE_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Chooses the GPU (GSHMEM_DEVICE; else the device the application made
+ * current; else local rank modulo the count) and makes it current.
+ * Returns GSHMEM_ERR_NOT_SUPPORTED, quietly, where there is no usable GPU. */
+int gshmemi_gpu_open(int local_rank, char *why, size_t why_len);
+void gshmemi_gpu_close(void);
+int gshmemi_gpu_device(void); /* -1 when closed */
+/* The driver entry point of `name` (cuMemCreate, ...), or NULL. */
+void *gshmemi_gpu_driver_symbol(const char *name);
+/* UUID of a visible device (16 bytes), and the ordinal of a UUID (or -1). */
+int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]);
+int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]);
+int gshmemi_gpu_can_access(int dev, int peer_dev);
+
+enum gshmemi_amo_op {
+    GSHMEMI_AMO_FETCH,
+    GSHMEMI_AMO_SET,
+    GSHMEMI_AMO_SWAP,
+    GSHMEMI_AMO_CSWAP, /* a: the condition, b: the new value */
+    GSHMEMI_AMO_ADD,
+    GSHMEMI_AMO_AND,
+    GSHMEMI_AMO_OR,
+    GSHMEMI_AMO_XOR,
+};
+
+/* Copies n bytes between any memories (host or GPU, local or peer
+ * mapping); blocking waits until the copy is done. */
+void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, int blocking);
+/* count elements of esize bytes at byte pitches dpitch and spitch. */
+void gshmemi_gpu_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t esize, size_t count);
+void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n);
+/* Reads GPU memory for a poll: not ordered after pending operations. */
+void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n);
+/* An atomic of size 4 or 8 on GPU memory; returns the old value when
+ * fetch, else returns 0 at once (it completes by the next quiet). */
+uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
+                            uint64_t b, int fetch);
+/* Signal set or add on a 64-bit word, after every earlier operation. */
+void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
+/* Waits for every operation issued so far. */
+void gshmemi_gpu_quiet(const char *call);
+
+/* Kernel launchers (host_kernels.cu). */
+int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a, uint64_t b,
+                       uint64_t *result);
+int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,269 @@
+/* cumem backend: the symmetric heap in GPU memory (CUDA VMM).  Chunks are
+ * cuMemCreate allocations exported as POSIX fds and imported by every
+ * node-local PE whose GPU can reach ours (same GPU, or P2P over NVLink or
+ * PCIe); each mapping is made accessible to this PE's GPU.  The driver is
+ * reached through the runtime's entry points only, so libgshmem still loads
+ * where there is no driver. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "device/gpu.h"
+#include "heap/backend.h"
+
+#if GSHMEM_HAVE_CUDA
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+struct range {
+    uintptr_t addr;
+    size_t size;
+};
+
+static struct {
+    PFN_cuMemGetAllocationGranularity_v10020 granularity;
+    PFN_cuMemAddressReserve_v10020 reserve;
+    PFN_cuMemAddressFree_v10020 address_free;
+    PFN_cuMemCreate_v10020 create;
+    PFN_cuMemRelease_v10020 release;
+    PFN_cuMemExportToShareableHandle_v10020 export_handle;
+    PFN_cuMemImportFromShareableHandle_v10020 import_handle;
+    PFN_cuMemMap_v10020 map;
+    PFN_cuMemUnmap_v10020 unmap;
+    PFN_cuMemSetAccess_v10020 set_access;
+    PFN_cuGetErrorString_v6000 error_string;
+    int device;
+    CUmemAllocationProp prop;
+    struct range *mapped; /* unmapped before the reservation is freed */
+    size_t n_mapped, cap_mapped;
+} cm;
+
+static const char *cu_error(CUresult r)
+{
+    const char *s = NULL;
+    if (cm.error_string == NULL || cm.error_string(r, &s) != CUDA_SUCCESS || s == NULL)
+        return "unknown CUDA driver error";
+    return s;
+}
+
+#define CU_CHECK(what, expr, status)                                                    \
+    do {                                                                                \
+        CUresult cu_r_ = (expr);                                                        \
+        if (cu_r_ != CUDA_SUCCESS) {                                                    \
+            GSHMEMI_ERROR(HEAP, "%s failed: %s", what, cu_error(cu_r_));                \
+            return (status);                                                            \
+        }                                                                               \
+    } while (0)
+
+static int cumem_open(size_t *granularity)
+{
+    struct {
+        const char *name;
+        void **fn;
+    } syms[] = {
+        {"cuMemGetAllocationGranularity", (void **)&cm.granularity},
+        {"cuMemAddressReserve", (void **)&cm.reserve},
+        {"cuMemAddressFree", (void **)&cm.address_free},
+        {"cuMemCreate", (void **)&cm.create},
+        {"cuMemRelease", (void **)&cm.release},
+        {"cuMemExportToShareableHandle", (void **)&cm.export_handle},
+        {"cuMemImportFromShareableHandle", (void **)&cm.import_handle},
+        {"cuMemMap", (void **)&cm.map},
+        {"cuMemUnmap", (void **)&cm.unmap},
+        {"cuMemSetAccess", (void **)&cm.set_access},
+        {"cuGetErrorString", (void **)&cm.error_string},
+    };
+    size_t gran = 0;
+
+    for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(syms); i++) {
+        *syms[i].fn = gshmemi_gpu_driver_symbol(syms[i].name);
+        if (*syms[i].fn == NULL) {
+            GSHMEMI_ERROR(HEAP, "the CUDA driver has no %s (a driver for CUDA 12 or later is "
+                          "needed for the GPU heap)", syms[i].name);
+            return GSHMEM_ERR_NOT_SUPPORTED;
+        }
+    }
+    if (strcmp(gshmemi_env.CUMEM_HANDLE, "posix") != 0) {
+        GSHMEMI_ERROR(HEAP, "GSHMEM_CUMEM_HANDLE is '%s': only posix is supported so far",
+                      gshmemi_env.CUMEM_HANDLE);
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    cm.device = gshmemi_gpu_device();
+    memset(&cm.prop, 0, sizeof(cm.prop));
+    cm.prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    cm.prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    cm.prop.location.id = cm.device;
+    cm.prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CU_CHECK("cuMemGetAllocationGranularity",
+             cm.granularity(&gran, &cm.prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), GSHMEM_ERR_CUDA);
+    *granularity = gran;
+    return 0;
+}
+
+/* A local peer is mapped where its GPU is ours or P2P-reachable from ours. */
+static int cumem_plan(const int *local_pes, int n_local, int *mappable)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    unsigned char mine[16], *all = malloc(16 * (size_t)bs->size);
+    int st;
+
+    if (all == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    if (gshmemi_gpu_uuid(cm.device, mine) != 0) {
+        free(all);
+        return GSHMEM_ERR_CUDA;
+    }
+    st = bs->ops->allgather(bs, mine, all, 16);
+    for (int i = 0; st == 0 && i < n_local; i++) {
+        int pe = local_pes[i];
+        int dev = gshmemi_gpu_ordinal_of(all + 16 * (size_t)pe);
+        mappable[i] = dev >= 0 && gshmemi_gpu_can_access(cm.device, dev);
+        if (!mappable[i] && pe != gshmemi_rt.my_pe)
+            GSHMEMI_INFO(HEAP, "pe %d's GPU %s: not mapped", pe,
+                         dev < 0 ? "is not visible to this process" : "has no P2P path to ours");
+    }
+    free(all);
+    return st;
+}
+
+static void cumem_close(void) {}
+
+static int cumem_reserve(size_t size, void **base_out)
+{
+    CUdeviceptr p;
+    CU_CHECK("cuMemAddressReserve", cm.reserve(&p, size, 0, 0, 0), GSHMEM_ERR_NO_MEMORY);
+    *base_out = (void *)(uintptr_t)p;
+    return 0;
+}
+
+static void cumem_release(void *base, size_t size)
+{
+    for (size_t i = 0; i < cm.n_mapped; i++)
+        cm.unmap((CUdeviceptr)cm.mapped[i].addr, cm.mapped[i].size);
+    free(cm.mapped);
+    cm.mapped = NULL;
+    cm.n_mapped = cm.cap_mapped = 0;
+    cm.address_free((CUdeviceptr)(uintptr_t)base, size);
+}
+
+static int cumem_create(size_t size, struct gshmemi_heap_mem *mem)
+{
+    CUmemGenericAllocationHandle h;
+    int fd = -1;
+    CUresult r = cm.create(&h, size, &cm.prop, 0);
+    if (r != CUDA_SUCCESS) {
+        GSHMEMI_ERROR(HEAP, "cuMemCreate of %zu bytes on GPU %d failed: %s", size, cm.device,
+                      cu_error(r));
+        return r == CUDA_ERROR_OUT_OF_MEMORY ? GSHMEM_ERR_NO_MEMORY : GSHMEM_ERR_CUDA;
+    }
+    r = cm.export_handle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    if (r != CUDA_SUCCESS) {
+        GSHMEMI_ERROR(HEAP, "cuMemExportToShareableHandle failed: %s", cu_error(r));
+        cm.release(h);
+        return GSHMEM_ERR_CUDA;
+    }
+    mem->fd = fd;
+    mem->handle = (uint64_t)h;
+    mem->size = size;
+    return 0;
+}
+
+static int cumem_export_fd(const struct gshmemi_heap_mem *mem, int *fd_out)
+{
+    *fd_out = mem->fd;
+    return 0;
+}
+
+static int cumem_import_fd(int fd, size_t size, struct gshmemi_heap_mem *mem)
+{
+    CUmemGenericAllocationHandle h;
+    mem->fd = fd;
+    mem->handle = 0;
+    mem->size = size;
+    CU_CHECK("cuMemImportFromShareableHandle",
+             cm.import_handle(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+             GSHMEM_ERR_CUDA);
+    mem->handle = (uint64_t)h;
+    return 0;
+}
+
+static int cumem_map(const struct gshmemi_heap_mem *mem, void *addr)
+{
+    CUmemAccessDesc access = {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = cm.device},
+                              .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)addr;
+
+    if (cm.n_mapped == cm.cap_mapped) {
+        size_t cap = cm.cap_mapped ? 2 * cm.cap_mapped : 64;
+        struct range *r = realloc(cm.mapped, cap * sizeof(*r));
+        if (r == NULL)
+            return GSHMEM_ERR_NO_MEMORY;
+        cm.mapped = r;
+        cm.cap_mapped = cap;
+    }
+    CU_CHECK("cuMemMap", cm.map(p, mem->size, 0, (CUmemGenericAllocationHandle)mem->handle, 0),
+             GSHMEM_ERR_CUDA);
+    cm.mapped[cm.n_mapped++] = (struct range){(uintptr_t)addr, mem->size};
+    CU_CHECK("cuMemSetAccess", cm.set_access(p, mem->size, &access, 1), GSHMEM_ERR_CUDA);
+    return 0;
+}
+
+static int cumem_unmap(void *addr, size_t size)
+{
+    CU_CHECK("cuMemUnmap", cm.unmap((CUdeviceptr)(uintptr_t)addr, size), GSHMEM_ERR_CUDA);
+    for (size_t i = 0; i < cm.n_mapped; i++)
+        if (cm.mapped[i].addr == (uintptr_t)addr)
+            cm.mapped[i] = cm.mapped[--cm.n_mapped];
+    return 0;
+}
+
+/* The mapping keeps the memory: the handle can go at once. */
+static void cumem_destroy(struct gshmemi_heap_mem *mem)
+{
+    if (mem->handle != 0)
+        cm.release((CUmemGenericAllocationHandle)mem->handle);
+    if (mem->fd >= 0)
+        close(mem->fd);
+    mem->handle = 0;
+    mem->fd = -1;
+}
+
+const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
+    .name = "cumem",
+    .on_device = 1,
+    .open = cumem_open,
+    .plan = cumem_plan,
+    .close = cumem_close,
+    .reserve = cumem_reserve,
+    .release = cumem_release,
+    .create = cumem_create,
+    .export_fd = cumem_export_fd,
+    .import_fd = cumem_import_fd,
+    .map = cumem_map,
+    .unmap = cumem_unmap,
+    .destroy = cumem_destroy,
+};
+
+#else /* !GSHMEM_HAVE_CUDA */
+
+static int cumem_open(size_t *granularity)
+{
+    (void)granularity;
+    GSHMEMI_ERROR(HEAP, "the GPU heap needs a gshmem built with CUDA");
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
+    .name = "cumem",
+    .on_device = 1,
+    .open = cumem_open,
+};
+
+#endif
