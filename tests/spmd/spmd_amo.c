@@ -34,11 +34,13 @@ static int me, npes;
         gshmem_barrier_all();                                                                    \
         TYPE total = (TYPE)(npes * K), sum = (TYPE)(K * (npes * (npes + 1) / 2) + npes * K);     \
         CHECK(monotone, #NAME "_atomic_fetch_inc returned a non-increasing value");              \
-        CHECK(w[0] == total && w[1] == total, #NAME " inc: %lld, %lld, expected %lld",           \
-              (long long)w[0], (long long)w[1], (long long)total);                               \
-        CHECK(w[2] == sum, #NAME " add: %lld, expected %lld", (long long)w[2], (long long)sum);  \
-        CHECK(w[3] == (TYPE)(2 * npes * K), #NAME " compare_swap: %lld, expected %lld",          \
-              (long long)w[3], (long long)(2 * npes * K));                                       \
+        TYPE v[4];                                                                               \
+        spmd_load(v, w, sizeof(v));                                                              \
+        CHECK(v[0] == total && v[1] == total, #NAME " inc: %lld, %lld, expected %lld",           \
+              (long long)v[0], (long long)v[1], (long long)total);                               \
+        CHECK(v[2] == sum, #NAME " add: %lld, expected %lld", (long long)v[2], (long long)sum);  \
+        CHECK(v[3] == (TYPE)(2 * npes * K), #NAME " compare_swap: %lld, expected %lld",          \
+              (long long)v[3], (long long)(2 * npes * K));                                       \
         /* compare_swap that must fail returns what is there, changing nothing */                \
         gshmem_barrier_all();                                                                    \
         TYPE found = gshmem_##NAME##_atomic_compare_swap(&w[3], (TYPE)7, (TYPE)9,                \
@@ -56,13 +58,13 @@ static int me, npes;
         TYPE mine = (TYPE)(me * 3 + 1), theirs = (TYPE)(from * 3 + 1);                           \
         gshmem_##NAME##_atomic_set(&w[me], mine, to);                                            \
         gshmem_barrier_all();                                                                    \
-        CHECK(w[from] == theirs, #NAME "_atomic_set");                                           \
+        CHECK(LOAD(TYPE, &w[from]) == theirs, #NAME "_atomic_set");                              \
         CHECK(gshmem_##NAME##_atomic_fetch(&w[me], to) == mine, #NAME "_atomic_fetch");          \
         gshmem_barrier_all();                                                                    \
         TYPE old = gshmem_##NAME##_atomic_swap(&w[me], (TYPE)(mine + 1), to);                    \
         CHECK(old == mine, #NAME "_atomic_swap returned the wrong value");                       \
         gshmem_barrier_all();                                                                    \
-        CHECK(w[from] == (TYPE)(theirs + 1), #NAME "_atomic_swap stored the wrong value");       \
+        CHECK(LOAD(TYPE, &w[from]) == (TYPE)(theirs + 1), #NAME "_atomic_swap stored wrong");    \
         gshmem_barrier_all();                                                                    \
         gshmem_free(w);                                                                          \
     } while (0);
@@ -83,11 +85,13 @@ static int me, npes;
             gshmem_##NAME##_atomic_xor(&w[2], bit, pe);                                          \
         }                                                                                        \
         gshmem_barrier_all();                                                                    \
-        CHECK(w[0] == all && w[1] == all, #NAME " or");                                          \
+        TYPE v[3];                                                                               \
+        spmd_load(v, w, sizeof(v));                                                              \
+        CHECK(v[0] == all && v[1] == all, #NAME " or");                                          \
         TYPE expect_xor = 0;                                                                     \
         for (int pe = 0; pe < npes; pe++)                                                        \
             expect_xor ^= (TYPE)((TYPE)1 << (pe % width));                                       \
-        CHECK(w[2] == expect_xor, #NAME " xor");                                                 \
+        CHECK(v[2] == expect_xor, #NAME " xor");                                                 \
         gshmem_barrier_all();                                                                    \
         for (int pe = 0; pe < npes; pe++) {                                                      \
             gshmem_##NAME##_atomic_and(&w[0], (TYPE)~bit, pe);                                   \
@@ -95,7 +99,8 @@ static int me, npes;
             (void)gshmem_##NAME##_atomic_fetch_xor(&w[2], bit, pe);                              \
         }                                                                                        \
         gshmem_barrier_all();                                                                    \
-        CHECK(w[0] == 0 && w[1] == 0 && w[2] == 0, #NAME " and / fetch_xor");                    \
+        spmd_load(v, w, sizeof(v));                                                              \
+        CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0, #NAME " and / fetch_xor");                    \
         gshmem_barrier_all();                                                                    \
         gshmem_free(w);                                                                          \
     } while (0);

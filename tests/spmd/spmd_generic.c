@@ -25,8 +25,10 @@ static int me, npes, to, from;
             local[i] = (T)(me * 10 + i);                                              \
         gshmem_put(buf, local, 8, to);                                                \
         gshmem_barrier_all();                                                         \
+        T seen[16];                                                                   \
+        spmd_load(seen, buf, sizeof(seen));                                           \
         for (int i = 0; i < 8; i++)                                                   \
-            CHECK(buf[i] == (T)(from * 10 + i), "generic put " #T);                   \
+            CHECK(seen[i] == (T)(from * 10 + i), "generic put " #T);                  \
         gshmem_get(back, buf, 8, to);                                                 \
         for (int i = 0; i < 8; i++)                                                   \
             CHECK(back[i] == (T)(me * 10 + i), "generic get " #T);                    \
@@ -37,8 +39,9 @@ static int me, npes, to, from;
         gshmem_put_nbi(&buf[15], &local[7], 1, to);                                   \
         gshmem_quiet();                                                               \
         gshmem_barrier_all();                                                         \
-        CHECK(buf[8] == (T)(from + 1) && buf[9] == (T)(from * 10) &&                  \
-                  buf[11] == (T)(from * 10 + 1) && buf[15] == (T)(from * 10 + 7),     \
+        spmd_load(seen, buf, sizeof(seen));                                           \
+        CHECK(seen[8] == (T)(from + 1) && seen[9] == (T)(from * 10) &&                \
+                  seen[11] == (T)(from * 10 + 1) && seen[15] == (T)(from * 10 + 7),   \
               "generic p/iput/put_nbi " #T);                                          \
         gshmem_iget(back, buf, 1, 2, 4, to);                                          \
         gshmem_get_nbi(&back[4], &buf[8], 1, to);                                     \
@@ -57,12 +60,12 @@ static int me, npes, to, from;
         (void)gshmem_atomic_fetch_add(w, (T)1, 0);                                    \
         gshmem_barrier_all();                                                         \
         if (me == 0)                                                                  \
-            CHECK(*w == (T)(5 * npes), "generic add family " #T);                     \
+            CHECK(LOAD(T, w) == (T)(5 * npes), "generic add family " #T);             \
         gshmem_barrier_all();                                                         \
         (void)gshmem_atomic_compare_swap(w, (T)(5 * npes), (T)1, 0);                  \
         gshmem_barrier_all();                                                         \
         if (me == 0)                                                                  \
-            CHECK(*w == (T)1, "generic compare_swap " #T);                            \
+            CHECK(LOAD(T, w) == (T)1, "generic compare_swap " #T);                    \
         gshmem_barrier_all();                                                         \
         gshmem_free(w);                                                               \
     } while (0);
@@ -92,7 +95,7 @@ static int me, npes, to, from;
         gshmem_atomic_and(w, (T)~(T)0, 0);                                            \
         gshmem_barrier_all();                                                         \
         if (me == 0)                                                                  \
-            CHECK(*w == 0, "generic bitwise " #T);                                    \
+            CHECK(LOAD(T, w) == 0, "generic bitwise " #T);                            \
         gshmem_barrier_all();                                                         \
         gshmem_free(w);                                                               \
     } while (0);
@@ -139,7 +142,7 @@ int main(void)
     gshmem_half hv = {(uint16_t)(0x3c00 + me)};
     gshmem_p(h, hv, to);
     gshmem_barrier_all();
-    CHECK(h->bits == 0x3c00 + from, "generic p of half");
+    CHECK(LOAD(gshmem_half, h).bits == 0x3c00 + from, "generic p of half");
     gshmem_free(h);
     SPMD_DONE();
 }

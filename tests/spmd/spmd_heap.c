@@ -19,10 +19,13 @@ static void exchange_check(unsigned char *buf, size_t len, uint64_t tag, const c
     for (int pe = 0; pe < npes; pe++)
         gshmem_putmem(buf + part * (size_t)me, mine, part, pe);
     gshmem_barrier_all();
+    unsigned char *got = malloc(part);
     for (int pe = 0; pe < npes; pe++) {
         spmd_fill(expect, part, seed, pe, tag);
-        CHECK(memcmp(buf + part * (size_t)pe, expect, part) == 0, "%s: part of pe %d", what, pe);
+        spmd_load(got, buf + part * (size_t)pe, part);
+        CHECK(memcmp(got, expect, part) == 0, "%s: part of pe %d", what, pe);
     }
+    free(got);
     free(mine);
     free(expect);
 }
@@ -49,8 +52,11 @@ static void test_basics(void)
     for (int pe = 0; pe < npes; pe++)
         gshmem_putmem(all + 3 * me, offs, sizeof(offs), pe);
     gshmem_barrier_all();
-    for (int pe = 0; pe < npes; pe++)
-        CHECK(memcmp(all + 3 * pe, offs, sizeof(offs)) == 0, "offsets differ from pe %d", pe);
+    for (int pe = 0; pe < npes; pe++) {
+        long theirs[3];
+        spmd_load(theirs, all + 3 * pe, sizeof(theirs));
+        CHECK(memcmp(theirs, offs, sizeof(offs)) == 0, "offsets differ from pe %d", pe);
+    }
     void *big = gshmem_align(1 << 20, 1000);
     CHECK(((uintptr_t)big & ((1 << 20) - 1)) == 0, "1 MiB alignment");
 
@@ -62,21 +68,26 @@ static void test_basics(void)
               "pe %d not accessible", pe);
         if (pe == me)
             CHECK(p == box, "gshmem_ptr of myself");
-        p[me] = 1000 + me;
+        if (spmd_heap_on_device()) /* a GPU address: kernels may store through it, not the host */
+            gshmem_int_p(&box[me], 1000 + me, pe);
+        else
+            p[me] = 1000 + me;
     }
     CHECK(gshmem_ptr(&offs, 0) == NULL && !gshmem_addr_accessible(&offs, 0),
           "a stack address is not symmetric");
     CHECK(!gshmem_pe_accessible(npes) && gshmem_ptr(box, -1) == NULL, "pe out of range");
     gshmem_barrier_all();
     for (int pe = 0; pe < npes; pe++)
-        CHECK(box[pe] == 1000 + pe, "store through gshmem_ptr from pe %d", pe);
+        CHECK(LOAD(int, &box[pe]) == 1000 + pe, "store through gshmem_ptr from pe %d", pe);
 
     /* calloc clears memory that was dirty before. */
     unsigned char *d = gshmem_malloc(5000);
-    memset(d, 0xff, 5000);
+    spmd_set(d, 0xff, 5000);
     gshmem_free(d);
     unsigned char *zeroed = gshmem_calloc(50, 100);
-    CHECK(spmd_all_bytes(zeroed, 5000, 0), "calloc returned dirty memory");
+    unsigned char seen[5000];
+    spmd_load(seen, zeroed, sizeof(seen));
+    CHECK(spmd_all_bytes(seen, 5000, 0), "calloc returned dirty memory");
     gshmem_free(zeroed);
     gshmem_free(box);
     gshmem_free(big);
@@ -98,19 +109,20 @@ static void test_growth(void)
     unsigned char *b = gshmem_malloc(b_len);
     CHECK(b != NULL, "20 MiB past the initial heap");
     exchange_check(b, b_len, 12, "grown memory");
-    unsigned char *expect = malloc(a_len / (size_t)npes);
+    const size_t part = a_len / (size_t)npes;
+    unsigned char *expect = malloc(part), *got = malloc(part);
     for (int pe = 0; pe < npes; pe++) {
-        spmd_fill(expect, a_len / (size_t)npes, seed, pe, 11);
-        CHECK(memcmp(a + a_len / (size_t)npes * (size_t)pe, expect, a_len / (size_t)npes) == 0,
-              "contents lost in growth (part of pe %d)", pe);
+        spmd_fill(expect, part, seed, pe, 11);
+        spmd_load(got, a + part * (size_t)pe, part);
+        CHECK(memcmp(got, expect, part) == 0, "contents lost in growth (part of pe %d)", pe);
     }
     /* realloc to 40 MiB: moves and grows again; contents follow. */
     unsigned char *a2 = gshmem_realloc(a, 40 << 20);
     CHECK(a2 != NULL, "realloc to 40 MiB");
     for (int pe = 0; pe < npes; pe++) {
-        spmd_fill(expect, a_len / (size_t)npes, seed, pe, 11);
-        CHECK(memcmp(a2 + a_len / (size_t)npes * (size_t)pe, expect, a_len / (size_t)npes) == 0,
-              "realloc lost contents (part of pe %d)", pe);
+        spmd_fill(expect, part, seed, pe, 11);
+        spmd_load(got, a2 + part * (size_t)pe, part);
+        CHECK(memcmp(got, expect, part) == 0, "realloc lost contents (part of pe %d)", pe);
     }
     exchange_check(a2, 40 << 20, 13, "realloc'd memory");
     /* Shrinking in place keeps the pointer. */
@@ -118,6 +130,7 @@ static void test_growth(void)
     CHECK(a3 == a2, "shrinking realloc moved the block");
     CHECK(gshmem_realloc(a3, 0) == NULL, "realloc to 0");
     gshmem_free(b);
+    free(got);
     free(expect);
     /* A request past GSHMEM_MAX_HEAP fails the same way everywhere. */
     void *huge = gshmem_malloc((size_t)1 << 46);

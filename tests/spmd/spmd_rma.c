@@ -17,7 +17,7 @@ static size_t slot;            /* bytes per slot */
 
 static void reset(void)
 {
-    memset(sym, POISON, slot * (size_t)npes);
+    spmd_set(sym, POISON, slot * (size_t)npes);
     gshmem_barrier_all();
 }
 
@@ -26,8 +26,9 @@ static void reset(void)
 static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint64_t tag,
                        ptrdiff_t src_stride, const char *what)
 {
-    unsigned char expect[N * 16 * 4], *got = sym + slot * (size_t)from;
+    unsigned char expect[N * 16 * 4], got[N * 16 * STRIDE_D];
     spmd_fill(expect, sizeof(expect), seed, from, tag);
+    spmd_load(got, sym + slot * (size_t)from, slot);
     for (size_t i = 0; i < slot; i++) {
         size_t e = i / esize, k = i % esize;
         int written = e % (size_t)stride == 0 && e / (size_t)stride < n;
@@ -45,7 +46,7 @@ static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint6
         TYPE *dst = (TYPE *)(sym + slot * (size_t)me);                                             \
         const int to = (me + 1) % npes, from = (me + npes - 1) % npes;                             \
         spmd_fill(local, sizeof(local), seed, me, tag);                                            \
-        memcpy(src_sym, local, sizeof(local));                                                     \
+        spmd_store(src_sym, local, sizeof(local));                                                 \
         /* put and put_nbi */                                                                      \
         reset();                                                                                   \
         gshmem_##NAME##_put(dst, local, N, to);                                                    \
@@ -103,7 +104,7 @@ static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint6
         void *dst = sym + slot * (size_t)me;                                                     \
         const int to = (me + 1) % npes, from = (me + npes - 1) % npes;                           \
         spmd_fill(local, sizeof(local), seed, me, tag);                                          \
-        memcpy(src_sym, local, sizeof(local));                                                   \
+        spmd_store(src_sym, local, sizeof(local));                                               \
         reset();                                                                                 \
         gshmem_put##BITS(dst, local, N, to);                                                     \
         gshmem_barrier_all();                                                                    \
@@ -136,14 +137,14 @@ static void test_mem(void)
     static const size_t sizes[] = {0, 1, 7, 64, 4099, 1 << 20};
     unsigned char *big_src = gshmem_malloc(1 << 20);
     unsigned char *big_dst = gshmem_malloc(1 << 20);
-    unsigned char *local = malloc(1 << 20), *expect = malloc(1 << 20);
+    unsigned char *local = malloc(1 << 20), *expect = malloc(1 << 20), *got = malloc(1 << 20);
     const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         size_t len = sizes[k];
         spmd_fill(local, 1 << 20, seed, me, 900 + k);
-        memcpy(big_src, local, 1 << 20);
-        memset(big_dst, POISON, 1 << 20);
+        spmd_store(big_src, local, 1 << 20);
+        spmd_set(big_dst, POISON, 1 << 20);
         gshmem_barrier_all();
         if (k % 2)
             gshmem_putmem(big_dst, local, len, to);
@@ -151,8 +152,9 @@ static void test_mem(void)
             gshmem_putmem_nbi(big_dst, local, len, to);
         gshmem_barrier_all();
         spmd_fill(expect, 1 << 20, seed, from, 900 + k);
-        CHECK(memcmp(big_dst, expect, len) == 0, "putmem of %zu bytes", len);
-        CHECK(spmd_all_bytes(big_dst + len, (1 << 20) - len, POISON), "putmem past %zu bytes", len);
+        spmd_load(got, big_dst, 1 << 20);
+        CHECK(memcmp(got, expect, len) == 0, "putmem of %zu bytes", len);
+        CHECK(spmd_all_bytes(got + len, (1 << 20) - len, POISON), "putmem past %zu bytes", len);
         memset(local, POISON, 1 << 20);
         if (k % 2)
             gshmem_getmem(local, big_src, len, to);
@@ -165,17 +167,19 @@ static void test_mem(void)
         gshmem_barrier_all();
     }
     /* Every PE writes its own slot of every other PE's buffer at once. */
-    memset(big_dst, POISON, 1 << 20);
+    spmd_set(big_dst, POISON, 1 << 20);
     gshmem_barrier_all();
     size_t part = (1 << 20) / (size_t)npes;
     spmd_fill(local, part, seed, me, 999);
     for (int pe = 0; pe < npes; pe++)
         gshmem_putmem(big_dst + part * (size_t)me, local, part, pe);
     gshmem_barrier_all();
+    spmd_load(got, big_dst, 1 << 20);
     for (int pe = 0; pe < npes; pe++) {
         spmd_fill(expect, part, seed, pe, 999);
-        CHECK(memcmp(big_dst + part * (size_t)pe, expect, part) == 0, "all-to-all slot of pe %d", pe);
+        CHECK(memcmp(got + part * (size_t)pe, expect, part) == 0, "all-to-all slot of pe %d", pe);
     }
+    free(got);
     free(local);
     free(expect);
     gshmem_free(big_dst);

@@ -18,7 +18,7 @@ static void test_signals(void)
     uint64_t *sig = gshmem_calloc(4, sizeof(uint64_t));
     unsigned char local[MSG], expect[MSG];
 
-    memset(box, POISON, (size_t)npes * MSG);
+    spmd_set(box, POISON, (size_t)npes * MSG);
     gshmem_barrier_all();
     spmd_fill(local, MSG, seed, me, 1);
     for (int k = 0; k < npes; k++) {
@@ -31,16 +31,19 @@ static void test_signals(void)
     }
     uint64_t got = gshmem_signal_wait_until(&sig[0], GSHMEM_CMP_EQ, (uint64_t)npes);
     CHECK(got == (uint64_t)npes, "signal_wait_until returned %llu", (unsigned long long)got);
+    unsigned char *seen = malloc((size_t)npes * MSG);
+    spmd_load(seen, box, (size_t)npes * MSG);
     for (int pe = 0; pe < npes; pe++) {
         spmd_fill(expect, MSG, seed, pe, 1);
-        CHECK(memcmp(box + (size_t)pe * MSG, expect, MSG) == 0, "message from pe %d", pe);
+        CHECK(memcmp(seen + (size_t)pe * MSG, expect, MSG) == 0, "message from pe %d", pe);
     }
+    free(seen);
     /* SET replaces; signal_op; signal_fetch. */
     const int to = (me + 1) % npes;
     gshmem_barrier_all();
     gshmem_int_put_signal((int *)box, &me, 1, &sig[1], 41, GSHMEM_SIGNAL_SET, to);
     gshmem_signal_wait_until(&sig[1], GSHMEM_CMP_EQ, 41);
-    CHECK(*(int *)box == (me + npes - 1) % npes, "put_signal data");
+    CHECK(LOAD(int, box) == (me + npes - 1) % npes, "put_signal data");
     gshmem_barrier_all();
     gshmemx_signal_op(&sig[1], 2, GSHMEM_SIGNAL_ADD, to);
     gshmemx_signal_op(&sig[2], 0xabcdef, GSHMEM_SIGNAL_SET, to);
@@ -55,8 +58,9 @@ static void test_signals(void)
     gshmem_double_put_signal_nbi((double *)box + 1, (double[]){me * 0.5}, 1, &sig[3], 5,
                                  GSHMEM_SIGNAL_ADD, to);
     gshmem_signal_wait_until(&sig[3], GSHMEM_CMP_EQ, 10);
-    CHECK(((uint64_t *)box)[0] == 0x1122334455667788ull + (uint64_t)((me + npes - 1) % npes) &&
-          ((double *)box)[1] == ((me + npes - 1) % npes) * 0.5, "put64_signal / double put_signal_nbi");
+    CHECK(LOAD(uint64_t, box) == 0x1122334455667788ull + (uint64_t)((me + npes - 1) % npes) &&
+          LOAD(double, (double *)box + 1) == ((me + npes - 1) % npes) * 0.5,
+          "put64_signal / double put_signal_nbi");
     gshmem_barrier_all();
     gshmem_free(sig);
     gshmem_free(box);
@@ -85,13 +89,14 @@ static void test_signals(void)
         const int from = (me + npes - 1) % npes;                                                 \
         gshmem_##NAME##_p(&flags[me], (TYPE)(me + 1), (me + 1) % npes);                          \
         size_t any = gshmem_##NAME##_wait_until_any(flags, (size_t)npes, NULL, GSHMEM_CMP_GT, 0); \
-        CHECK(any < (size_t)npes && flags[any] == want[any], #NAME "_wait_until_any: %zu", any);  \
+        CHECK(any < (size_t)npes && LOAD(TYPE, &flags[any]) == want[any],                        \
+              #NAME "_wait_until_any: %zu", any);                                                \
         gshmem_##NAME##_wait_until(&flags[from], GSHMEM_CMP_EQ, (TYPE)(from + 1));               \
         size_t some = gshmem_##NAME##_wait_until_some(flags, (size_t)npes, idx, NULL,            \
                                                       GSHMEM_CMP_GE, 1);                         \
         CHECK(some >= 1, #NAME "_wait_until_some: %zu", some);                                   \
         for (size_t i = 0; i < some; i++)                                                        \
-            CHECK(flags[idx[i]] == want[idx[i]], #NAME "_wait_until_some index %zu", idx[i]);    \
+            CHECK(LOAD(TYPE, &flags[idx[i]]) == want[idx[i]], #NAME "_wait_until_some %zu", idx[i]); \
         gshmem_barrier_all();                                                                    \
         /* Now everyone sets its flag everywhere. */                                             \
         for (int pe = 0; pe < npes; pe++)                                                        \
@@ -122,7 +127,7 @@ static void test_signals(void)
         CHECK(gshmem_##NAME##_wait_until_any(flags, (size_t)npes, status, GSHMEM_CMP_EQ, 0) ==   \
                   SIZE_MAX, #NAME " all excluded");                                              \
         /* Signed types compare as signed. */                                                    \
-        flags[npes] = (TYPE)-1;                                                                  \
+        STORE(TYPE, &flags[npes], (TYPE)-1);                                                     \
         CHECK(gshmem_##NAME##_test(&flags[npes], GSHMEM_CMP_LT, 0) == ((TYPE)-1 < (TYPE)1),      \
               #NAME " signedness");                                                              \
         gshmem_barrier_all();                                                                    \
@@ -147,7 +152,8 @@ static void test_barriers(void)
             gshmem_quiet();
             gshmem_sync_all();
         }
-        CHECK(*count == (long)r * npes, "after barrier %d the count is %ld", r, *count);
+        long c = LOAD(long, count);
+        CHECK(c == (long)r * npes, "after barrier %d the count is %ld", r, c);
         gshmem_sync_all(); /* nobody adds for round r+1 before all have checked */
     }
     /* fence orders a data put before a flag put to the same PE. */
@@ -159,8 +165,11 @@ static void test_barriers(void)
     gshmem_fence();
     gshmem_int_p(flag, 1, to);
     gshmem_int_wait_until(flag, GSHMEM_CMP_EQ, 1);
+    int seen_data[64];
+    spmd_load(seen_data, data, sizeof(seen_data));
     for (int i = 0; i < 64; i++)
-        CHECK(data[i] == i * 3 + (me + npes - 1) % npes, "fence: data %d not there with the flag", i);
+        CHECK(seen_data[i] == i * 3 + (me + npes - 1) % npes, "fence: data %d not there with the flag",
+              i);
     gshmem_barrier_all();
     gshmem_free(flag);
     gshmem_free(data);

@@ -63,6 +63,47 @@ static inline int spmd_all_bytes(const void *buf, size_t len, unsigned char v)
     return 1;
 }
 
+/* Host access to this PE's own heap objects, whatever memory the heap is in
+ * (GPU memory is not host-addressable): a get or put to oneself. */
+static inline void spmd_load(void *dst, const void *sym, size_t n)
+{
+    gshmem_getmem(dst, sym, n, gshmem_my_pe());
+}
+
+static inline void spmd_store(void *sym, const void *src, size_t n)
+{
+    gshmem_putmem(sym, src, n, gshmem_my_pe());
+}
+
+static inline void spmd_set(void *sym, int byte, size_t n)
+{
+    void *tmp = malloc(n);
+    memset(tmp, byte, n);
+    spmd_store(sym, tmp, n);
+    free(tmp);
+}
+
+/* The value of one heap object of type T. */
+#define LOAD(T, p)                                                                         \
+    ({                                                                                     \
+        T load_v_;                                                                         \
+        spmd_load(&load_v_, (p), sizeof(T));                                               \
+        load_v_;                                                                           \
+    })
+#define STORE(T, p, v)                                                                     \
+    do {                                                                                   \
+        T store_v_ = (v);                                                                  \
+        spmd_store((p), &store_v_, sizeof(T));                                             \
+    } while (0)
+
+/* Whether the heap is GPU memory (host stores through gshmem_ptr are then
+ * not possible). */
+static inline int spmd_heap_on_device(void)
+{
+    const char *h = getenv("GSHMEM_HEAP");
+    return h != NULL && strcmp(h, "device") == 0;
+}
+
 #define SPMD_DONE()                                                                        \
     do {                                                                                   \
         gshmem_barrier_all();                                                              \

@@ -1,0 +1,10 @@
+#!/bin/sh
+# run_on_gpu.sh NPES PROGRAM [ARGS...]: runs an SPMD test with the symmetric
+# heap in GPU memory under gshmrun; exit 77 (skipped) where there is no GPU.
+set -eu
+if "$GSHMEM_INFO" | grep -q "^GPUs: none"; then
+    echo "no usable GPU: skipped"
+    exit 77
+fi
+export GSHMEM_HEAP=device
+exec "$(dirname "$0")/../spmd/launch.sh" gshmrun "$@"
