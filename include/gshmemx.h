@@ -58,6 +58,49 @@ GSHMEM_API int gshmemx_init_status(void);
 
 GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
+/* ---- stream-ordered forms (the symmetric heap in GPU memory) ------------
+ * Each is enqueued on a CUDA stream (a cudaStream_t is a struct CUstream_st
+ * pointer) and runs in stream order; all can be captured into a CUDA graph
+ * and replayed.  Completion follows stream order: work enqueued after a
+ * put on the same stream sees it done. */
+struct CUstream_st;
+
+GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                         struct CUstream_st *stream);
+GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                         struct CUstream_st *stream);
+GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe, struct CUstream_st *stream);
+#define GSHMEMI_DECL_ON_STREAM(NAME, TYPE, G)                                                  \
+    GSHMEM_API void gshmemx_##NAME##_put_on_stream(TYPE *dest, const TYPE *source,            \
+                                                   size_t nelems, int pe,                     \
+                                                   struct CUstream_st *stream);               \
+    GSHMEM_API void gshmemx_##NAME##_get_on_stream(TYPE *dest, const TYPE *source,            \
+                                                   size_t nelems, int pe,                     \
+                                                   struct CUstream_st *stream);               \
+    GSHMEM_API void gshmemx_##NAME##_put_signal_on_stream(                                    \
+        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
+        int sig_op, int pe, struct CUstream_st *stream);
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_ON_STREAM)
+#undef GSHMEMI_DECL_ON_STREAM
+
+GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                            int pe, struct CUstream_st *stream);
+/* The stream waits (the host does not) until *sig_addr compares true. */
+GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
+                                                    uint64_t cmp_value,
+                                                    struct CUstream_st *stream);
+GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream);
+GSHMEM_API void gshmemx_barrier_all_on_stream(struct CUstream_st *stream);
+GSHMEM_API void gshmemx_sync_all_on_stream(struct CUstream_st *stream);
+
+/* Local buffers (host or GPU memory, outside the heap) used as sources or
+ * targets of copies: host memory is pinned for the copy engines.  A range
+ * may be registered once; unregister takes the address registered. */
+GSHMEM_API int gshmemx_buffer_register(void *addr, size_t length);
+GSHMEM_API int gshmemx_buffer_unregister(void *addr);
+
 #ifdef __cplusplus
 }
 #endif

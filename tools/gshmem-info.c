@@ -16,7 +16,7 @@
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
-#include "core/topo.h"
+#include "device/gpu.h"
 
 static void print_env_text(void)
 {
@@ -76,6 +76,23 @@ int main(int argc, char **argv)
             if (gshmemi_gpu_describe(d, desc, sizeof(desc)) == 0)
                 printf("  GPU %d: %s\n", d, desc);
         }
+        /* Which GPU pairs can map each other's heap (same GPU or P2P). */
+        printf("P2P (Y: a PE on the row's GPU maps the heap of a PE on the column's):\n     ");
+        for (int d = 0; d < ngpu; d++)
+            printf(" %4d", d);
+        printf("\n");
+        for (int a = 0; a < ngpu; a++) {
+            printf("  %2d ", a);
+            for (int b = 0; b < ngpu; b++)
+                printf(" %4s", gshmemi_gpu_can_access(a, b) ? "Y" : "-");
+            printf("\n");
+        }
+        printf("device choice: GSHMEM_DEVICE if set (%ld), else the device the application made "
+               "current, else local rank %% %d; a node's PEs on GPUs marked Y are mapped",
+               gshmemi_env.DEVICE, ngpu);
+        if (gshmemi_env.DISABLE_P2P)
+            printf(" (but GSHMEM_DISABLE_P2P is set: only each PE's own heap is)");
+        printf("\n");
     }
     printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()
                                   ? "a PMIx server is present (pmix)"

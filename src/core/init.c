@@ -24,6 +24,7 @@
 #include "core/runtime.h"
 #include "core/util.h"
 #include "heap/heap.h"
+#include "rma/rma.h"
 
 struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
 
@@ -281,6 +282,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_buffers_release();
     gshmemi_heap_fini();
     peers_fini();
     gshmemi_bootstrap_close(rt->bs);

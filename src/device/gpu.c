@@ -55,16 +55,40 @@ static int app_device(void)
     return cudaGetDevice(&dev) == cudaSuccess ? dev : -1;
 }
 
+int gshmemi_gpu_count(char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice)
+        snprintf(why, why_len, "no NVIDIA driver, or one older than this CUDA runtime (%s)",
+                 cudaGetErrorString(err));
+    else if (err != cudaSuccess)
+        snprintf(why, why_len, "%s", cudaGetErrorString(err));
+    else if (count == 0)
+        snprintf(why, why_len, "the CUDA runtime sees no GPU");
+    cudaGetLastError(); /* clear it */
+    return err == cudaSuccess ? count : 0;
+}
+
+int gshmemi_gpu_describe(int dev, char *buf, size_t len)
+{
+    struct cudaDeviceProp prop;
+    char bus[32] = "?";
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return GSHMEM_ERR_CUDA;
+    cudaDeviceGetPCIBusId(bus, sizeof(bus), dev);
+    snprintf(buf, len, "%s, sm_%d%d, %.1f GiB, PCI %s", prop.name, prop.major, prop.minor,
+             (double)prop.totalGlobalMem / (1 << 30), bus);
+    return 0;
+}
+
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
-    int count = 0, dev;
-    cudaError_t err = cudaGetDeviceCount(&count);
+    int count = gshmemi_gpu_count(why, why_len), dev;
+    cudaError_t err;
 
-    if (err != cudaSuccess || count == 0) {
-        snprintf(why, why_len, "%s", err != cudaSuccess ? cudaGetErrorString(err) : "no GPU");
-        cudaGetLastError();
+    if (count == 0)
         return GSHMEM_ERR_NOT_SUPPORTED;
-    }
     if (gshmemi_env.DEVICE >= 0) {
         dev = (int)gshmemi_env.DEVICE;
         if (dev >= count) {
@@ -194,13 +218,93 @@ void gshmemi_gpu_quiet(const char *call)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
+void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream)
+{
+    GPU_CHECK(call, "cudaMemcpyAsync",
+              cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, (cudaStream_t)stream));
+}
+
+void *gshmemi_gpu_table(const char *call, const void *host, size_t n)
+{
+    void *p = NULL;
+    GPU_CHECK(call, "cudaMalloc", cudaMalloc(&p, n));
+    GPU_CHECK(call, "cudaMemcpy", cudaMemcpy(p, host, n, cudaMemcpyHostToDevice));
+    return p;
+}
+
+void gshmemi_gpu_free(void *p)
+{
+    if (p != NULL)
+        cudaFree(p);
+}
+
+int gshmemi_gpu_capturing(void *stream)
+{
+    enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing((cudaStream_t)stream, &st);
+    return st != cudaStreamCaptureStatusNone;
+}
+
+int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq)
+{
+    static CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    static int looked;
+    if (!looked) {
+        wait64 = gshmemi_gpu_driver_symbol("cuStreamWaitValue64");
+        looked = 1;
+    }
+    if (wait64 == NULL)
+        return -1;
+    return wait64((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value,
+                  eq ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS ? 0 : -1;
+}
+
+void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
+{
+    GPU_FAIL(call, what, (cudaError_t)err);
+}
+
+int gshmemi_gpu_pin(const char *call, void *addr, size_t len)
+{
+    struct cudaPointerAttributes attr;
+    cudaError_t err;
+    if (cudaPointerGetAttributes(&attr, addr) == cudaSuccess &&
+        (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged))
+        return 1;
+    cudaGetLastError();
+    err = cudaHostRegister(addr, len, cudaHostRegisterDefault);
+    if (err != cudaSuccess) {
+        GSHMEMI_ERROR(CORE, "%s(%p, %zu): cudaHostRegister failed: %s", call, addr, len,
+                      cudaGetErrorString(err));
+        cudaGetLastError();
+        return GSHMEM_ERR_CUDA;
+    }
+    return 0;
+}
+
+void gshmemi_gpu_unpin(void *addr)
+{
+    cudaHostUnregister(addr);
+}
+
 #else /* !GSHMEM_HAVE_CUDA: no GPU, and nothing here is ever reached */
 
+int gshmemi_gpu_count(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "this gshmem was built without CUDA");
+    return 0;
+}
+int gshmemi_gpu_describe(int dev, char *buf, size_t len)
+{
+    (void)dev;
+    (void)buf;
+    (void)len;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     (void)local_rank;
-    snprintf(why, why_len, "this gshmem was built without CUDA");
-    return GSHMEM_ERR_NOT_SUPPORTED;
+    return gshmemi_gpu_count(why, why_len) == 0 ? GSHMEM_ERR_NOT_SUPPORTED : GSHMEM_ERR_INTERNAL;
 }
 void gshmemi_gpu_close(void) {}
 int gshmemi_gpu_device(void) { return -1; }
@@ -226,5 +330,23 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
 { (void)addr; (void)op; (void)size; (void)a; (void)b; (void)fetch; no_gpu(call); return 0; }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
+void gshmemi_gpu_copy_on(const char *call, void *d, const void *s, size_t n, void *st)
+{ (void)d; (void)s; (void)n; (void)st; no_gpu(call); }
+void *gshmemi_gpu_table(const char *call, const void *h, size_t n) { (void)h; (void)n; no_gpu(call); return NULL; }
+void gshmemi_gpu_free(void *p) { (void)p; }
+int gshmemi_gpu_pin(const char *call, void *addr, size_t len) { (void)call; (void)addr; (void)len; return 1; }
+void gshmemi_gpu_unpin(void *addr) { (void)addr; }
+int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }
+int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (void)st; (void)a; (void)v; (void)eq; return -1; }
+void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
+{ (void)what; (void)err; no_gpu(call); for (;;) {} }
+int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t t, int pe)
+{ (void)s; (void)a; (void)c; (void)v; (void)t; (void)pe; return -1; }
+int gshmemi_launch_barrier(void *s, char *const *b, size_t o, int me, int n, uint64_t t)
+{ (void)s; (void)b; (void)o; (void)me; (void)n; (void)t; return -1; }
+int gshmemi_launch_fence(void *s) { (void)s; return -1; }
+int gshmemi_launch_amo(void *s, void *a, int op, int sz, uint64_t x, uint64_t y, uint64_t *r)
+{ (void)s; (void)a; (void)op; (void)sz; (void)x; (void)y; (void)r; return -1; }
+int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
 
 #endif

@@ -13,6 +13,11 @@
 extern "C" {
 #endif
 
+/* Number of usable GPUs; 0 with the reason in why when there are none. */
+int gshmemi_gpu_count(char *why, size_t why_len);
+/* Name, architecture, memory and PCI bus id of a GPU, for gshmem-info. */
+int gshmemi_gpu_describe(int dev, char *buf, size_t len);
+
 /* Chooses the GPU (GSHMEM_DEVICE; else the device the application made
  * current; else local rank modulo the count) and makes it current.
  * Returns GSHMEM_ERR_NOT_SUPPORTED, quietly, where there is no usable GPU. */
@@ -55,7 +60,35 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
 
+/* Copies n bytes in the order of a caller's stream. */
+void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream);
+/* A copy of n host bytes in GPU memory (tables kernels read); free with gshmemi_gpu_free. */
+void *gshmemi_gpu_table(const char *call, const void *host, size_t n);
+void gshmemi_gpu_free(void *p);
+/* Whether stream is being captured into a graph. */
+int gshmemi_gpu_capturing(void *stream);
+/* Makes stream wait until *addr == value (eq) or >= value (!eq) with the
+ * driver's stream memory operations; nonzero where they cannot be used. */
+int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq);
+/* A launcher's CUDA error: logged with the call, and the job ended. */
+void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
+    __attribute__((noreturn));
+
+/* Pins host memory for the copy engines: 0 when pinned, 1 when addr is GPU
+ * memory (nothing to do), a negative status otherwise (logged). */
+int gshmemi_gpu_pin(const char *call, void *addr, size_t len);
+void gshmemi_gpu_unpin(void *addr);
+
+/* Layout of the GPU heap's internal area (64-bit words), used by kernels. */
+#define GSHMEMI_DEV_AREA_EPOCH 64 /* after 64 barrier round counters */
+#define GSHMEMI_DEV_AREA_SIZE 4096
+
 /* Kernel launchers (host_kernels.cu). */
+int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t value,
+                        uint64_t timeout_ns, int pe);
+int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me, int n,
+                           uint64_t timeout_ns);
+int gshmemi_launch_fence(void *stream);
 int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a, uint64_t b,
                        uint64_t *result);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);

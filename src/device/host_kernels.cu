@@ -2,6 +2,7 @@
 // system-scope atomics (the word may be a peer's, written by other GPUs and
 // processes at the same time).
 #include <cstdint>
+#include <cstdio>
 
 #include <cuda_runtime.h>
 
@@ -48,7 +49,106 @@ __global__ void signal_kernel(unsigned long long *addr, unsigned long long value
         atomicAdd_system(addr, value);
 }
 
+__device__ unsigned long long load_acquire(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ bool compare(unsigned long long v, int cmp, unsigned long long ref)
+{
+    switch (cmp) {
+    case 0: return v == ref;  // GSHMEM_CMP_EQ
+    case 1: return v != ref;  // NE
+    case 2: return v > ref;   // GT
+    case 3: return v <= ref;  // LE
+    case 4: return v < ref;   // LT
+    case 5: return v >= ref;  // GE
+    }
+    return false;
+}
+
+__device__ unsigned long long now_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// The stream waits for a signal word; past the deadline the job's GPU work
+// stops with a message rather than hanging for ever.
+__global__ void wait_kernel(const unsigned long long *addr, int cmp, unsigned long long value,
+                            unsigned long long timeout_ns, int pe)
+{
+    const unsigned long long start = now_ns();
+    unsigned long long v;
+    while (!compare(v = load_acquire(addr), cmp, value)) {
+        if (timeout_ns != 0 && now_ns() - start > timeout_ns) {
+            printf("gshmem pe %d: gshmemx_signal_wait_until_on_stream timed out (GSHMEM_TIMEOUT) "
+                   "waiting at %p for cmp %d value %llu; it holds %llu\n",
+                   pe, (const void *)addr, cmp, value, v);
+            __trap();
+        }
+        __nanosleep(128);
+    }
+}
+
+// Dissemination barrier among all PEs, one thread: the counters live in each
+// PE's internal area of the GPU heap; the barrier count is kept there too,
+// so a graph replaying this kernel keeps counting.
+__global__ void barrier_kernel(char *const *peer_base, unsigned long long off, int me, int n,
+                               unsigned long long timeout_ns)
+{
+    unsigned long long *mine = reinterpret_cast<unsigned long long *>(peer_base[me] + off);
+    const unsigned long long target = ++mine[GSHMEMI_DEV_AREA_EPOCH];
+    __threadfence_system();
+    for (int r = 0, d = 1; d < n; r++, d <<= 1) {
+        const int to = (me + d) % n;
+        atomicAdd_system(reinterpret_cast<unsigned long long *>(peer_base[to] + off) + r, 1ull);
+        const unsigned long long start = now_ns();
+        unsigned long long v;
+        while ((v = load_acquire(&mine[r])) < target) {
+            if (timeout_ns != 0 && now_ns() - start > timeout_ns) {
+                printf("gshmem pe %d: gshmemx_barrier_all_on_stream timed out (GSHMEM_TIMEOUT) "
+                       "in round %d waiting for pe %d: count %llu of %llu\n",
+                       me, r, (me - d + n) % n, v, target);
+                __trap();
+            }
+            __nanosleep(64);
+        }
+    }
+    __threadfence_system();
+}
+
+__global__ void fence_kernel()
+{
+    __threadfence_system();
+}
+
 } // namespace
+
+extern "C" int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t value,
+                                   uint64_t timeout_ns, int pe)
+{
+    wait_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
+        reinterpret_cast<const unsigned long long *>(addr), cmp, value, timeout_ns, pe);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me,
+                                      int n, uint64_t timeout_ns)
+{
+    barrier_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(peer_base, off, me, n,
+                                                                    timeout_ns);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int gshmemi_launch_fence(void *stream)
+{
+    fence_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>();
+    return static_cast<int>(cudaGetLastError());
+}
 
 extern "C" int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a,
                                   uint64_t b, uint64_t *result)

@@ -20,6 +20,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/util.h"
 #include "device/gpu.h"
 #include "heap/heap.h"
 
@@ -43,9 +44,11 @@ static int heap_grow(size_t new_size)
         st = GSHMEM_ERR_NO_MEMORY;
         goto out;
     }
+    uint64_t t0 = gshmemi_now_ns(), t_create, t_agree, t_map, t_exchange;
     /* Every PE learns whether every PE could create its chunk, so that a
      * failure is the same failure everywhere. */
     my_st = h->ops->create(add, &mem);
+    t_create = gshmemi_now_ns();
     GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &my_st, all_st, sizeof(int)), st, out_destroy);
     for (int pe = 0; pe < bs->size; pe++) {
         if (all_st[pe] != 0) {
@@ -55,14 +58,17 @@ static int heap_grow(size_t new_size)
             goto out_destroy;
         }
     }
+    t_agree = gshmemi_now_ns();
     /* From here a failure leaves PEs with different heaps: fatal. */
     st = h->ops->map(&mem, h->my_base + h->size);
+    t_map = t_exchange = gshmemi_now_ns();
     if (st == 0 && h->n_mapped_peers > 0) {
         int fd;
         st = h->ops->export_fd(&mem, &fd);
         if (st == 0)
             st = gshmemi_fdx_exchange(&h->fdx, fd, h->growths, h->mapped_peers,
                                       h->n_mapped_peers, fds, gshmemi_env.BOOTSTRAP_TIMEOUT);
+        t_exchange = gshmemi_now_ns();
         for (int i = 0; st == 0 && i < h->n_mapped_peers; i++) {
             struct gshmemi_heap_mem peer;
             int pe = h->mapped_peers[i];
@@ -84,7 +90,11 @@ static int heap_grow(size_t new_size)
     h->size = new_size;
     h->growths++;
     st = gshmemi_alloc_extend(&h->alloc, new_size);
-    GSHMEMI_INFO(HEAP, "heap grown to %zu bytes (%d mapped peers)", new_size, h->n_mapped_peers);
+    uint64_t t_end = gshmemi_now_ns();
+    GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes in %.3f ms: create %.3f, agree %.3f, map "
+                 "%.3f, exchange %.3f, map %d peers %.3f", add, new_size, (t_end - t0) * 1e-6,
+                 (t_create - t0) * 1e-6, (t_agree - t_create) * 1e-6, (t_map - t_agree) * 1e-6,
+                 (t_exchange - t_map) * 1e-6, h->n_mapped_peers, (t_end - t_exchange) * 1e-6);
 
 out_destroy:
     h->ops->destroy(&mem);
@@ -149,6 +159,35 @@ static void ctrl_fini(void)
     free(h->ctrl_slot_of_pe);
     h->ctrl_base = NULL;
     h->ctrl_slot_of_pe = NULL;
+}
+
+/* ---- the GPU heap's own area -------------------------------------------- */
+
+/* Kernels the host launches (the on-stream barrier) keep their counters in
+ * an area of the GPU heap: the first allocation, so at the same offset on
+ * every PE, and zeroed before the init's closing barrier. */
+static int device_area_init(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    const int n_pes = gshmemi_rt.n_pes;
+    char **bases = malloc(sizeof(char *) * (size_t)n_pes);
+    size_t off;
+    int st;
+
+    if (bases == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    st = gshmemi_alloc_take(&h->alloc, GSHMEMI_DEV_AREA_SIZE, 0, &off);
+    if (st == 0) {
+        h->dev_internal = h->my_base + off;
+        gshmemi_gpu_memset("gshmem_init", h->dev_internal, 0, GSHMEMI_DEV_AREA_SIZE);
+        for (int pe = 0; pe < n_pes; pe++)
+            bases[pe] = h->slot_of_pe[pe] < 0 ? NULL
+                                              : h->va_base + (size_t)h->slot_of_pe[pe] * h->stride;
+        h->dev_peer_base = gshmemi_gpu_table("gshmem_init", bases, sizeof(char *) * (size_t)n_pes);
+        st = gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs);
+    }
+    free(bases);
+    return st;
 }
 
 /* ---- init / fini -------------------------------------------------------- */
@@ -268,6 +307,8 @@ int gshmemi_heap_init(void)
     GSHMEMI_CHECK_GOTO(ctrl_init(), st, err_ctrl);
     GSHMEMI_CHECK_GOTO(gshmemi_alloc_init(&h->alloc, 0), st, err_ctrl);
     GSHMEMI_CHECK_GOTO(heap_grow(initial), st, err_alloc);
+    if (h->on_device)
+        GSHMEMI_CHECK_GOTO(device_area_init(), st, err_alloc);
     GSHMEMI_INFO(HEAP, "%s heap at %p, %zu bytes, up to %zu; %d of %d PEs mapped", h->ops->name,
                  (void *)h->my_base, h->size, h->stride, h->n_slots, n_pes);
     free(mappable);
@@ -303,6 +344,7 @@ void gshmemi_heap_fini(void)
     ctrl_fini();
     if (h->on_device)
         gshmemi_gpu_quiet("gshmem_finalize");
+    gshmemi_gpu_free(h->dev_peer_base);
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
     h->ops->close();
     gshmemi_gpu_close();
@@ -506,6 +548,8 @@ static int check_block(const char *call, const void *ptr, size_t *off_out, size_
     }
     switch (gshmemi_alloc_lookup(&h->alloc, (size_t)(p - h->my_base), &bo, &bs)) {
     case GSHMEMI_ALLOC_BLOCK_START:
+        if (h->my_base + bo == h->dev_internal)
+            break;
         *off_out = bo;
         *size_out = bs;
         return 0;

@@ -27,6 +27,12 @@ struct gshmemi_heap {
     struct gshmemi_fdx fdx;
     uint64_t growths;
 
+    /* GPU heap only: the runtime's own area in it (for kernels: the
+     * on-stream barrier), and each PE's heap base as GPU-visible table
+     * (NULL where a PE is not mapped). */
+    char *dev_internal;
+    char **dev_peer_base;
+
     /* The control segment: host memory of the runtime's own (barrier
      * counters, failure notices), shared with every PE of this node
      * whatever memory the heap is in, one slot per local PE. */

@@ -64,4 +64,7 @@ static inline void gshmemi_rma_check_aligned(const char *call, const char *what,
  * every put this thread issued to pe before it. */
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
+/* Releases every buffer the application left registered (gshmem_finalize). */
+void gshmemi_buffers_release(void);
+
 #endif

@@ -2,7 +2,7 @@
 # run_on_gpu.sh NPES PROGRAM [ARGS...]: runs an SPMD test with the symmetric
 # heap in GPU memory under gshmrun; exit 77 (skipped) where there is no GPU.
 set -eu
-if "$GSHMEM_INFO" | grep -q "^GPUs: none"; then
+if "$TEST_GSHMEM_INFO" | grep -q "^GPUs: none"; then
     echo "no usable GPU: skipped"
     exit 77
 fi

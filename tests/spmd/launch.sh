@@ -4,7 +4,7 @@
 set -eu
 launcher=$1 np=$2
 shift 2
-limit=${GSHMEM_TEST_JOB_TIMEOUT:-240}
+limit=${TEST_JOB_TIMEOUT:-240}
 case $launcher in
 gshmrun)
     exec "$GSHMRUN" -n "$np" -t "$limit" -- "$@" ;;

@@ -14,6 +14,23 @@
 #include <gshmemx.h>
 
 #include "bootstrap/bootstrap.h"
+#include "gshmem_config.h"
+
+#if GSHMEM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+/* Bytes of GPU memory in use on the current device; -1 without one. */
+static long long gpu_used(void)
+{
+#if GSHMEM_HAVE_CUDA
+    size_t free_b, total_b;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+        return (long long)(total_b - free_b);
+    cudaGetLastError();
+#endif
+    return -1;
+}
 
 static int count_entries(const char *dir)
 {
@@ -34,7 +51,9 @@ static int ring_check(void)
     int *box = gshmem_malloc(sizeof(int));
     gshmem_int_p(box, me + 100, (me + 1) % n);
     gshmem_barrier_all();
-    int ok = *box == (me + n - 1) % n + 100;
+    int got; /* read through the API: the heap may be GPU memory */
+    gshmem_getmem(&got, box, sizeof(got), me);
+    int ok = got == (me + n - 1) % n + 100;
     gshmem_free(box);
     return ok ? 0 : 1;
 }
@@ -110,9 +129,21 @@ int main(int argc, char **argv)
     if (strcmp(mode, "intrude") == 0 && atoi(getenv("GSHMEM_LAUNCH_RANK")) == 0)
         intrude_root();
     if (strcmp(mode, "leaks") == 0) {
-        int fds = count_entries("/proc/self/fd"), threads = count_entries("/proc/self/task");
-        int shm = count_entries("/dev/shm");
-        for (int i = 0; i < 20; i++) {
+        /* lifecycle leaks [CYCLES]: init, grow the heap, finalize, again.  On
+         * the GPU heap the baseline is taken after the first cycle: the CUDA
+         * context's own descriptors and memory stay for the process's life
+         * (gshmem does not destroy the application's context). */
+        const int cycles = argc > 2 ? atoi(argv[2]) : 20;
+        const int on_gpu = getenv("GSHMEM_HEAP") && strcmp(getenv("GSHMEM_HEAP"), "device") == 0;
+        int fds = 0, threads = 0, shm = 0;
+        long long gpu = -1;
+        for (int i = 0; i < cycles; i++) {
+            if (i == (on_gpu ? 1 : 0)) {
+                fds = count_entries("/proc/self/fd");
+                threads = count_entries("/proc/self/task");
+                shm = count_entries("/dev/shm");
+                gpu = on_gpu ? gpu_used() : -1;
+            }
             gshmem_init();
             void *p = gshmem_malloc(8 << 20); /* grows the 4 MiB heap */
             if (p == NULL || ring_check() != 0)
@@ -122,9 +153,11 @@ int main(int argc, char **argv)
         }
         int fds2 = count_entries("/proc/self/fd"), threads2 = count_entries("/proc/self/task");
         int shm2 = count_entries("/dev/shm");
-        printf("leaks: fds %d -> %d, threads %d -> %d, /dev/shm entries %d -> %d\n", fds, fds2,
-               threads, threads2, shm, shm2);
-        return fds2 != fds || threads2 != threads || shm2 > shm;
+        long long gpu2 = on_gpu ? gpu_used() : -1;
+        printf("leaks: %d cycles: fds %d -> %d, threads %d -> %d, /dev/shm entries %d -> %d, "
+               "GPU memory in use %lld -> %lld\n", cycles, fds, fds2, threads, threads2, shm, shm2,
+               gpu, gpu2);
+        return fds2 != fds || threads2 != threads || shm2 > shm || gpu2 != gpu;
     }
 
     gshmem_init();

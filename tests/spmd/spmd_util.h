@@ -35,10 +35,10 @@ static inline uint64_t spmd_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The seed of a run: from GSHMEM_TEST_SEED, else fixed; printed by PE 0. */
+/* The seed of a run: from TEST_SEED, else fixed; printed by PE 0. */
 static inline uint64_t spmd_seed(void)
 {
-    const char *s = getenv("GSHMEM_TEST_SEED");
+    const char *s = getenv("TEST_SEED");
     return s ? strtoull(s, NULL, 0) : 20261122;
 }
 

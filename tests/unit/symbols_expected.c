@@ -13,6 +13,9 @@
     P("gshmem_" #NAME "_get_nbi"); P("gshmem_" #NAME "_p"); P("gshmem_" #NAME "_g");             \
     P("gshmem_" #NAME "_iput"); P("gshmem_" #NAME "_iget"); P("gshmem_" #NAME "_put_signal");    \
     P("gshmem_" #NAME "_put_signal_nbi");
+#define ON_STREAM(NAME, TYPE, G)                                                                 \
+    P("gshmemx_" #NAME "_put_on_stream"); P("gshmemx_" #NAME "_get_on_stream");                  \
+    P("gshmemx_" #NAME "_put_signal_on_stream");
 #define SIZED(BITS, TYPE)                                                                        \
     P("gshmem_put" #BITS); P("gshmem_put" #BITS "_nbi"); P("gshmem_get" #BITS);                  \
     P("gshmem_get" #BITS "_nbi"); P("gshmem_iput" #BITS); P("gshmem_iget" #BITS);                \
@@ -49,9 +52,14 @@ int main(void)
         "gshmem_signal_fetch", "gshmem_signal_wait_until", "gshmem_fence", "gshmem_quiet",
         "gshmem_barrier_all", "gshmem_sync_all", "gshmemx_get_uniqueid",
         "gshmemx_set_attr_uniqueid_args", "gshmemx_init_attr", "gshmemx_init_status",
-        "gshmemx_signal_op",
+        "gshmemx_signal_op", "gshmemx_putmem_on_stream", "gshmemx_getmem_on_stream",
+        "gshmemx_putmem_signal_on_stream", "gshmemx_signal_op_on_stream",
+        "gshmemx_signal_wait_until_on_stream", "gshmemx_quiet_on_stream",
+        "gshmemx_barrier_all_on_stream", "gshmemx_sync_all_on_stream", "gshmemx_buffer_register",
+        "gshmemx_buffer_unregister",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
+    GSHMEM_FOR_RMA_TYPES(ON_STREAM)
     GSHMEM_FOR_RMA_SIZES(SIZED)
     GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_EXT)
     GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_STD)

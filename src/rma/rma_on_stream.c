@@ -1,0 +1,113 @@
+/* Stream-ordered puts and gets on the GPU heap: copies enqueued on the
+ * caller's stream (copy engines over NVLink or PCIe to mapped peers), and
+ * the signal as a system-scope kernel after them.  Capturable in graphs. */
+#include <gshmem.h>
+#include <gshmemx.h>
+
+#include "device/gpu.h"
+#include "rma/rma.h"
+
+static void need_device_heap(const char *call)
+{
+    if (GSHMEMI_UNLIKELY(!gshmemi_heap.on_device))
+        gshmemi_rma_fail(call, "needs the symmetric heap in GPU memory (GSHMEM_HEAP=device or "
+                         "auto on a machine with a GPU)");
+}
+
+static inline void put_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                          struct CUstream_st *stream)
+{
+    need_device_heap(call);
+    if (nbytes == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
+    gshmemi_rma_check_local(call, "source", src, nbytes);
+    gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
+}
+
+static inline void get_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                          struct CUstream_st *stream)
+{
+    need_device_heap(call);
+    if (nbytes == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return;
+    }
+    const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
+    gshmemi_rma_check_local(call, "dest", dest, nbytes);
+    gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
+}
+
+static void signal_on(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                      struct CUstream_st *stream)
+{
+    need_device_heap(call);
+    uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+        gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
+                         sig_op);
+    int err = gshmemi_launch_signal(stream, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
+    if (err != 0)
+        gshmemi_gpu_launch_failed(call, "the signal kernel", err);
+}
+
+static inline void put_signal_on(const char *call, void *dest, const void *src, size_t nbytes,
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                 struct CUstream_st *stream)
+{
+    (void)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    put_on(call, dest, src, nbytes, pe, stream);
+    signal_on(call, sig_addr, signal, sig_op, pe, stream);
+}
+
+GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                         struct CUstream_st *stream)
+{
+    put_on(__func__, dest, source, nelems, pe, stream);
+}
+
+GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                         struct CUstream_st *stream)
+{
+    get_on(__func__, dest, source, nelems, pe, stream);
+}
+
+GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe, struct CUstream_st *stream)
+{
+    put_signal_on(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, stream);
+}
+
+#define DEF_ON_STREAM(NAME, TYPE, G)                                                           \
+    GSHMEM_API void gshmemx_##NAME##_put_on_stream(TYPE *dest, const TYPE *source,            \
+                                                   size_t nelems, int pe,                     \
+                                                   struct CUstream_st *stream)                \
+    {                                                                                          \
+        put_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe,  \
+               stream);                                                                        \
+    }                                                                                          \
+    GSHMEM_API void gshmemx_##NAME##_get_on_stream(TYPE *dest, const TYPE *source,            \
+                                                   size_t nelems, int pe,                     \
+                                                   struct CUstream_st *stream)                \
+    {                                                                                          \
+        get_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe,  \
+               stream);                                                                        \
+    }                                                                                          \
+    GSHMEM_API void gshmemx_##NAME##_put_signal_on_stream(                                    \
+        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
+        int sig_op, int pe, struct CUstream_st *stream)                                       \
+    {                                                                                          \
+        put_signal_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+                      sig_addr, signal, sig_op, pe, stream);                                   \
+    }
+GSHMEM_FOR_RMA_TYPES(DEF_ON_STREAM)
+
+GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                            int pe, struct CUstream_st *stream)
+{
+    signal_on(__func__, sig_addr, signal, sig_op, pe, stream);
+}
