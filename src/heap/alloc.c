@@ -66,12 +66,9 @@ int gshmemi_alloc_extend(struct gshmemi_alloc *a, size_t new_capacity)
     return 0;
 }
 
-int gshmemi_alloc_take(struct gshmemi_alloc *a, size_t size, size_t align, size_t *off)
+/* The first free block that holds size bytes at align, or a->n. */
+static size_t first_fit(const struct gshmemi_alloc *a, size_t size, size_t align, size_t *start_out)
 {
-    size = gshmemi_alloc_round(size);
-    align = GSHMEMI_MAX(align, (size_t)GSHMEMI_ALLOC_MIN_ALIGN);
-    if (size == 0)
-        return GSHMEM_ERR_INVALID_ARG;
     for (size_t i = 0; i < a->n; i++) {
         struct gshmemi_alloc_block b = a->blocks[i];
         if (b.used)
@@ -79,6 +76,30 @@ int gshmemi_alloc_take(struct gshmemi_alloc *a, size_t size, size_t align, size_
         size_t start = GSHMEMI_ALIGN_UP(b.off, align);
         if (start < b.off || start - b.off > b.size || b.size - (start - b.off) < size)
             continue;
+        *start_out = start;
+        return i;
+    }
+    return a->n;
+}
+
+int gshmemi_alloc_fits(const struct gshmemi_alloc *a, size_t size, size_t align)
+{
+    size_t start;
+    size = gshmemi_alloc_round(size);
+    align = GSHMEMI_MAX(align, (size_t)GSHMEMI_ALLOC_MIN_ALIGN);
+    return size > 0 && first_fit(a, size, align, &start) < a->n;
+}
+
+int gshmemi_alloc_take(struct gshmemi_alloc *a, size_t size, size_t align, size_t *off)
+{
+    size_t start;
+    size = gshmemi_alloc_round(size);
+    align = GSHMEMI_MAX(align, (size_t)GSHMEMI_ALLOC_MIN_ALIGN);
+    if (size == 0)
+        return GSHMEM_ERR_INVALID_ARG;
+    size_t i = first_fit(a, size, align, &start);
+    if (i < a->n) {
+        struct gshmemi_alloc_block b = a->blocks[i];
         /* Split into [lead free][used][tail free]. */
         GSHMEMI_CHECK(reserve_slots(a, 2));
         size_t lead = start - b.off, tail = b.size - lead - size;

@@ -33,6 +33,8 @@ int gshmemi_alloc_init(struct gshmemi_alloc *a, size_t capacity);
 void gshmemi_alloc_fini(struct gshmemi_alloc *a);
 /* Size rounded as the allocator will; 0 stays 0. */
 size_t gshmemi_alloc_round(size_t size);
+/* Whether take(size, align) would succeed now (changes nothing). */
+int gshmemi_alloc_fits(const struct gshmemi_alloc *a, size_t size, size_t align);
 /* 0 and *off, or GSHMEM_ERR_NO_MEMORY when nothing fits (the heap may grow). */
 int gshmemi_alloc_take(struct gshmemi_alloc *a, size_t size, size_t align, size_t *off);
 /* The capacity with which take(size, align) would succeed at the end. */

@@ -28,43 +28,46 @@ struct gshmemi_heap gshmemi_heap;
 
 /* ---- growth ------------------------------------------------------------ */
 
-/* Maps [size, new_size) of every mapped PE's heap.  Collective. */
-static int heap_grow(size_t new_size)
+/* A growth in two steps: prepare creates this PE's new chunk (it may fail,
+ * and every PE must learn of it before any maps anything); commit maps it,
+ * exchanges it with the mapped peers and maps theirs. */
+struct growth {
+    size_t new_size;
+    struct gshmemi_heap_mem mem;
+    int status; /* of the creation */
+};
+
+static void grow_prepare(size_t new_size, struct growth *g)
+{
+    g->new_size = new_size;
+    g->mem.fd = -1;
+    g->mem.handle = 0;
+    g->status = gshmemi_heap.ops->create(new_size - gshmemi_heap.size, &g->mem);
+}
+
+static void grow_abandon(struct growth *g)
+{
+    gshmemi_heap.ops->destroy(&g->mem);
+}
+
+static int grow_commit(struct growth *g)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
-    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
-    const size_t add = new_size - h->size;
-    struct gshmemi_heap_mem mem = {.fd = -1};
-    int *fds = NULL, *all_st = NULL;
-    int st, my_st;
+    const size_t add = g->new_size - h->size;
+    int *fds = malloc(sizeof(int) * (size_t)(h->n_mapped_peers + 1));
+    uint64_t t0 = gshmemi_now_ns(), t_map, t_exchange;
+    int st;
 
-    all_st = malloc(sizeof(int) * (size_t)bs->size);
-    fds = malloc(sizeof(int) * (size_t)(h->n_mapped_peers + 1));
-    if (all_st == NULL || fds == NULL) {
-        st = GSHMEM_ERR_NO_MEMORY;
-        goto out;
+    if (fds == NULL) {
+        grow_abandon(g);
+        return GSHMEM_ERR_NO_MEMORY;
     }
-    uint64_t t0 = gshmemi_now_ns(), t_create, t_agree, t_map, t_exchange;
-    /* Every PE learns whether every PE could create its chunk, so that a
-     * failure is the same failure everywhere. */
-    my_st = h->ops->create(add, &mem);
-    t_create = gshmemi_now_ns();
-    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &my_st, all_st, sizeof(int)), st, out_destroy);
-    for (int pe = 0; pe < bs->size; pe++) {
-        if (all_st[pe] != 0) {
-            if (pe != gshmemi_rt.my_pe)
-                GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed on pe %d", new_size, pe);
-            st = GSHMEM_ERR_NO_MEMORY;
-            goto out_destroy;
-        }
-    }
-    t_agree = gshmemi_now_ns();
     /* From here a failure leaves PEs with different heaps: fatal. */
-    st = h->ops->map(&mem, h->my_base + h->size);
+    st = h->ops->map(&g->mem, h->my_base + h->size);
     t_map = t_exchange = gshmemi_now_ns();
     if (st == 0 && h->n_mapped_peers > 0) {
         int fd;
-        st = h->ops->export_fd(&mem, &fd);
+        st = h->ops->export_fd(&g->mem, &fd);
         if (st == 0)
             st = gshmemi_fdx_exchange(&h->fdx, fd, h->growths, h->mapped_peers,
                                       h->n_mapped_peers, fds, gshmemi_env.BOOTSTRAP_TIMEOUT);
@@ -82,26 +85,49 @@ static int heap_grow(size_t new_size)
             if (fds[i] >= 0)
                 close(fds[i]);
     }
+    free(fds);
+    grow_abandon(g); /* the handle: the mapping keeps the memory */
     if (st != 0) {
         GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no longer "
-                      "match, ending the job", new_size);
+                      "match, ending the job", g->new_size);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth failed");
     }
-    h->size = new_size;
+    h->size = g->new_size;
     h->growths++;
-    st = gshmemi_alloc_extend(&h->alloc, new_size);
+    st = gshmemi_alloc_extend(&h->alloc, g->new_size);
     uint64_t t_end = gshmemi_now_ns();
-    GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes in %.3f ms: create %.3f, agree %.3f, map "
-                 "%.3f, exchange %.3f, map %d peers %.3f", add, new_size, (t_end - t0) * 1e-6,
-                 (t_create - t0) * 1e-6, (t_agree - t_create) * 1e-6, (t_map - t_agree) * 1e-6,
-                 (t_exchange - t_map) * 1e-6, h->n_mapped_peers, (t_end - t_exchange) * 1e-6);
-
-out_destroy:
-    h->ops->destroy(&mem);
-out:
-    free(fds);
-    free(all_st);
+    GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes: map %.3f ms, exchange %.3f ms, map %d "
+                 "peers %.3f ms", add, g->new_size, (t_map - t0) * 1e-6, (t_exchange - t_map) * 1e-6,
+                 h->n_mapped_peers, (t_end - t_exchange) * 1e-6);
     return st;
+}
+
+/* Grows every PE's heap to new_size, agreeing on the creation first.
+ * Collective; used where no other all-gather can carry the agreement. */
+static int heap_grow(size_t new_size)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    struct growth g;
+    int *all_st = malloc(sizeof(int) * (size_t)bs->size);
+    int st;
+
+    if (all_st == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    grow_prepare(new_size, &g);
+    st = bs->ops->allgather(bs, &g.status, all_st, sizeof(int));
+    for (int pe = 0; st == 0 && pe < bs->size; pe++) {
+        if (all_st[pe] != 0) {
+            if (pe != gshmemi_rt.my_pe)
+                GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed on pe %d", new_size, pe);
+            st = GSHMEM_ERR_NO_MEMORY;
+        }
+    }
+    free(all_st);
+    if (st != 0) {
+        grow_abandon(&g);
+        return st;
+    }
+    return grow_commit(&g);
 }
 
 /* ---- control segment ------------------------------------------------------ */
@@ -364,6 +390,8 @@ struct heap_req {
     uint64_t size;
     uint64_t align;
     uint64_t off; /* free/realloc: heap offset, UINT64_MAX for NULL */
+    int32_t grow_status; /* a growth prepared ahead of the call: its creation */
+    int32_t pad;
 };
 
 static const char *req_call(int op)
@@ -428,6 +456,15 @@ static int heap_agree(struct heap_req *mine)
         any_bad |= all[pe].bad;
         same &= req_same(&all[pe], &all[0]);
     }
+    for (int pe = 0; same && !any_bad && pe < bs->size; pe++) {
+        if (all[pe].grow_status != 0) {
+            if (pe != gshmemi_rt.my_pe)
+                GSHMEMI_ERROR(HEAP, "%s(%llu): the heap could not grow on pe %d", req_call(mine->op),
+                              (unsigned long long)mine->size, pe);
+            free(all);
+            return GSHMEM_ERR_NO_MEMORY;
+        }
+    }
     if (!same) {
         /* One message listing every PE's call (runs of equal calls folded). */
         char msg[1024], d[96];
@@ -453,25 +490,37 @@ static int heap_agree(struct heap_req *mine)
     return any_bad ? GSHMEM_ERR_INVALID_ARG : 0;
 }
 
-/* Allocates size bytes aligned to align, growing the heap if needed.  Every
- * PE takes the same path: the allocator and the heap size are the same. */
-static void *heap_take(const char *call, size_t size, size_t align)
+/* The heap size with which size bytes at align fit: the current size when
+ * they fit now, 0 when no size up to GSHMEM_MAX_HEAP would do (logged).
+ * The same on every PE: the allocators are alike. */
+static size_t size_needed(const char *call, size_t size, size_t align)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
-    size_t off;
     char a[32], b[32];
 
-    if (gshmemi_alloc_take(&h->alloc, size, align, &off) == 0)
-        return h->my_base + off;
+    if (gshmemi_alloc_fits(&h->alloc, size, align))
+        return h->size;
     size_t need = gshmemi_alloc_needed_capacity(&h->alloc, size, align);
     size_t new_size = GSHMEMI_ALIGN_UP(need, h->granularity);
     if (need < size || new_size > h->stride) {
         GSHMEMI_ERROR(HEAP, "%s(%zu): the heap would need %s bytes, over GSHMEM_MAX_HEAP (%s)",
                       call, size, gshmemi_format_size(new_size, a, sizeof(a)),
                       gshmemi_format_size(h->stride, b, sizeof(b)));
-        return NULL;
+        return 0;
     }
-    if (heap_grow(new_size) != 0)
+    return new_size;
+}
+
+/* Allocates size bytes aligned to align, growing the heap if needed.  Every
+ * PE takes the same path: the allocator and the heap size are the same. */
+static void *heap_take(const char *call, size_t size, size_t align)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    size_t off, new_size = size_needed(call, size, align);
+
+    if (new_size == 0)
+        return NULL;
+    if (new_size > h->size && heap_grow(new_size) != 0)
         return NULL;
     if (gshmemi_alloc_take(&h->alloc, size, align, &off) != 0)
         return NULL;
@@ -489,7 +538,11 @@ static int check_init(const char *call)
 
 static void *heap_alloc_call(int op, size_t size, size_t align)
 {
+    struct gshmemi_heap *h = &gshmemi_heap;
     struct heap_req req = {.op = op, .size = size, .align = align, .off = UINT64_MAX};
+    struct growth g = {.new_size = 0};
+    size_t new_size = 0, off;
+
     if (check_init(req_call(op)) != 0)
         return NULL;
     if (op == REQ_ALIGN && (align == 0 || (align & (align - 1)) != 0)) {
@@ -497,9 +550,27 @@ static void *heap_alloc_call(int op, size_t size, size_t align)
                       align, size);
         req.bad = 1;
     }
-    if (heap_agree(&req) != 0 || size == 0)
+    /* A growth is prepared before the implied barrier, whose all-gather
+     * then carries its outcome too: one round instead of two, and the chunk
+     * is created while the PEs gather. */
+    if (!req.bad && size > 0) {
+        new_size = size_needed(req_call(op), size, align); /* 0: every PE has said why */
+        if (new_size > h->size) {
+            grow_prepare(new_size, &g);
+            req.grow_status = g.status;
+        }
+    }
+    int st = heap_agree(&req);
+    if (st != 0 || size == 0 || new_size == 0) {
+        if (g.new_size != 0)
+            grow_abandon(&g);
         return NULL;
-    return heap_take(req_call(op), size, align);
+    }
+    if (g.new_size != 0 && grow_commit(&g) != 0)
+        return NULL;
+    if (gshmemi_alloc_take(&h->alloc, size, align, &off) != 0)
+        return NULL;
+    return h->my_base + off;
 }
 
 GSHMEM_API void *gshmem_malloc(size_t size)
