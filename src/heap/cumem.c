@@ -15,6 +15,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/util.h"
 #include "device/gpu.h"
 #include "heap/backend.h"
 
@@ -157,7 +158,9 @@ static int cumem_create(size_t size, struct gshmemi_heap_mem *mem)
 {
     CUmemGenericAllocationHandle h;
     int fd = -1;
+    uint64_t t0 = gshmemi_now_ns();
     CUresult r = cm.create(&h, size, &cm.prop, 0);
+    uint64_t t1 = gshmemi_now_ns();
     if (r != CUDA_SUCCESS) {
         GSHMEMI_ERROR(HEAP, "cuMemCreate of %zu bytes on GPU %d failed: %s", size, cm.device,
                       cu_error(r));
@@ -169,6 +172,8 @@ static int cumem_create(size_t size, struct gshmemi_heap_mem *mem)
         cm.release(h);
         return GSHMEM_ERR_CUDA;
     }
+    GSHMEMI_TRACE(HEAP, "cuMemCreate of %zu bytes %.3f ms, export %.3f ms", size, (t1 - t0) * 1e-6,
+                  (gshmemi_now_ns() - t1) * 1e-6);
     mem->fd = fd;
     mem->handle = (uint64_t)h;
     mem->size = size;

@@ -553,6 +553,7 @@ static void *heap_alloc_call(int op, size_t size, size_t align)
     /* A growth is prepared before the implied barrier, whose all-gather
      * then carries its outcome too: one round instead of two, and the chunk
      * is created while the PEs gather. */
+    uint64_t t0 = gshmemi_now_ns(), t_prepared;
     if (!req.bad && size > 0) {
         new_size = size_needed(req_call(op), size, align); /* 0: every PE has said why */
         if (new_size > h->size) {
@@ -560,7 +561,11 @@ static void *heap_alloc_call(int op, size_t size, size_t align)
             req.grow_status = g.status;
         }
     }
+    t_prepared = gshmemi_now_ns();
     int st = heap_agree(&req);
+    if (g.new_size != 0)
+        GSHMEMI_INFO(HEAP, "%s(%zu) growing the heap: chunk created in %.3f ms, all-gather %.3f ms",
+                     req_call(op), size, (t_prepared - t0) * 1e-6, (gshmemi_now_ns() - t_prepared) * 1e-6);
     if (st != 0 || size == 0 || new_size == 0) {
         if (g.new_size != 0)
             grow_abandon(&g);
