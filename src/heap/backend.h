@@ -31,8 +31,9 @@ struct gshmemi_heap_backend_ops {
 
     /* chunks */
     int (*create)(size_t size, struct gshmemi_heap_mem *mem_out);
-    /* fd to hand to a peer; stays owned by mem */
-    int (*export_fd)(const struct gshmemi_heap_mem *mem, int *fd_out);
+    /* fd to hand to a peer, made on first use; stays owned by mem.  May run
+     * on a helper thread while the creating thread goes on. */
+    int (*export_fd)(struct gshmemi_heap_mem *mem, int *fd_out);
     /* takes ownership of fd */
     int (*import_fd)(int fd, size_t size, struct gshmemi_heap_mem *mem_out);
     /* maps mem at addr inside the reservation; the mapping outlives mem */

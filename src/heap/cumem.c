@@ -157,31 +157,33 @@ static void cumem_release(void *base, size_t size)
 static int cumem_create(size_t size, struct gshmemi_heap_mem *mem)
 {
     CUmemGenericAllocationHandle h;
-    int fd = -1;
     uint64_t t0 = gshmemi_now_ns();
     CUresult r = cm.create(&h, size, &cm.prop, 0);
-    uint64_t t1 = gshmemi_now_ns();
     if (r != CUDA_SUCCESS) {
         GSHMEMI_ERROR(HEAP, "cuMemCreate of %zu bytes on GPU %d failed: %s", size, cm.device,
                       cu_error(r));
         return r == CUDA_ERROR_OUT_OF_MEMORY ? GSHMEM_ERR_NO_MEMORY : GSHMEM_ERR_CUDA;
     }
-    r = cm.export_handle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-    if (r != CUDA_SUCCESS) {
-        GSHMEMI_ERROR(HEAP, "cuMemExportToShareableHandle failed: %s", cu_error(r));
-        cm.release(h);
-        return GSHMEM_ERR_CUDA;
-    }
-    GSHMEMI_TRACE(HEAP, "cuMemCreate of %zu bytes %.3f ms, export %.3f ms", size, (t1 - t0) * 1e-6,
-                  (gshmemi_now_ns() - t1) * 1e-6);
-    mem->fd = fd;
+    GSHMEMI_TRACE(HEAP, "cuMemCreate of %zu bytes: %.3f ms", size, (gshmemi_now_ns() - t0) * 1e-6);
+    mem->fd = -1;
     mem->handle = (uint64_t)h;
     mem->size = size;
     return 0;
 }
 
-static int cumem_export_fd(const struct gshmemi_heap_mem *mem, int *fd_out)
+/* The export costs as much as the creation or more (about 1 ms per GiB
+ * chunk on H200): made on first use, so it can overlap other work. */
+static int cumem_export_fd(struct gshmemi_heap_mem *mem, int *fd_out)
 {
+    if (mem->fd < 0) {
+        uint64_t t0 = gshmemi_now_ns();
+        CU_CHECK("cuMemExportToShareableHandle",
+                 cm.export_handle(&mem->fd, (CUmemGenericAllocationHandle)mem->handle,
+                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                 GSHMEM_ERR_CUDA);
+        GSHMEMI_TRACE(HEAP, "export of %zu bytes: %.3f ms", mem->size,
+                      (gshmemi_now_ns() - t0) * 1e-6);
+    }
     *fd_out = mem->fd;
     return 0;
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +36,50 @@ struct growth {
     size_t new_size;
     struct gshmemi_heap_mem mem;
     int status; /* of the creation */
+    /* the export for the peers, made on a helper thread meanwhile */
+    pthread_t exporter;
+    int exporting;
+    int export_status;
+    int fd;
 };
+
+static void *export_main(void *arg)
+{
+    struct growth *g = arg;
+    gshmemi_gpu_bind_thread(); /* the driver wants this PE's device here too */
+    g->export_status = gshmemi_heap.ops->export_fd(&g->mem, &g->fd);
+    return NULL;
+}
 
 static void grow_prepare(size_t new_size, struct growth *g)
 {
     g->new_size = new_size;
     g->mem.fd = -1;
     g->mem.handle = 0;
+    g->exporting = 0;
+    g->fd = -1;
     g->status = gshmemi_heap.ops->create(new_size - gshmemi_heap.size, &g->mem);
+    if (g->status == 0 && gshmemi_heap.n_mapped_peers > 0 && gshmemi_heap.on_device)
+        g->exporting = pthread_create(&g->exporter, NULL, export_main, g) == 0;
+}
+
+/* The exported fd, waiting for the helper thread if one is at it. */
+static int grow_export(struct growth *g)
+{
+    if (g->exporting) {
+        pthread_join(g->exporter, NULL);
+        g->exporting = 0;
+        return g->export_status;
+    }
+    return gshmemi_heap.ops->export_fd(&g->mem, &g->fd);
 }
 
 static void grow_abandon(struct growth *g)
 {
+    if (g->exporting) {
+        pthread_join(g->exporter, NULL);
+        g->exporting = 0;
+    }
     gshmemi_heap.ops->destroy(&g->mem);
 }
 
@@ -66,10 +99,9 @@ static int grow_commit(struct growth *g)
     st = h->ops->map(&g->mem, h->my_base + h->size);
     t_map = t_exchange = gshmemi_now_ns();
     if (st == 0 && h->n_mapped_peers > 0) {
-        int fd;
-        st = h->ops->export_fd(&g->mem, &fd);
+        st = grow_export(g);
         if (st == 0)
-            st = gshmemi_fdx_exchange(&h->fdx, fd, h->growths, h->mapped_peers,
+            st = gshmemi_fdx_exchange(&h->fdx, g->fd, h->growths, h->mapped_peers,
                                       h->n_mapped_peers, fds, gshmemi_env.BOOTSTRAP_TIMEOUT);
         t_exchange = gshmemi_now_ns();
         for (int i = 0; st == 0 && i < h->n_mapped_peers; i++) {

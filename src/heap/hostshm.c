@@ -68,7 +68,7 @@ static int hostshm_create(size_t size, struct gshmemi_heap_mem *mem)
     return 0;
 }
 
-static int hostshm_export_fd(const struct gshmemi_heap_mem *mem, int *fd_out)
+static int hostshm_export_fd(struct gshmemi_heap_mem *mem, int *fd_out)
 {
     *fd_out = mem->fd;
     return 0;

@@ -45,6 +45,14 @@ static inline size_t gshmemi_rma_bytes(const char *call, size_t nelems, size_t e
     return bytes;
 }
 
+/* The stream-ordered forms need the heap in GPU memory. */
+static inline void gshmemi_rma_need_device_heap(const char *call)
+{
+    if (GSHMEMI_UNLIKELY(!gshmemi_heap.on_device))
+        gshmemi_rma_fail(call, "needs the symmetric heap in GPU memory (GSHMEM_HEAP=device or "
+                         "auto on a machine with a GPU)");
+}
+
 /* A local (not necessarily symmetric) buffer. */
 static inline void gshmemi_rma_check_local(const char *call, const char *what, const void *addr,
                                            size_t len)

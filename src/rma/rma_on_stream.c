@@ -7,17 +7,10 @@
 #include "device/gpu.h"
 #include "rma/rma.h"
 
-static void need_device_heap(const char *call)
-{
-    if (GSHMEMI_UNLIKELY(!gshmemi_heap.on_device))
-        gshmemi_rma_fail(call, "needs the symmetric heap in GPU memory (GSHMEM_HEAP=device or "
-                         "auto on a machine with a GPU)");
-}
-
 static inline void put_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                           struct CUstream_st *stream)
 {
-    need_device_heap(call);
+    gshmemi_rma_need_device_heap(call);
     if (nbytes == 0) {
         gshmemi_rma_check_pe(call, pe);
         return;
@@ -30,7 +23,7 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
 static inline void get_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                           struct CUstream_st *stream)
 {
-    need_device_heap(call);
+    gshmemi_rma_need_device_heap(call);
     if (nbytes == 0) {
         gshmemi_rma_check_pe(call, pe);
         return;
@@ -43,7 +36,7 @@ static inline void get_on(const char *call, void *dest, const void *src, size_t 
 static void signal_on(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                       struct CUstream_st *stream)
 {
-    need_device_heap(call);
+    gshmemi_rma_need_device_heap(call);
     uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
     gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)

@@ -12,18 +12,11 @@ static uint64_t timeout_ns(void)
     return gshmemi_env.TIMEOUT > 0 ? (uint64_t)(gshmemi_env.TIMEOUT * 1e9) : 0;
 }
 
-static void need_device_heap(const char *call)
-{
-    if (GSHMEMI_UNLIKELY(!gshmemi_heap.on_device))
-        gshmemi_rma_fail(call, "needs the symmetric heap in GPU memory (GSHMEM_HEAP=device or "
-                         "auto on a machine with a GPU)");
-}
-
 GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
                                                     uint64_t cmp_value,
                                                     struct CUstream_st *stream)
 {
-    need_device_heap(__func__);
+    gshmemi_rma_need_device_heap(__func__);
     (void)gshmemi_rma_target(__func__, "sig_addr", sig_addr, sizeof(*sig_addr), gshmemi_rt.my_pe);
     gshmemi_rma_check_aligned(__func__, "sig_addr", sig_addr, sizeof(*sig_addr));
     if (cmp < GSHMEM_CMP_EQ || cmp > GSHMEM_CMP_GE)
@@ -40,7 +33,7 @@ GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
 
 GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream)
 {
-    need_device_heap(__func__);
+    gshmemi_rma_need_device_heap(__func__);
     int err = gshmemi_launch_fence(stream);
     if (err != 0)
         gshmemi_gpu_launch_failed(__func__, "the fence kernel", err);
@@ -48,7 +41,7 @@ GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream)
 
 static void barrier_on(const char *call, struct CUstream_st *stream)
 {
-    need_device_heap(call);
+    gshmemi_rma_need_device_heap(call);
     for (int pe = 0; pe < gshmemi_rt.n_pes; pe++)
         if (gshmemi_heap.slot_of_pe[pe] < 0)
             gshmemi_rma_fail(call, "pe %d's heap is not mapped here, and stream barriers over the "
