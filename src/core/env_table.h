@@ -36,7 +36,8 @@
       "GPU of this PE (an ordinal among those the process sees); default: the device the "  \
       "application made current before gshmem_init, else the local rank modulo the count.") \
     X(CUMEM_HANDLE, STRING, "posix",                                                        \
-      "How GPU heap chunks are shared between processes: posix (file descriptors).")       \
+      "How GPU heap chunks are shared between processes: posix (file descriptors over "    \
+      "Unix sockets) or fabric (fabric handles, where the driver offers them).")           \
     X(DISABLE_P2P, BOOL, "0",                                                               \
       "Map no peer's heap: every other PE is reached through the proxy path.")              \
     X(TIMEOUT, SECONDS, "300",                                                              \

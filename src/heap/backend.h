@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define GSHMEMI_HEAP_BLOB_BYTES 64 /* a CUmemFabricHandle */
+
 /* Physical memory of one chunk: created here or imported from a peer. */
 struct gshmemi_heap_mem {
     int fd;          /* shareable handle (-1 once closed) */
@@ -18,8 +20,10 @@ struct gshmemi_heap_backend_ops {
     /* host code cannot load or store this memory: it goes through the GPU */
     int on_device;
 
-    /* setup: the size and alignment of chunks and reservations */
-    int (*open)(size_t *granularity);
+    /* setup: the size and alignment of chunks and reservations, and how
+     * chunks are shared: by fd over Unix sockets (0) or as a blob of
+     * GSHMEMI_HEAP_BLOB_BYTES through the bootstrap (1) */
+    int (*open)(size_t *granularity, int *share_by_blob);
     /* which node-local PEs' heaps can be mapped here: mappable[i] for
      * local_pes[i].  Collective (every PE calls it). */
     int (*plan)(const int *local_pes, int n_local, int *mappable);
@@ -36,6 +40,9 @@ struct gshmemi_heap_backend_ops {
     int (*export_fd)(struct gshmemi_heap_mem *mem, int *fd_out);
     /* takes ownership of fd */
     int (*import_fd)(int fd, size_t size, struct gshmemi_heap_mem *mem_out);
+    /* the blob forms, for backends that share by blob */
+    int (*export_blob)(struct gshmemi_heap_mem *mem, void *blob);
+    int (*import_blob)(const void *blob, size_t size, struct gshmemi_heap_mem *mem_out);
     /* maps mem at addr inside the reservation; the mapping outlives mem */
     int (*map)(const struct gshmemi_heap_mem *mem, void *addr);
     /* returns [addr, addr+size) to reserved, unmapped address space */

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,51 +35,46 @@ struct growth {
     size_t new_size;
     struct gshmemi_heap_mem mem;
     int status; /* of the creation */
-    /* the export for the peers, made on a helper thread meanwhile */
-    pthread_t exporter;
-    int exporting;
-    int export_status;
-    int fd;
 };
-
-static void *export_main(void *arg)
-{
-    struct growth *g = arg;
-    gshmemi_gpu_bind_thread(); /* the driver wants this PE's device here too */
-    g->export_status = gshmemi_heap.ops->export_fd(&g->mem, &g->fd);
-    return NULL;
-}
 
 static void grow_prepare(size_t new_size, struct growth *g)
 {
     g->new_size = new_size;
     g->mem.fd = -1;
     g->mem.handle = 0;
-    g->exporting = 0;
-    g->fd = -1;
     g->status = gshmemi_heap.ops->create(new_size - gshmemi_heap.size, &g->mem);
-    if (g->status == 0 && gshmemi_heap.n_mapped_peers > 0 && gshmemi_heap.on_device)
-        g->exporting = pthread_create(&g->exporter, NULL, export_main, g) == 0;
-}
-
-/* The exported fd, waiting for the helper thread if one is at it. */
-static int grow_export(struct growth *g)
-{
-    if (g->exporting) {
-        pthread_join(g->exporter, NULL);
-        g->exporting = 0;
-        return g->export_status;
-    }
-    return gshmemi_heap.ops->export_fd(&g->mem, &g->fd);
 }
 
 static void grow_abandon(struct growth *g)
 {
-    if (g->exporting) {
-        pthread_join(g->exporter, NULL);
-        g->exporting = 0;
-    }
     gshmemi_heap.ops->destroy(&g->mem);
+}
+
+/* Blob-shared chunks: every PE's handle through the bootstrap, imported
+ * and mapped for each mapped peer. */
+static int share_by_blob(struct growth *g, size_t add)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    unsigned char mine[GSHMEMI_HEAP_BLOB_BYTES] = {0};
+    unsigned char *all = malloc((size_t)GSHMEMI_HEAP_BLOB_BYTES * (size_t)bs->size);
+    int st;
+
+    if (all == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    st = h->ops->export_blob(&g->mem, mine);
+    if (st == 0)
+        st = bs->ops->allgather(bs, mine, all, sizeof(mine));
+    for (int i = 0; st == 0 && i < h->n_mapped_peers; i++) {
+        struct gshmemi_heap_mem peer = {.fd = -1};
+        int pe = h->mapped_peers[i];
+        st = h->ops->import_blob(all + (size_t)GSHMEMI_HEAP_BLOB_BYTES * (size_t)pe, add, &peer);
+        if (st == 0)
+            st = h->ops->map(&peer, h->va_base + (size_t)h->slot_of_pe[pe] * h->stride + h->size);
+        h->ops->destroy(&peer);
+    }
+    free(all);
+    return st;
 }
 
 static int grow_commit(struct growth *g)
@@ -98,10 +92,15 @@ static int grow_commit(struct growth *g)
     /* From here a failure leaves PEs with different heaps: fatal. */
     st = h->ops->map(&g->mem, h->my_base + h->size);
     t_map = t_exchange = gshmemi_now_ns();
-    if (st == 0 && h->n_mapped_peers > 0) {
-        st = grow_export(g);
+    if (st == 0 && h->share_by_blob) {
+        st = share_by_blob(g, add);
+    } else if (st == 0 && h->n_mapped_peers > 0) {
+        /* (An export on a helper thread, overlapping the map, was tried: the
+         * driver serialises the two, and growth got slower.) */
+        int fd;
+        st = h->ops->export_fd(&g->mem, &fd);
         if (st == 0)
-            st = gshmemi_fdx_exchange(&h->fdx, g->fd, h->growths, h->mapped_peers,
+            st = gshmemi_fdx_exchange(&h->fdx, fd, h->growths, h->mapped_peers,
                                       h->n_mapped_peers, fds, gshmemi_env.BOOTSTRAP_TIMEOUT);
         t_exchange = gshmemi_now_ns();
         for (int i = 0; st == 0 && i < h->n_mapped_peers; i++) {
@@ -293,7 +292,7 @@ int gshmemi_heap_init(void)
     h->fdx.listen_fd = -1;
     GSHMEMI_CHECK(heap_pick_backend(&h->ops));
     h->on_device = h->ops->on_device;
-    GSHMEMI_CHECK_GOTO(h->ops->open(&h->granularity), st, err_gpu);
+    GSHMEMI_CHECK_GOTO(h->ops->open(&h->granularity, &h->share_by_blob), st, err_gpu);
     gran = h->granularity;
     h->stride = GSHMEMI_ALIGN_UP(gshmemi_env.MAX_HEAP, gran);
     initial = GSHMEMI_ALIGN_UP(gshmemi_env.SYMMETRIC_SIZE, gran);
@@ -307,18 +306,24 @@ int gshmemi_heap_init(void)
 
     /* Every PE must size its heap alike, or allocations would diverge. */
     {
-        uint64_t mine[2] = {initial, h->stride}, *all = malloc(sizeof(mine) * (size_t)n_pes);
+        uint64_t mine[3] = {initial, h->stride, (uint64_t)h->share_by_blob};
+        uint64_t *all = malloc(sizeof(mine) * (size_t)n_pes);
         if (all == NULL) {
             st = GSHMEM_ERR_NO_MEMORY;
             goto err_close;
         }
         st = gshmemi_rt.bs->ops->allgather(gshmemi_rt.bs, mine, all, sizeof(mine));
         for (int pe = 0; st == 0 && pe < n_pes; pe++) {
-            if (all[2 * pe] != mine[0] || all[2 * pe + 1] != mine[1]) {
+            if (all[3 * pe + 2] != mine[2]) {
+                GSHMEMI_ERROR(HEAP, "pe %d shares heap chunks %s, this pe %s: every PE must use the "
+                              "same GSHMEM_CUMEM_HANDLE", pe, all[3 * pe + 2] ? "as fabric handles" : "by fd",
+                              mine[2] ? "as fabric handles" : "by fd");
+                st = GSHMEM_ERR_ASYMMETRIC;
+            } else if (all[3 * pe] != mine[0] || all[3 * pe + 1] != mine[1]) {
                 GSHMEMI_ERROR(HEAP, "pe %d has GSHMEM_SYMMETRIC_SIZE %s and GSHMEM_MAX_HEAP %s, this "
                               "pe %s and %s (in multiples of %s): every PE must use the same",
-                              pe, gshmemi_format_size(all[2 * pe], a, sizeof(a)),
-                              gshmemi_format_size(all[2 * pe + 1], b, sizeof(b)),
+                              pe, gshmemi_format_size(all[3 * pe], a, sizeof(a)),
+                              gshmemi_format_size(all[3 * pe + 1], b, sizeof(b)),
                               gshmemi_format_size(mine[0], c, sizeof(c)),
                               gshmemi_format_size(mine[1], d, sizeof(d)),
                               gshmemi_format_size(gran, e, sizeof(e)));

@@ -23,6 +23,7 @@ struct gshmemi_heap {
     const struct gshmemi_heap_backend_ops *ops;
     int on_device;       /* GPU memory: host code goes through device/gpu.h */
     size_t granularity;  /* of chunks and growth */
+    int share_by_blob;   /* chunks travel as blobs through the bootstrap, not as fds */
     struct gshmemi_alloc alloc;
     struct gshmemi_fdx fdx;
     uint64_t growths;

@@ -13,9 +13,10 @@
 
 #define HOSTSHM_GRANULARITY (2u << 20)
 
-static int hostshm_open(size_t *granularity)
+static int hostshm_open(size_t *granularity, int *share_by_blob)
 {
     *granularity = HOSTSHM_GRANULARITY;
+    *share_by_blob = 0;
     return 0;
 }
 
