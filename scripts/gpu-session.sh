@@ -1,0 +1,47 @@
+#!/bin/sh
+# Runs the GPU suite and the GPU benchmarks from a build folder made on
+# another machine (meson's test list holds that machine's absolute paths,
+# so this calls the programs directly).  For the device machine:
+#   sh scripts/gpu-session.sh            tests at 1, 2, 4 PEs, leak cycles, benchmarks
+#   NPS="1 2" QUICK=1 sh scripts/gpu-session.sh   tests only
+# Logs go to $OUT (or /tmp): gpu.log, bench.log.  Never changes GPU settings.
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+R=$(cd "$(dirname "$0")/.." && pwd)
+cd "$R"
+OUT=${OUT:-/tmp}
+export GSHMRUN=$R/build/tools/gshmrun TEST_GSHMEM_INFO=$R/build/tools/gshmem-info
+export GSHMEM_TIMEOUT=60 TEST_JOB_TIMEOUT=300
+log=$OUT/gpu.log
+b=$OUT/bench.log
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$b"
+./build/tools/gshmem-info | sed -n '3,12p'
+for np in ${NPS:-1 2 4}; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
+        echo "=== $p $np" >>"$log"
+        GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
+        echo "$p np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+    done
+done
+GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
+sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
+    build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp unreachable \
+    malloc-asymmetric free-not-heap free-interior free-twice 2>&1 | tail -1
+[ -n "${QUICK:-}" ] && exit 0
+GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -1
+echo "== putmem_on_stream_bw" | tee -a "$b"
+./build/tools/gshmrun -n 2 ./build/bench/putmem_on_stream_bw 2>&1 | tee -a "$b" | grep -v RESULT
+NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null)
+if [ -n "$NV" ]; then
+    nvcc -arch=sm_90 -rdc=true -I"$NV/include" bench/nvshmem/startup_nvshmem.cu \
+        "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
+        -Xlinker -rpath="$NV/lib" -o /tmp/startup_nvshmem
+fi
+for i in 1 2 3 4 5 6 7; do
+    ./build/tools/gshmrun -n 2 ./build/bench/startup 2>&1 | grep RESULT | tr '\n' ' ' | tee -a "$b"
+    echo " (gshmem)" | tee -a "$b"
+    if [ -x /tmp/startup_nvshmem ]; then
+        LD_LIBRARY_PATH=$NV/lib ./build/tools/gshmrun -n 2 /tmp/startup_nvshmem /tmp/nvuid.$i 2>&1 |
+            grep RESULT | tr '\n' ' ' | tee -a "$b"
+        echo " (NVSHMEM)" | tee -a "$b"
+    fi
+done
