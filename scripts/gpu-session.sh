@@ -24,7 +24,7 @@ for np in ${NPS:-1 2 4}; do
 done
 GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
-    build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp unreachable \
+    build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp \
     malloc-asymmetric free-not-heap free-interior free-twice 2>&1 | tail -1
 [ -n "${QUICK:-}" ] && exit 0
 GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -1

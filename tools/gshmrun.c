@@ -49,6 +49,7 @@ struct job {
     enum cause cause;
     int cause_pe;
     int cause_status; /* exit status to return */
+    uint64_t cause_at; /* when the failure was seen */
     uint64_t term_at; /* when to send SIGTERM, 0: not planned */
     uint64_t kill_at; /* when to send SIGKILL, 0: not planned */
     int termed;
@@ -116,13 +117,18 @@ static void read_ctrl(struct job *j, int fd)
     }
 }
 
+/* Reaps what has exited.  A PE killed by a signal is the likelier first
+ * cause than PEs that exited with an error soon before or with it: those may
+ * be ending because they saw it go (a dying process's sockets close before
+ * its exit can be reaped).  Within a second, the cause is revised so. */
 static void reap(struct job *j)
 {
+    int first = -1;
     for (;;) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid <= 0)
-            return;
+            break;
         for (int i = 0; i < j->n; i++) {
             if (j->pes[i].pid != pid)
                 continue;
@@ -130,13 +136,24 @@ static void reap(struct job *j)
             j->pes[i].status = status;
             j->live--;
             int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-            if (failed && j->cause == CAUSE_NONE) {
-                j->cause = CAUSE_FAILED;
-                j->cause_pe = i;
-                j->cause_status = exit_code(status);
-                plan_end(j, j->termed ? 0 : GRACE_NS);
-            }
+            if (failed && (first < 0 || (WIFSIGNALED(status) &&
+                                         !WIFSIGNALED(j->pes[first].status))))
+                first = i;
         }
+    }
+    if (first < 0)
+        return;
+    int revise = j->cause == CAUSE_FAILED && WIFSIGNALED(j->pes[first].status) &&
+                 !WIFSIGNALED(j->pes[j->cause_pe].status) &&
+                 gshmemi_now_ns() - j->cause_at < 1000000000ull;
+    if (j->cause == CAUSE_NONE || revise) {
+        if (j->cause == CAUSE_NONE) {
+            j->cause_at = gshmemi_now_ns();
+            plan_end(j, j->termed ? 0 : GRACE_NS);
+        }
+        j->cause = CAUSE_FAILED;
+        j->cause_pe = first;
+        j->cause_status = exit_code(j->pes[first].status);
     }
 }
 

@@ -40,6 +40,11 @@
       "Unix sockets) or fabric (fabric handles, where the driver offers them).")           \
     X(DISABLE_P2P, BOOL, "0",                                                               \
       "Map no peer's heap: every other PE is reached through the proxy path.")              \
+    X(TRANSPORT, STRING, "auto",                                                            \
+      "How PEs whose heaps are not mapped are reached: auto (the best available), tcp, or " \
+      "ibrc (libibverbs; not built yet).")                                                  \
+    X(TCP_IFNAME, STRING, "",                                                               \
+      "Network interface (or prefix) of the tcp transport; default: as the bootstrap's.")   \
     X(TIMEOUT, SECONDS, "300",                                                              \
       "Deadline of every blocking wait (wait_until, barriers, ...), in seconds; 0 waits "   \
       "forever. A wait past it ends the job with a message naming the call and values.")    \

@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
+#include "transport/transport.h"
 
 struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
 
@@ -223,12 +224,19 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     gshmemi_log_set_pe(rt->my_pe);
     GSHMEMI_CHECK_GOTO(peers_init(), st, err_bootstrap);
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
-    rt->initialized = 1;
+    rt->initialized = 1; /* the transport's checks and threads see the heap */
+    st = gshmemi_transport_init();
+    if (st != 0) {
+        rt->initialized = 0;
+        goto err_heap;
+    }
     GSHMEMI_INFO(CORE, "initialised: pe %d of %d, local rank %d of %d, node %d of %d, bootstrap %s",
                  rt->my_pe, rt->n_pes, rt->local_rank, rt->local_size, rt->node_id, rt->n_nodes,
                  rt->bs->ops->name);
     return 0;
 
+err_heap:
+    gshmemi_heap_fini();
 err_peers:
     peers_fini();
 err_bootstrap:
@@ -282,6 +290,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_transport_fini();
     gshmemi_buffers_release();
     gshmemi_heap_fini();
     peers_fini();

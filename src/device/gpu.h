@@ -24,6 +24,8 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len);
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len);
 void gshmemi_gpu_close(void);
 int gshmemi_gpu_device(void); /* -1 when closed */
+/* Makes this PE's GPU current in the calling (helper) thread. */
+void gshmemi_gpu_bind_thread(void);
 /* The driver entry point of `name` (cuMemCreate, ...), or NULL. */
 void *gshmemi_gpu_driver_symbol(const char *name);
 /* UUID of a visible device (16 bytes), and the ordinal of a UUID (or -1). */

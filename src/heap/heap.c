@@ -25,6 +25,7 @@
 #include "heap/heap.h"
 
 struct gshmemi_heap gshmemi_heap;
+void (*gshmemi_heap_quiet_hook)(const char *call);
 
 /* ---- growth ------------------------------------------------------------ */
 
@@ -216,6 +217,40 @@ static void ctrl_fini(void)
     free(h->ctrl_slot_of_pe);
     h->ctrl_base = NULL;
     h->ctrl_slot_of_pe = NULL;
+}
+
+/* ---- loss notices ------------------------------------------------------- */
+
+static void say_lost(int lost, int reporter, const char *how)
+{
+    const struct gshmemi_peer *p = &gshmemi_rt.peers[lost];
+    if (reporter >= 0)
+        GSHMEMI_ERROR(CORE, "pe %d (pid %d on %s) %s (pe %d saw it first); ending this pe", lost,
+                      (int)p->pid, p->host, how, reporter);
+    else
+        GSHMEMI_ERROR(CORE, "pe %d (pid %d on %s) %s; ending this pe", lost, (int)p->pid, p->host,
+                      how);
+}
+
+void gshmemi_end_for_lost_pe(int pe, const char *how)
+{
+    const struct gshmemi_runtime *rt = &gshmemi_rt;
+    uint64_t *notice = gshmemi_heap.ctrl_base != NULL
+                           ? gshmemi_ctrl_word(rt->my_pe, GSHMEMI_CTRL_LOST_PE) : NULL;
+    uint64_t seen = notice != NULL ? __atomic_load_n(notice, __ATOMIC_ACQUIRE) : 0;
+
+    if (seen != 0) {
+        say_lost((int)(seen & 0xffffffffu) - 1, (int)(seen >> 32) - 1, how);
+    } else {
+        uint64_t mine = ((uint64_t)(rt->my_pe + 1) << 32) | (uint64_t)(pe + 1);
+        for (int k = 0; notice != NULL && k < rt->n_local; k++) {
+            uint64_t *w = gshmemi_ctrl_word(rt->local_pes[k], GSHMEMI_CTRL_LOST_PE);
+            uint64_t zero = 0;
+            __atomic_compare_exchange_n(w, &zero, mine, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        }
+        say_lost(pe, -1, how);
+    }
+    _exit(GSHMEMI_EXIT_ERROR);
 }
 
 /* ---- the GPU heap's own area -------------------------------------------- */
@@ -483,6 +518,8 @@ static int heap_agree(struct heap_req *mine)
     /* Everything issued before the call is complete before anyone proceeds. */
     if (gshmemi_heap.on_device)
         gshmemi_gpu_quiet(req_call(mine->op));
+    if (gshmemi_heap_quiet_hook != NULL)
+        gshmemi_heap_quiet_hook(req_call(mine->op));
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     st = bs->ops->allgather(bs, mine, all, sizeof(*mine));
     if (st != 0) {

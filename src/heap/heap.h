@@ -43,8 +43,21 @@ struct gshmemi_heap {
 };
 
 #define GSHMEMI_CTRL_SIZE (64u << 10)
+/* Words of the control segment the heap module owns (the sync module's
+ * barrier counters start at word 0 and stay below this one). */
+#define GSHMEMI_CTRL_LOST_PE 1000 /* (reporter+1) << 32 | (lost+1), set by peers */
+
+/* A peer is gone: ends this PE with one message naming it.  `how` says
+ * what was seen ("ended while this pe was in gshmem_barrier_all").  The
+ * first PE of a node to see a loss records it in every local peer's control
+ * segment, so a PE that then sees *that* PE go names the PE really lost. */
+void gshmemi_end_for_lost_pe(int pe, const char *how) __attribute__((noreturn));
 
 extern struct gshmemi_heap gshmemi_heap;
+
+/* Completes every operation issued so far, before an allocation's implied
+ * barrier: set by the layers above (the transport). */
+extern void (*gshmemi_heap_quiet_hook)(const char *call);
 
 int gshmemi_heap_init(void);
 void gshmemi_heap_fini(void);

@@ -17,17 +17,24 @@ static inline uint64_t amo_bits(const void *v, size_t size)
     return b;
 }
 
-/* On the device heap: the atomic op on r, returning the old value as TYPE. */
-#define DEV_AMO(TYPE, r, op, a, b, fetch)                                                   \
+/* Through the transport (r NULL) or on the device heap: the atomic op on sym
+ * at pe, returning the old value as TYPE. */
+#define DEV_AMO(TYPE, sym, r, op, a, b, fetch)                                                   \
     ({                                                                                      \
         TYPE a_ = (a), b_ = (b), t_;                                                        \
-        uint64_t o_ = gshmemi_gpu_atomic(__func__, r, op, sizeof(TYPE),                    \
-                                         amo_bits(&a_, sizeof(TYPE)),                       \
-                                         amo_bits(&b_, sizeof(TYPE)), fetch);               \
+        uint64_t o_ =                                                                       \
+            r == NULL ? gshmemi_transport->atomic(__func__, pe, gshmemi_rma_off(sym), op,    \
+                                                  sizeof(TYPE), amo_bits(&a_, sizeof(TYPE)), \
+                                                  amo_bits(&b_, sizeof(TYPE)), fetch)        \
+                      : gshmemi_gpu_atomic(__func__, r, op, sizeof(TYPE),                    \
+                                           amo_bits(&a_, sizeof(TYPE)),                     \
+                                           amo_bits(&b_, sizeof(TYPE)), fetch);             \
         memcpy(&t_, &o_, sizeof(TYPE));                                                     \
         t_;                                                                                 \
     })
-#define ON_DEVICE GSHMEMI_UNLIKELY(gshmemi_heap.on_device)
+/* r is NULL where pe is reached through the transport; else on the device
+ * heap the one-thread kernel does it. */
+#define ON_DEVICE GSHMEMI_UNLIKELY(gshmemi_heap.on_device || r == NULL)
 
 #define AMO_TARGET(TYPE, dest, pe)                                                         \
     ({                                                                                     \
@@ -41,7 +48,7 @@ static inline uint64_t amo_bits(const void *v, size_t size)
     {                                                                                      \
         TYPE ret, *r = AMO_TARGET(TYPE, source, pe);                                       \
         if (ON_DEVICE)                                                                     \
-            return DEV_AMO(TYPE, r, GSHMEMI_AMO_FETCH, (TYPE)0, (TYPE)0, 1);               \
+            return DEV_AMO(TYPE, source, r, GSHMEMI_AMO_FETCH, (TYPE)0, (TYPE)0, 1);               \
         __atomic_load(r, &ret, __ATOMIC_SEQ_CST);                                          \
         return ret;                                                                        \
     }                                                                                      \
@@ -49,7 +56,7 @@ static inline uint64_t amo_bits(const void *v, size_t size)
     {                                                                                      \
         TYPE *r = AMO_TARGET(TYPE, dest, pe);                                              \
         if (ON_DEVICE)                                                                     \
-            (void)DEV_AMO(TYPE, r, GSHMEMI_AMO_SET, value, (TYPE)0, 0);                    \
+            (void)DEV_AMO(TYPE, dest, r, GSHMEMI_AMO_SET, value, (TYPE)0, 0);                    \
         else                                                                               \
             __atomic_store(r, &value, __ATOMIC_SEQ_CST);                                   \
     }                                                                                      \
@@ -57,7 +64,7 @@ static inline uint64_t amo_bits(const void *v, size_t size)
     {                                                                                      \
         TYPE ret, *r = AMO_TARGET(TYPE, dest, pe);                                         \
         if (ON_DEVICE)                                                                     \
-            return DEV_AMO(TYPE, r, GSHMEMI_AMO_SWAP, value, (TYPE)0, 1);                  \
+            return DEV_AMO(TYPE, dest, r, GSHMEMI_AMO_SWAP, value, (TYPE)0, 1);                  \
         __atomic_exchange(r, &value, &ret, __ATOMIC_SEQ_CST);                              \
         return ret;                                                                        \
     }
@@ -69,14 +76,14 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(DEF_AMO_EXTENDED)
     do {                                                                                    \
         TYPE *r = AMO_TARGET(TYPE, dest, pe);                                               \
         if (ON_DEVICE)                                                                      \
-            return DEV_AMO(TYPE, r, OP, value, (TYPE)0, 1);                                 \
+            return DEV_AMO(TYPE, dest, r, OP, value, (TYPE)0, 1);                                 \
         return BUILTIN(r, value, __ATOMIC_SEQ_CST);                                         \
     } while (0)
 #define AMO_OP(TYPE, dest, pe, OP, BUILTIN, value)                                          \
     do {                                                                                    \
         TYPE *r = AMO_TARGET(TYPE, dest, pe);                                               \
         if (ON_DEVICE)                                                                      \
-            (void)DEV_AMO(TYPE, r, OP, value, (TYPE)0, 0);                                  \
+            (void)DEV_AMO(TYPE, dest, r, OP, value, (TYPE)0, 0);                                  \
         else                                                                                \
             BUILTIN(r, value, __ATOMIC_SEQ_CST);                                            \
     } while (0)
@@ -87,7 +94,7 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(DEF_AMO_EXTENDED)
     {                                                                                       \
         TYPE *r = AMO_TARGET(TYPE, dest, pe);                                               \
         if (ON_DEVICE)                                                                      \
-            return DEV_AMO(TYPE, r, GSHMEMI_AMO_CSWAP, cond, value, 1);                     \
+            return DEV_AMO(TYPE, dest, r, GSHMEMI_AMO_CSWAP, cond, value, 1);                     \
         __atomic_compare_exchange_n(r, &cond, value, false, __ATOMIC_SEQ_CST,               \
                                     __ATOMIC_SEQ_CST);                                      \
         return cond; /* the value found, whether or not it was swapped */                   \

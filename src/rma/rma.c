@@ -28,7 +28,10 @@ static inline void rma_put(const char *call, void *dest, const void *src, size_t
     }
     char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
     gshmemi_rma_check_local(call, "source", src, nbytes);
-    heap_copy(call, r, src, nbytes, blocking);
+    if (GSHMEMI_UNLIKELY(r == NULL))
+        gshmemi_transport->put(call, pe, gshmemi_rma_off(dest), src, nbytes);
+    else
+        heap_copy(call, r, src, nbytes, blocking);
 }
 
 static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
@@ -40,7 +43,10 @@ static inline void rma_get(const char *call, void *dest, const void *src, size_t
     }
     const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
     gshmemi_rma_check_local(call, "dest", dest, nbytes);
-    heap_copy(call, dest, r, nbytes, blocking);
+    if (GSHMEMI_UNLIKELY(r == NULL))
+        gshmemi_transport->get(call, pe, gshmemi_rma_off(src), dest, nbytes);
+    else
+        heap_copy(call, dest, r, nbytes, blocking);
 }
 
 /* Bytes spanned by nelems elements at a stride: ((nelems-1)*stride+1)*esize. */
@@ -68,7 +74,11 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     char *r = gshmemi_rma_target(call, "dest", dest, dspan, pe);
     const char *s = src;
     gshmemi_rma_check_local(call, "source", src, 1);
-    if (gshmemi_heap.on_device)
+    if (r == NULL) /* element by element, in order */
+        for (size_t i = 0; i < nelems; i++)
+            gshmemi_transport->put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
+                                   s + i * (size_t)sst * esize, esize);
+    else if (gshmemi_heap.on_device)
         gshmemi_gpu_copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
     else
         for (size_t i = 0; i < nelems; i++)
@@ -87,7 +97,11 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
-    if (gshmemi_heap.on_device)
+    if (r == NULL)
+        for (size_t i = 0; i < nelems; i++)
+            gshmemi_transport->get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
+                                   d + i * (size_t)dst * esize, esize);
+    else if (gshmemi_heap.on_device)
         gshmemi_gpu_copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
     else
         for (size_t i = 0; i < nelems; i++)
@@ -101,7 +115,10 @@ void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, in
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);
-    if (gshmemi_heap.on_device) /* after this stream's copies, with a system fence */
+    if (r == NULL) /* after the puts to pe: the connection keeps order */
+        gshmemi_transport->signal(call, pe, gshmemi_rma_off(sig_addr), signal,
+                                  sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
+    else if (gshmemi_heap.on_device) /* after this stream's copies, with a system fence */
         gshmemi_gpu_signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
     /* Release: the data put before the signal is seen before the signal. */
     else if (sig_op == GSHMEM_SIGNAL_SET)
@@ -176,14 +193,12 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
                    gshmem_##NAME##_put_signal, gshmem_##NAME##_put_signal_nbi, TYPE, TYPE)          \
     GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                               \
     {                                                                                               \
-        char *r = gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);                     \
-        heap_copy(__func__, r, &value, sizeof(TYPE), 1);                                            \
+        rma_put(__func__, dest, &value, sizeof(TYPE), pe, 1);                                       \
     }                                                                                               \
     GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                   \
     {                                                                                               \
         TYPE value;                                                                                 \
-        const char *r = gshmemi_rma_target(__func__, "source", source, sizeof(TYPE), pe);           \
-        heap_copy(__func__, &value, r, sizeof(TYPE), 1);                                            \
+        rma_get(__func__, &value, source, sizeof(TYPE), pe, 1);                                     \
         return value;                                                                               \
     }
 GSHMEM_FOR_RMA_TYPES(DEF_RMA)

@@ -9,6 +9,7 @@
 #include "core/api.h"
 #include "core/runtime.h"
 #include "heap/heap.h"
+#include "transport/transport.h"
 
 /* Ends the job after logging `call: <formatted reason>`. */
 void gshmemi_rma_fail(const char *call, const char *fmt, ...)
@@ -17,7 +18,9 @@ void gshmemi_rma_fail(const char *call, const char *fmt, ...)
 void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *addr, size_t len,
                                int pe) __attribute__((noreturn, cold));
 
-/* The address at pe of the symmetric range [addr, addr+len). */
+/* The address at pe of the symmetric range [addr, addr+len), or NULL where
+ * pe's heap is not mapped and the transport reaches it (at the heap offset
+ * addr - my_base).  Bad arguments end the job. */
 static inline char *gshmemi_rma_target(const char *call, const char *what, const void *addr,
                                        size_t len, int pe)
 {
@@ -25,9 +28,16 @@ static inline char *gshmemi_rma_target(const char *call, const char *what, const
     const char *p = addr;
     if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
                          p < h->my_base || p >= h->my_base + h->size ||
-                         len > (size_t)(h->my_base + h->size - p) || h->slot_of_pe[pe] < 0))
+                         len > (size_t)(h->my_base + h->size - p) ||
+                         (h->slot_of_pe[pe] < 0 && gshmemi_transport == NULL)))
         gshmemi_rma_bad_symmetric(call, what, addr, len, pe);
     return (char *)gshmemi_heap_peer_addr(addr, pe);
+}
+
+/* The heap offset of a symmetric address (for the transport). */
+static inline uint64_t gshmemi_rma_off(const void *addr)
+{
+    return (uint64_t)((const char *)addr - gshmemi_heap.my_base);
 }
 
 static inline void gshmemi_rma_check_pe(const char *call, int pe)

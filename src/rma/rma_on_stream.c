@@ -7,6 +7,16 @@
 #include "device/gpu.h"
 #include "rma/rma.h"
 
+/* Stream forms reach mapped peers only, so far. */
+static char *mapped_target(const char *call, const char *what, const void *addr, size_t len, int pe)
+{
+    char *r = gshmemi_rma_target(call, what, addr, len, pe);
+    if (GSHMEMI_UNLIKELY(r == NULL))
+        gshmemi_rma_fail(call, "pe %d's heap is not mapped here, and stream-ordered operations "
+                         "through the %s transport are not built yet", pe, gshmemi_transport->name);
+    return r;
+}
+
 static inline void put_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                           struct CUstream_st *stream)
 {
@@ -15,7 +25,7 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
         gshmemi_rma_check_pe(call, pe);
         return;
     }
-    char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
+    char *r = mapped_target(call, "dest", dest, nbytes, pe);
     gshmemi_rma_check_local(call, "source", src, nbytes);
     gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
 }
@@ -28,7 +38,7 @@ static inline void get_on(const char *call, void *dest, const void *src, size_t 
         gshmemi_rma_check_pe(call, pe);
         return;
     }
-    const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
+    const char *r = mapped_target(call, "source", src, nbytes, pe);
     gshmemi_rma_check_local(call, "dest", dest, nbytes);
     gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
 }
@@ -37,7 +47,7 @@ static void signal_on(const char *call, uint64_t *sig_addr, uint64_t signal, int
                       struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(call);
-    uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    uint64_t *r = (uint64_t *)mapped_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
     gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",

@@ -25,6 +25,8 @@ GSHMEM_API void gshmem_quiet(void)
 {
     if (gshmemi_heap.on_device)
         gshmemi_gpu_quiet(__func__);
+    if (gshmemi_transport != NULL)
+        gshmemi_transport->quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -37,10 +39,12 @@ static void dissemination(const char *call)
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         int to = (me + d) % n;
         uint64_t *remote = gshmemi_ctrl_word(to, GSHMEMI_AREA_BARRIER + (size_t)r);
-        if (remote == NULL)
-            gshmemi_rma_fail(call, "pe %d is on another node and this build has no network "
-                             "transport yet", to);
-        __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        if (remote != NULL)
+            __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        else if (gshmemi_transport != NULL) /* another node */
+            gshmemi_transport->ctrl_add(call, to, GSHMEMI_AREA_BARRIER + (size_t)r, 1);
+        else
+            gshmemi_rma_fail(call, "pe %d is on another node and no network transport is up", to);
         const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,
                                        .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
                                        .value = target};

@@ -26,7 +26,6 @@ enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME }
 enum {
     GSHMEMI_AREA_BARRIER = 0,        /* 64 round counters of the barriers */
     GSHMEMI_AREA_BARRIER_COUNT = 64, /* this PE's barriers so far (local) */
-    GSHMEMI_AREA_LOST_PE = 65,       /* (reporter+1) << 32 | (lost+1), set by peers */
 };
 
 /* Checks the arguments (always on); ends the job naming the call if bad. */

@@ -61,6 +61,18 @@ def pe_killed_in_barrier():
     return p
 
 
+@scenario
+def pe_killed_tcp():
+    """Every peer reached through the tcp transport: the loss is still named."""
+    r, took = run([gshmrun, "-n", "4", prog, "barrier-kill"], env=dict(ENV, GSHMEM_DISABLE_P2P="1"))
+    p = expect(r.returncode == 128 + 9, "gshmrun should exit 137 (pe 2 killed by SIGKILL)", r)
+    p += expect(took < 10, f"took {took:.1f} s, more than 10")
+    for pe in (0, 1, 3):
+        p += expect(re.search(rf"gshmem pe {pe} \(\S+\) error core: pe 2 \(pid \d+ on \S+\) (ended|was lost)",
+                              r.stderr), f"pe {pe} did not report the loss of pe 2", r)
+    return p
+
+
 if mpirun:
     @scenario
     def pe_killed_in_barrier_mpirun():
@@ -197,6 +209,15 @@ def heap_sizes_must_match():
     return p + expect(re.search(r"error heap: pe 1 has GSHMEM_SYMMETRIC_SIZE 8m and GSHMEM_MAX_HEAP "
                                 r"64g, this pe 4m and 64g \(in multiples of 2m\): every PE must "
                                 r"use the same", r.stderr), "no message naming the sizes", r)
+
+
+@scenario
+def transport_unavailable():
+    r, _ = run([gshmrun, "-n", "2", prog], env=dict(ENV, GSHMEM_DISABLE_P2P="1",
+                                                    GSHMEM_TRANSPORT="ibrc"))
+    p = expect(r.returncode != 0, "a job started without its transport", r)
+    return p + expect("error core: GSHMEM_TRANSPORT=ibrc: this build has no ibrc transport yet"
+                      in r.stderr, "no message naming the transport", r)
 
 
 failed = sum(1 for _, p in results if p)

@@ -31,9 +31,6 @@ cases = {
     "bad-cmp": (H + r"gshmem_int_wait_until: cmp 99 is not one of GSHMEM_CMP_EQ..GSHMEM_CMP_GE$", ABORT, {}),
     "iput-bad-stride": (H + r"gshmem_int_iput: stride 0 is not positive$", ABORT, {}),
     "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
-    "unreachable": (H + r"gshmem_putmem: pe 1 is not reachable from this pe: its heap is not mapped "
-                    r"\(GSHMEM_DISABLE_P2P is set\) and this build has no network transport yet$",
-                    ABORT, {"GSHMEM_DISABLE_P2P": "1"}),
     "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
                 r"\(heap offset 0, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
     "before-init": (r"^gshmem \(\S+:\d+\) error rma: gshmem_putmem called before gshmem_init$", ABORT, {}),

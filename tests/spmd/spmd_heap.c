@@ -64,6 +64,12 @@ static void test_basics(void)
     int *box = gshmem_calloc((size_t)npes, sizeof(int));
     for (int pe = 0; pe < npes; pe++) {
         int *p = gshmem_ptr(box, pe);
+        if (pe != me && spmd_p2p_disabled()) { /* reached through the transport */
+            CHECK(p == NULL && !gshmem_addr_accessible(box, pe) && !gshmem_pe_accessible(pe),
+                  "pe %d mapped with GSHMEM_DISABLE_P2P=1", pe);
+            gshmem_int_p(&box[me], 1000 + me, pe);
+            continue;
+        }
         CHECK(p != NULL && gshmem_addr_accessible(box, pe) && gshmem_pe_accessible(pe),
               "pe %d not accessible", pe);
         if (pe == me)

@@ -104,6 +104,13 @@ static inline int spmd_heap_on_device(void)
     return h != NULL && strcmp(h, "device") == 0;
 }
 
+/* Whether only each PE's own heap is mapped (the rest through a transport). */
+static inline int spmd_p2p_disabled(void)
+{
+    const char *d = getenv("GSHMEM_DISABLE_P2P");
+    return d != NULL && strcmp(d, "1") == 0;
+}
+
 #define SPMD_DONE()                                                                        \
     do {                                                                                   \
         gshmem_barrier_all();                                                              \

@@ -1,0 +1,553 @@
+/*
+ * tcp transport: one TCP connection per pair of PEs that do not map each
+ * other, opened with the job secret.  The initiator writes requests from
+ * its own thread; the target's progress thread applies each to its heap in
+ * arrival order (so operations to one PE stay ordered, and fence is free)
+ * and answers gets, fetching atomics and quiet.  Replies come back on the
+ * same connection and are handed to the waiting caller.
+ *
+ * A connection that closes without a goodbye is a lost PE: every PE that
+ * had one to it says so and ends.
+ */
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/sock.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "device/gpu.h"
+#include "heap/heap.h"
+#include "transport/transport.h"
+
+#define TCP_MAGIC 0x706374686d687367ull
+#define GET_CHUNK (64u << 10) /* a reply never fills the peer's socket buffer */
+#define SOCK_BUF (4 << 20)
+
+enum frame_type {
+    F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE,
+};
+
+struct frame {
+    uint32_t type;
+    uint32_t op;
+    uint64_t id;  /* matches a reply to its request */
+    uint64_t off; /* heap offset, or control word */
+    uint64_t len; /* payload bytes that follow (put, reply) or asked for (get) */
+    uint64_t a, b;
+    uint32_t size;
+    uint32_t fetch;
+};
+
+struct hello {
+    uint64_t magic;
+    unsigned char secret[GSHMEMI_SECRET_BYTES];
+    int32_t rank;
+    int32_t pad;
+};
+
+/* A caller waiting for a reply. */
+struct pending {
+    uint64_t id;
+    void *dst;
+    size_t len;
+    uint64_t old;
+    int done;
+    struct pending *next;
+};
+
+struct conn {
+    int fd;
+    int bye; /* the peer said goodbye: its closing is no loss */
+    int dirty; /* requests since the last quiet */
+    pthread_mutex_t send_lock;
+};
+
+static struct {
+    struct conn *conns; /* by PE; fd -1 where none */
+    int *peers;
+    int n_peers;
+    pthread_t thread;
+    int thread_up;
+    int wake[2];
+    volatile int closing;
+    pthread_mutex_t lock; /* pending list */
+    struct pending *pending;
+    uint64_t next_id;
+    void *bounce; /* device heap: staging for the progress thread */
+    size_t bounce_len;
+} tcp;
+
+/* ---- sending ------------------------------------------------------------- */
+
+static void lost(int pe, const char *what)
+{
+    char how[128];
+    if (tcp.closing)
+        return;
+    snprintf(how, sizeof(how), "was lost: its tcp connection %s", what);
+    gshmemi_end_for_lost_pe(pe, how);
+}
+
+static void send_frame(const char *call, int pe, const struct frame *f, const void *payload,
+                       size_t len)
+{
+    struct conn *c = &tcp.conns[pe];
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    int st;
+
+    pthread_mutex_lock(&c->send_lock);
+    st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
+    if (st == 0 && len > 0)
+        st = gshmemi_sock_send(c->fd, payload, len, deadline);
+    c->dirty = 1;
+    pthread_mutex_unlock(&c->send_lock);
+    if (st == GSHMEM_ERR_TIMEOUT) {
+        GSHMEMI_ERROR(RMA, "%s: pe %d accepted no data for %g s (GSHMEM_TIMEOUT)", call, pe,
+                      gshmemi_env.TIMEOUT);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    }
+    if (st != 0)
+        lost(pe, "closed while sending");
+}
+
+/* Sends a request and waits for its reply (payload into dst). */
+static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const void *payload,
+                              size_t plen, void *dst, size_t dlen)
+{
+    struct pending p = {.dst = dst, .len = dlen};
+    struct gshmemi_backoff backoff = {0};
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+
+    pthread_mutex_lock(&tcp.lock);
+    p.id = f->id = ++tcp.next_id;
+    p.next = tcp.pending;
+    tcp.pending = &p;
+    pthread_mutex_unlock(&tcp.lock);
+    send_frame(call, pe, f, payload, plen);
+    while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE)) {
+        gshmemi_backoff_wait(&backoff);
+        if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
+            GSHMEMI_ERROR(RMA, "%s: pe %d did not answer within %g s (GSHMEM_TIMEOUT)", call, pe,
+                          gshmemi_env.TIMEOUT);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
+    /* The progress thread unlinked it before marking it done. */
+    return p.old;
+}
+
+/* ---- the target's side ----------------------------------------------------- */
+
+static void *bounce(size_t len)
+{
+    if (len > tcp.bounce_len) {
+        void *b = realloc(tcp.bounce, len);
+        if (b == NULL) {
+            GSHMEMI_ERROR(CORE, "tcp: out of host memory for a %zu-byte transfer", len);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+        }
+        tcp.bounce = b;
+        tcp.bounce_len = len;
+    }
+    return tcp.bounce;
+}
+
+static int recv_all(int pe, void *buf, size_t len)
+{
+    int st = gshmemi_sock_recv(tcp.conns[pe].fd, buf, len,
+                               gshmemi_deadline_after(gshmemi_env.TIMEOUT));
+    if (st != 0 && !tcp.conns[pe].bye)
+        lost(pe, st == GSHMEM_ERR_TIMEOUT ? "stalled in the middle of a message" : "closed");
+    return st;
+}
+
+/* Where a request may write: [off, off+len) inside this PE's heap. */
+static char *heap_range(int pe, uint64_t off, uint64_t len)
+{
+    if (off > gshmemi_heap.size || len > gshmemi_heap.size - off) {
+        GSHMEMI_ERROR(CORE, "tcp: pe %d asked for heap range [%llu, +%llu) beyond this heap (%zu "
+                      "bytes)", pe, (unsigned long long)off, (unsigned long long)len,
+                      gshmemi_heap.size);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+    return gshmemi_heap.my_base + off;
+}
+
+static uint64_t apply_amo(char *p, int op, size_t size, uint64_t a, uint64_t b)
+{
+    if (gshmemi_heap.on_device)
+        return gshmemi_gpu_atomic("tcp", p, op, size, a, b, 1);
+#define HOST_AMO(T)                                                                           \
+    do {                                                                                      \
+        T *w = (T *)p, x = (T)a, y = (T)b;                                                    \
+        switch (op) {                                                                         \
+        case GSHMEMI_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);                  \
+        case GSHMEMI_AMO_SET:                                                                 \
+        case GSHMEMI_AMO_SWAP: return __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST);            \
+        case GSHMEMI_AMO_CSWAP:                                                               \
+            __atomic_compare_exchange_n(w, &x, y, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
+            return x;                                                                         \
+        case GSHMEMI_AMO_ADD: return __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST);              \
+        case GSHMEMI_AMO_AND: return __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST);              \
+        case GSHMEMI_AMO_OR: return __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST);                \
+        case GSHMEMI_AMO_XOR: return __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST);              \
+        }                                                                                     \
+    } while (0)
+    if (size == 4)
+        HOST_AMO(uint32_t);
+    else
+        HOST_AMO(uint64_t);
+#undef HOST_AMO
+    return 0;
+}
+
+static void serve(int pe)
+{
+    struct frame f, r;
+    char *p;
+
+    if (recv_all(pe, &f, sizeof(f)) != 0)
+        return;
+    memset(&r, 0, sizeof(r));
+    r.type = F_REPLY;
+    r.id = f.id;
+    switch (f.type) {
+    case F_PUT:
+        p = heap_range(pe, f.off, f.len);
+        if (!gshmemi_heap.on_device) {
+            recv_all(pe, p, f.len);
+        } else if (recv_all(pe, bounce(f.len), f.len) == 0) {
+            gshmemi_gpu_copy("tcp", p, tcp.bounce, f.len, 1);
+        }
+        break;
+    case F_GET:
+        p = heap_range(pe, f.off, f.len);
+        r.len = f.len;
+        if (gshmemi_heap.on_device) {
+            gshmemi_gpu_read("tcp", bounce(f.len), p, f.len);
+            p = tcp.bounce;
+        }
+        send_frame("tcp", pe, &r, p, f.len);
+        break;
+    case F_AMO:
+        p = heap_range(pe, f.off, f.size);
+        r.a = apply_amo(p, (int)f.op, f.size, f.a, f.b);
+        if (f.fetch)
+            send_frame("tcp", pe, &r, NULL, 0);
+        break;
+    case F_SIGNAL:
+        p = heap_range(pe, f.off, sizeof(uint64_t));
+        if (gshmemi_heap.on_device)
+            gshmemi_gpu_signal("tcp", (uint64_t *)p, f.a, (int)f.op);
+        else if (f.op == 0)
+            __atomic_store_n((uint64_t *)p, f.a, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_add((uint64_t *)p, f.a, __ATOMIC_RELEASE);
+        break;
+    case F_CTRL:
+        if (f.off < GSHMEMI_CTRL_SIZE / sizeof(uint64_t))
+            __atomic_fetch_add(gshmemi_ctrl_word(gshmemi_rt.my_pe, f.off), f.a, __ATOMIC_RELEASE);
+        break;
+    case F_QUIET:
+        if (gshmemi_heap.on_device)
+            gshmemi_gpu_quiet("tcp");
+        send_frame("tcp", pe, &r, NULL, 0);
+        break;
+    case F_REPLY: {
+        struct pending **pp, *w = NULL;
+        pthread_mutex_lock(&tcp.lock);
+        for (pp = &tcp.pending; *pp != NULL; pp = &(*pp)->next) {
+            if ((*pp)->id == f.id) {
+                w = *pp;
+                *pp = w->next;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&tcp.lock);
+        if (w == NULL) {
+            GSHMEMI_ERROR(CORE, "tcp: pe %d answered request %llu that nobody asked", pe,
+                          (unsigned long long)f.id);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+        }
+        if (f.len > 0)
+            recv_all(pe, w->dst, f.len);
+        w->old = f.a;
+        __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+        break;
+    }
+    case F_BYE:
+        tcp.conns[pe].bye = 1;
+        break;
+    default:
+        GSHMEMI_ERROR(CORE, "tcp: pe %d sent a frame of unknown type %u", pe, f.type);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+}
+
+static void *progress_main(void *arg)
+{
+    struct pollfd *p = calloc((size_t)tcp.n_peers + 1, sizeof(*p));
+    (void)arg;
+    if (p == NULL)
+        return NULL;
+    if (gshmemi_heap.on_device)
+        gshmemi_gpu_bind_thread();
+    for (;;) {
+        int n = 0;
+        for (int i = 0; i < tcp.n_peers; i++)
+            p[n++] = (struct pollfd){.fd = tcp.conns[tcp.peers[i]].bye ? -1
+                                                                        : tcp.conns[tcp.peers[i]].fd,
+                                     .events = POLLIN};
+        p[n++] = (struct pollfd){.fd = tcp.wake[0], .events = POLLIN};
+        if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
+            break;
+        if (p[n - 1].revents)
+            break;
+        for (int i = 0; i < tcp.n_peers; i++)
+            if (p[i].revents & (POLLIN | POLLHUP | POLLERR))
+                serve(tcp.peers[i]);
+    }
+    free(p);
+    return NULL;
+}
+
+/* ---- the initiator's side -------------------------------------------------- */
+
+static void tcp_put(const char *call, int pe, uint64_t off, const void *src, size_t n)
+{
+    struct frame f = {.type = F_PUT, .off = off, .len = n};
+    if (gshmemi_heap.on_device) { /* the source may be GPU memory */
+        void *b = malloc(n);
+        if (b == NULL)
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        gshmemi_gpu_copy(call, b, src, n, 1);
+        send_frame(call, pe, &f, b, n);
+        free(b);
+        return;
+    }
+    send_frame(call, pe, &f, src, n);
+}
+
+static void tcp_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
+{
+    void *b = gshmemi_heap.on_device ? malloc(GET_CHUNK) : NULL;
+    for (size_t done = 0; done < n; done += GET_CHUNK) {
+        size_t len = GSHMEMI_MIN(n - done, (size_t)GET_CHUNK);
+        struct frame f = {.type = F_GET, .off = off + done, .len = len};
+        call_and_wait(call, pe, &f, NULL, 0, b != NULL ? b : (char *)dst + done, len);
+        if (b != NULL)
+            gshmemi_gpu_copy(call, (char *)dst + done, b, len, 1);
+    }
+    free(b);
+}
+
+static uint64_t tcp_atomic(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
+                           uint64_t b, int fetch)
+{
+    struct frame f = {.type = F_AMO, .op = (uint32_t)op, .off = off, .a = a, .b = b,
+                      .size = (uint32_t)size, .fetch = (uint32_t)fetch};
+    if (!fetch) {
+        send_frame(call, pe, &f, NULL, 0);
+        return 0;
+    }
+    return call_and_wait(call, pe, &f, NULL, 0, NULL, 0);
+}
+
+static void tcp_signal(const char *call, int pe, uint64_t off, uint64_t value, int op)
+{
+    struct frame f = {.type = F_SIGNAL, .op = (uint32_t)op, .off = off, .a = value};
+    send_frame(call, pe, &f, NULL, 0);
+}
+
+static void tcp_ctrl_add(const char *call, int pe, size_t word, uint64_t value)
+{
+    struct frame f = {.type = F_CTRL, .off = word, .a = value};
+    send_frame(call, pe, &f, NULL, 0);
+}
+
+/* Each connection applies in order: one round trip to every peer written
+ * to since the last quiet completes all of it. */
+static void tcp_quiet(const char *call)
+{
+    for (int i = 0; i < tcp.n_peers; i++) {
+        int pe = tcp.peers[i];
+        if (!tcp.conns[pe].dirty)
+            continue;
+        struct frame f = {.type = F_QUIET};
+        call_and_wait(call, pe, &f, NULL, 0, NULL, 0);
+        tcp.conns[pe].dirty = 0;
+    }
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int accept_peers(int listen_fd, const int *expect, int n_expect, uint64_t deadline)
+{
+    const struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    int got = 0;
+    while (got < n_expect) {
+        union gshmemi_sockaddr from;
+        struct hello h;
+        int fd, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from), ok = 0;
+        if (st != 0) {
+            for (int i = 0; i < n_expect; i++)
+                if (tcp.conns[expect[i]].fd < 0) {
+                    GSHMEMI_ERROR(CORE, "tcp: pe %d never connected within %g s", expect[i],
+                                  gshmemi_env.BOOTSTRAP_TIMEOUT);
+                    break;
+                }
+            return st;
+        }
+        if (gshmemi_sock_recv(fd, &h, sizeof(h), gshmemi_deadline_after(2)) == 0 &&
+            h.magic == TCP_MAGIC && memcmp(h.secret, bs->secret, sizeof(h.secret)) == 0) {
+            for (int i = 0; i < n_expect; i++)
+                if (expect[i] == h.rank && tcp.conns[h.rank].fd < 0)
+                    ok = 1;
+        }
+        if (!ok) {
+            char text[80];
+            GSHMEMI_WARN(CORE, "tcp: dropped a connection from %s: not a PE of this job",
+                         gshmemi_sock_str(&from, text, sizeof(text)));
+            close(fd);
+            continue;
+        }
+        tcp.conns[h.rank].fd = fd;
+        got++;
+    }
+    return 0;
+}
+
+static int tcp_open(const int *peers, int n_peers)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    union gshmemi_sockaddr addr;
+    struct gshmemi_wire_addr mine, *all = NULL;
+    int listen_fd = -1, *lower = NULL, n_lower = 0, st, buf = SOCK_BUF, one = 1;
+    const char *ifname = gshmemi_env.TCP_IFNAME[0] ? gshmemi_env.TCP_IFNAME
+                                                   : gshmemi_env.BOOTSTRAP_IFNAME;
+    uint64_t deadline;
+
+    memset(&tcp, 0, sizeof(tcp));
+    tcp.wake[0] = tcp.wake[1] = -1;
+    pthread_mutex_init(&tcp.lock, NULL);
+    tcp.conns = calloc((size_t)n, sizeof(*tcp.conns));
+    tcp.peers = malloc(sizeof(int) * (size_t)(n_peers + 1));
+    lower = malloc(sizeof(int) * (size_t)(n_peers + 1));
+    all = malloc(sizeof(*all) * (size_t)n);
+    if (tcp.conns == NULL || tcp.peers == NULL || lower == NULL || all == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (int pe = 0; pe < n; pe++) {
+        tcp.conns[pe].fd = -1;
+        pthread_mutex_init(&tcp.conns[pe].send_lock, NULL);
+    }
+    memcpy(tcp.peers, peers, sizeof(int) * (size_t)n_peers);
+    tcp.n_peers = n_peers;
+    /* Everyone listens and publishes where; every PE takes part in the
+     * all-gather, with or without peers of its own. */
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_pick_addr(ifname, gshmemi_env.BOOTSTRAP_FAMILY,
+                                              gshmemi_rt.n_nodes == 1, &addr), st, out);
+    GSHMEMI_CHECK_GOTO(gshmemi_sock_listen(&addr, &listen_fd), st, out);
+    gshmemi_sock_to_wire(&addr, &mine);
+    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &mine, all, sizeof(mine)), st, out);
+    deadline = gshmemi_deadline_after(gshmemi_env.BOOTSTRAP_TIMEOUT);
+    /* The lower PE of each pair connects. */
+    for (int i = 0; i < n_peers; i++) {
+        int pe = peers[i];
+        if (pe < me) {
+            lower[n_lower++] = pe;
+            continue;
+        }
+        union gshmemi_sockaddr to;
+        struct hello h = {.magic = TCP_MAGIC, .rank = me};
+        memcpy(h.secret, bs->secret, sizeof(h.secret));
+        gshmemi_sock_from_wire(&all[pe], &to);
+        st = gshmemi_sock_connect(&to, deadline, &tcp.conns[pe].fd);
+        if (st == 0)
+            st = gshmemi_sock_send(tcp.conns[pe].fd, &h, sizeof(h), deadline);
+        if (st != 0) {
+            char text[80];
+            GSHMEMI_ERROR(CORE, "tcp: cannot connect to pe %d at %s: %s", pe,
+                          gshmemi_sock_str(&to, text, sizeof(text)), gshmem_status_string(st));
+            goto out;
+        }
+    }
+    GSHMEMI_CHECK_GOTO(accept_peers(listen_fd, lower, n_lower, deadline), st, out);
+    for (int i = 0; i < n_peers; i++) {
+        int fd = tcp.conns[peers[i]].fd;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    if (pipe2(tcp.wake, O_CLOEXEC) != 0 ||
+        pthread_create(&tcp.thread, NULL, progress_main, NULL) != 0) {
+        GSHMEMI_ERROR(CORE, "tcp: cannot start the progress thread: %s", strerror(errno));
+        st = GSHMEM_ERR_INTERNAL;
+        goto out;
+    }
+    tcp.thread_up = 1;
+    GSHMEMI_INFO(CORE, "tcp transport up: %d peers", n_peers);
+    st = 0;
+out:
+    if (listen_fd >= 0)
+        close(listen_fd);
+    free(all);
+    free(lower);
+    return st;
+}
+
+static void tcp_close(void)
+{
+    struct frame bye = {.type = F_BYE};
+    for (int i = 0; i < tcp.n_peers; i++)
+        if (tcp.conns[tcp.peers[i]].fd >= 0)
+            (void)gshmemi_sock_send(tcp.conns[tcp.peers[i]].fd, &bye, sizeof(bye),
+                                    gshmemi_deadline_after(1));
+    tcp.closing = 1;
+    if (tcp.thread_up) {
+        (void)!write(tcp.wake[1], "x", 1);
+        pthread_join(tcp.thread, NULL);
+    }
+    for (int pe = 0; tcp.conns != NULL && pe < gshmemi_rt.n_pes; pe++) {
+        if (tcp.conns[pe].fd >= 0)
+            close(tcp.conns[pe].fd);
+        pthread_mutex_destroy(&tcp.conns[pe].send_lock);
+    }
+    if (tcp.wake[0] >= 0) {
+        close(tcp.wake[0]);
+        close(tcp.wake[1]);
+    }
+    free(tcp.conns);
+    free(tcp.peers);
+    free(tcp.bounce);
+    pthread_mutex_destroy(&tcp.lock);
+    memset(&tcp, 0, sizeof(tcp));
+}
+
+const struct gshmemi_transport_ops gshmemi_tcp_ops = {
+    .name = "tcp",
+    .open = tcp_open,
+    .close = tcp_close,
+    .put = tcp_put,
+    .get = tcp_get,
+    .atomic = tcp_atomic,
+    .signal = tcp_signal,
+    .ctrl_add = tcp_ctrl_add,
+    .quiet = tcp_quiet,
+};
