@@ -45,6 +45,9 @@
       "ibrc (libibverbs; not built yet).")                                                  \
     X(TCP_IFNAME, STRING, "",                                                               \
       "Network interface (or prefix) of the tcp transport; default: as the bootstrap's.")   \
+    X(HEARTBEAT_TIMEOUT, SECONDS, "6",                                                      \
+      "A peer on a network transport that sends nothing (not even its heartbeat, every "    \
+      "second) for this long is lost: every PE connected to it ends, naming it.")           \
     X(TIMEOUT, SECONDS, "300",                                                              \
       "Deadline of every blocking wait (wait_until, barriers, ...), in seconds; 0 waits "   \
       "forever. A wait past it ends the job with a message naming the call and values.")    \

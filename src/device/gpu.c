@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,13 +15,15 @@
 #include <cuda_runtime_api.h>
 
 static struct {
+    pthread_mutex_t lock; /* the pinned result and bounce buffers: the
+                           * application's thread and the transport's */
     int device;
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
     uint64_t *result;  /* pinned: atomics' fetched values */
     void *bounce;      /* pinned: poll reads */
     size_t bounce_len;
-} gpu = {.device = -1};
+} gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 
 #define GPU_FAIL(call, what, err)                                                                \
     do {                                                                                         \
@@ -186,6 +189,7 @@ void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n)
 
 void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
 {
+    pthread_mutex_lock(&gpu.lock);
     if (n > gpu.bounce_len) {
         if (gpu.bounce != NULL)
             cudaFreeHost(gpu.bounce);
@@ -197,18 +201,25 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
     GPU_CHECK(call, "cudaMemcpyAsync", cudaMemcpyAsync(gpu.bounce, src, n, cudaMemcpyDefault, gpu.poll));
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.poll));
     memcpy(dst, gpu.bounce, n);
+    pthread_mutex_unlock(&gpu.lock);
 }
 
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch)
 {
-    int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, fetch ? gpu.result : NULL);
+    if (!fetch) {
+        int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, NULL);
+        if (err != cudaSuccess)
+            GPU_FAIL(call, "the atomic kernel", (cudaError_t)err);
+        return 0;
+    }
+    pthread_mutex_lock(&gpu.lock);
+    int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, gpu.result);
     if (err != cudaSuccess)
         GPU_FAIL(call, "the atomic kernel", (cudaError_t)err);
-    if (!fetch)
-        return 0;
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
     uint64_t v = *(volatile uint64_t *)gpu.result;
+    pthread_mutex_unlock(&gpu.lock);
     return size == 4 ? (uint32_t)v : v;
 }
 

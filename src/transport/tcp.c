@@ -38,7 +38,7 @@
 #define SOCK_BUF (4 << 20)
 
 enum frame_type {
-    F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE,
+    F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE, F_HEARTBEAT,
 };
 
 struct frame {
@@ -73,6 +73,7 @@ struct conn {
     int fd;
     int bye; /* the peer said goodbye: its closing is no loss */
     int dirty; /* requests since the last quiet */
+    uint64_t last_rx, last_tx; /* for heartbeats and silence */
     pthread_mutex_t send_lock;
 };
 
@@ -113,7 +114,9 @@ static void send_frame(const char *call, int pe, const struct frame *f, const vo
     st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
     if (st == 0 && len > 0)
         st = gshmemi_sock_send(c->fd, payload, len, deadline);
-    c->dirty = 1;
+    if (f->type != F_HEARTBEAT)
+        c->dirty = 1;
+    __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&c->send_lock);
     if (st == GSHMEM_ERR_TIMEOUT) {
         GSHMEMI_ERROR(RMA, "%s: pe %d accepted no data for %g s (GSHMEM_TIMEOUT)", call, pe,
@@ -222,6 +225,7 @@ static void serve(int pe)
 
     if (recv_all(pe, &f, sizeof(f)) != 0)
         return;
+    tcp.conns[pe].last_rx = gshmemi_now_ns();
     memset(&r, 0, sizeof(r));
     r.type = F_REPLY;
     r.id = f.id;
@@ -292,6 +296,8 @@ static void serve(int pe)
     case F_BYE:
         tcp.conns[pe].bye = 1;
         break;
+    case F_HEARTBEAT:
+        break;
     default:
         GSHMEMI_ERROR(CORE, "tcp: pe %d sent a frame of unknown type %u", pe, f.type);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
@@ -306,14 +312,34 @@ static void *progress_main(void *arg)
         return NULL;
     if (gshmemi_heap.on_device)
         gshmemi_gpu_bind_thread();
+    const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
+    for (int i = 0; i < tcp.n_peers; i++)
+        tcp.conns[tcp.peers[i]].last_rx = gshmemi_now_ns();
     for (;;) {
         int n = 0;
+        /* Heartbeats on idle connections; a silent peer is a lost one. */
+        uint64_t now = gshmemi_now_ns();
+        for (int i = 0; i < tcp.n_peers && silence > 0; i++) {
+            struct conn *c = &tcp.conns[tcp.peers[i]];
+            if (c->bye)
+                continue;
+            if (now - c->last_rx > silence) {
+                char what[96];
+                snprintf(what, sizeof(what), "was silent for %g s (GSHMEM_HEARTBEAT_TIMEOUT)",
+                         gshmemi_env.HEARTBEAT_TIMEOUT);
+                lost(tcp.peers[i], what);
+            }
+            if (now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull) {
+                struct frame hb = {.type = F_HEARTBEAT};
+                send_frame("tcp heartbeat", tcp.peers[i], &hb, NULL, 0);
+            }
+        }
         for (int i = 0; i < tcp.n_peers; i++)
             p[n++] = (struct pollfd){.fd = tcp.conns[tcp.peers[i]].bye ? -1
                                                                         : tcp.conns[tcp.peers[i]].fd,
                                      .events = POLLIN};
         p[n++] = (struct pollfd){.fd = tcp.wake[0], .events = POLLIN};
-        if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
+        if (poll(p, (nfds_t)n, 250) < 0 && errno != EINTR)
             break;
         if (p[n - 1].revents)
             break;

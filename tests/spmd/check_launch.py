@@ -73,6 +73,19 @@ def pe_killed_tcp():
     return p
 
 
+@scenario
+def silent_peer_tcp():
+    """A PE that stops (alive, but silent) is named by every peer within 10 s."""
+    r, took = run([gshmrun, "-n", "4", prog, "barrier-stop"],
+                  env=dict(ENV, GSHMEM_DISABLE_P2P="1", GSHMEM_TIMEOUT="60"), timeout=60)
+    p = expect(r.returncode != 0, "the job did not fail", r)
+    for pe in (0, 1, 3):
+        p += expect(re.search(rf"gshmem pe {pe} \(\S+\) error core: pe 2 \(pid \d+ on \S+\) was lost: "
+                              r"its tcp connection was silent for 6 s", r.stderr),
+                    f"pe {pe} did not name the silent pe 2", r)
+    return p + expect(took < 16, f"took {took:.1f} s (detection 6 s, then gshmrun's grace)")
+
+
 if mpirun:
     @scenario
     def pe_killed_in_barrier_mpirun():

@@ -171,6 +171,15 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (strcmp(mode, "barrier-stop") == 0) {
+        /* PE 2 stops (alive, silent) in the middle of a run of barriers. */
+        for (long i = 0; i < 10000000; i++) {
+            if (me == 2 && i == 300)
+                raise(SIGSTOP);
+            gshmem_barrier_all();
+        }
+        return 0;
+    }
     if (strcmp(mode, "exit-status") == 0) {
         gshmem_barrier_all();
         if (me == 1)
