@@ -1,0 +1,95 @@
+/* The request FIFO between many producers (GPU threads; CPU threads in the
+ * unit test) and one consumer (the proxy thread).
+ *
+ * A ring of slots.  A producer claims a slot with one atomic add on `head`
+ * (a request number: slot = number % capacity, lap = number / capacity),
+ * waits while the ring is full (number - taken >= capacity: never
+ * overwriting a request not yet taken), writes the request, and publishes
+ * it with a release store of the word that carries the lap's parity.  The
+ * consumer reads the slot of the next number and takes it when the parity
+ * is the one that lap expects: a slot holds that lap's request or the
+ * previous lap's, never older, so parity alone tells them apart and no
+ * separate tail pointer is written by producers.  The consumer publishes
+ * `taken` (slots it has read, free again) and `completed` (requests whose
+ * effect is done: what quiet waits for).
+ *
+ * Header-only so that the same code serves the CUDA producers: the atomics
+ * below map to the compiler's builtins on the host and to CUDA's on the GPU.
+ */
+#ifndef GSHMEMI_PROXY_FIFO_H
+#define GSHMEMI_PROXY_FIFO_H
+
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__)
+#define GSHMEMI_FIFO_FN __device__ __forceinline__
+#define FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+#define FIFO_LOAD_ACQUIRE(p) (*(volatile uint64_t *)(p))
+#define FIFO_STORE_RELEASE(p, v) (__threadfence_system(), *(volatile uint64_t *)(p) = (v))
+#define FIFO_RELAX() __nanosleep(64)
+#else
+#define GSHMEMI_FIFO_FN static inline
+#define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define FIFO_RELAX() gshmemi_fifo_relax()
+#include <sched.h>
+static inline void gshmemi_fifo_relax(void) { sched_yield(); }
+#endif
+
+/* One request: three words of payload and the word that publishes them. */
+struct gshmemi_fifo_slot {
+    uint64_t w[3];
+    uint64_t ctrl; /* bit 63: lap parity; bits 0-62: the producer's tag */
+};
+
+struct gshmemi_fifo {
+    struct gshmemi_fifo_slot *slots; /* capacity slots, zeroed: lap 0 expects parity 1 */
+    uint64_t capacity;               /* a power of two */
+    uint64_t *head;                  /* producers: next request number */
+    uint64_t *taken;                 /* consumer: requests read */
+    uint64_t *completed;             /* consumer: requests done */
+};
+
+#define GSHMEMI_FIFO_PARITY (1ull << 63)
+
+/* The parity a request number's lap is published with (lap 0: set, so a
+ * zeroed ring reads as empty). */
+GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_parity(const struct gshmemi_fifo *f, uint64_t number)
+{
+    return ((number / f->capacity) & 1) ? 0 : GSHMEMI_FIFO_PARITY;
+}
+
+/* Producer: pushes a request; returns its number (quiet waits for
+ * completed > number).  tag must fit in 63 bits. */
+GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, uint64_t w0, uint64_t w1,
+                                           uint64_t w2, uint64_t tag)
+{
+    const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
+    struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
+    while (number - FIFO_LOAD_ACQUIRE(f->taken) >= f->capacity)
+        FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
+    s->w[0] = w0;
+    s->w[1] = w1;
+    s->w[2] = w2;
+    FIFO_STORE_RELEASE(&s->ctrl, (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number));
+    return number;
+}
+
+/* Consumer: the request of number `next`, if published; returns 1 and fills
+ * out, else 0.  The consumer then publishes taken = next + 1. */
+GSHMEMI_FIFO_FN int gshmemi_fifo_peek(const struct gshmemi_fifo *f, uint64_t next,
+                                      struct gshmemi_fifo_slot *out)
+{
+    const struct gshmemi_fifo_slot *s = &f->slots[next & (f->capacity - 1)];
+    uint64_t ctrl = FIFO_LOAD_ACQUIRE(&s->ctrl);
+    if ((ctrl & GSHMEMI_FIFO_PARITY) != gshmemi_fifo_parity(f, next))
+        return 0;
+    out->w[0] = s->w[0];
+    out->w[1] = s->w[1];
+    out->w[2] = s->w[2];
+    out->ctrl = ctrl & ~GSHMEMI_FIFO_PARITY;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,116 @@
+/* The request FIFO on the CPU: many producer threads, far more than slots,
+ * push at once; the consumer must see every request exactly once, intact,
+ * and each producer's requests in its order; nothing is overwritten, and
+ * nothing deadlocks.  `completed` lets a producer wait for its requests as
+ * quiet will. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "proxy/fifo.h"
+#include "test_util.h"
+
+struct run {
+    struct gshmemi_fifo f;
+    int producers;
+    long per_producer;
+    int quiet_every; /* producers wait for completion every so many pushes */
+};
+
+struct producer {
+    struct run *run;
+    int id;
+};
+
+static uint64_t check_word(uint64_t a, uint64_t b) { return a * 0x9e3779b97f4a7c15ull ^ (b + 17); }
+
+static void *produce(void *arg)
+{
+    struct producer *p = arg;
+    struct run *r = p->run;
+    for (long i = 0; i < r->per_producer; i++) {
+        uint64_t n = gshmemi_fifo_push(&r->f, (uint64_t)p->id, (uint64_t)i,
+                                       check_word((uint64_t)p->id, (uint64_t)i), (uint64_t)p->id);
+        if (r->quiet_every && i % r->quiet_every == 0)
+            while (__atomic_load_n(r->f.completed, __ATOMIC_ACQUIRE) <= n)
+                sched_yield();
+    }
+    return NULL;
+}
+
+static void run_case(int producers, long per_producer, uint64_t capacity, int quiet_every)
+{
+    struct run r = {.producers = producers, .per_producer = per_producer,
+                    .quiet_every = quiet_every};
+    uint64_t head = 0, taken = 0, completed = 0;
+    pthread_t *th = calloc((size_t)producers, sizeof(*th));
+    struct producer *pr = calloc((size_t)producers, sizeof(*pr));
+    long *last = malloc(sizeof(long) * (size_t)producers);
+    const uint64_t total = (uint64_t)producers * (uint64_t)per_producer;
+
+    r.f.capacity = capacity;
+    r.f.slots = calloc(capacity, sizeof(*r.f.slots));
+    r.f.head = &head;
+    r.f.taken = &taken;
+    r.f.completed = &completed;
+    for (int i = 0; i < producers; i++) {
+        last[i] = -1;
+        pr[i] = (struct producer){&r, i};
+        pthread_create(&th[i], NULL, produce, &pr[i]);
+    }
+    uint64_t next = 0;
+    int bad = 0;
+    time_t progress = time(NULL);
+    while (next < total && !bad) {
+        struct gshmemi_fifo_slot s;
+        if (!gshmemi_fifo_peek(&r.f, next, &s)) {
+            if (time(NULL) - progress > 5) { /* lost requests show up as a stall */
+                fprintf(stderr, "FAIL: the consumer stalled at request %llu of %llu (%d producers, "
+                        "%llu slots): a request was lost or overwritten\n",
+                        (unsigned long long)next, (unsigned long long)total, producers,
+                        (unsigned long long)capacity);
+                exit(1);
+            }
+            sched_yield();
+            continue;
+        }
+        progress = time(NULL);
+        int id = (int)s.w[0];
+        if (id < 0 || id >= producers || s.ctrl != s.w[0] ||
+            s.w[2] != check_word(s.w[0], s.w[1])) {
+            EXPECT(0, "request %llu is corrupt", (unsigned long long)next);
+            bad = 1;
+        } else if ((long)s.w[1] != last[id] + 1) {
+            EXPECT(0, "producer %d: request %llu after %ld (lost, repeated or reordered)", id,
+                   (unsigned long long)s.w[1], last[id]);
+            bad = 1;
+        } else {
+            last[id] = (long)s.w[1];
+        }
+        next++;
+        __atomic_store_n(&taken, next, __ATOMIC_RELEASE);
+        __atomic_store_n(&completed, next, __ATOMIC_RELEASE);
+    }
+    for (int i = 0; i < producers; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < producers && !bad; i++)
+        EXPECT(last[i] == per_producer - 1, "producer %d: %ld of %ld seen", i, last[i] + 1,
+               per_producer);
+    EXPECT(head == total, "head %llu, expected %llu", (unsigned long long)head,
+           (unsigned long long)total);
+    free(r.f.slots);
+    free(last);
+    free(pr);
+    free(th);
+}
+
+int main(void)
+{
+    run_case(1, 200000, 1024, 0);  /* one producer, laps galore */
+    run_case(16, 30000, 64, 0);    /* many producers, a small ring */
+    run_case(48, 5000, 8, 0);      /* six times more producers than slots */
+    run_case(8, 20000, 16, 100);   /* producers waiting for completion as quiet does */
+    run_case(4, 50000, 1, 0);      /* a ring of one slot */
+    TEST_DONE();
+}
