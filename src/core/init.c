@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
+#include "proxy/proxy.h"
 #include "transport/transport.h"
 
 struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
@@ -226,6 +227,8 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
     rt->initialized = 1; /* the transport's checks and threads see the heap */
     st = gshmemi_transport_init();
+    if (st == 0 && (st = gshmemi_proxy_start()) != 0)
+        gshmemi_transport_fini();
     if (st != 0) {
         rt->initialized = 0;
         goto err_heap;
@@ -290,6 +293,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_proxy_stop();
     gshmemi_transport_fini();
     gshmemi_buffers_release();
     gshmemi_heap_fini();

@@ -131,6 +131,12 @@ void gshmemi_gpu_close(void)
 
 int gshmemi_gpu_device(void) { return gpu.device; }
 
+int gshmemi_gpu_bus_id(char *buf, size_t len)
+{
+    return gpu.device >= 0 && cudaDeviceGetPCIBusId(buf, (int)len, gpu.device) == cudaSuccess
+               ? 0 : GSHMEM_ERR_CUDA;
+}
+
 void gshmemi_gpu_bind_thread(void)
 {
     if (gpu.device >= 0)
@@ -327,6 +333,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 void gshmemi_gpu_close(void) {}
 int gshmemi_gpu_device(void) { return -1; }
 void gshmemi_gpu_bind_thread(void) {}
+int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]) { (void)dev; (void)uuid; return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]) { (void)uuid; return -1; }

@@ -37,9 +37,11 @@
 static inline void gshmemi_fifo_relax(void) { sched_yield(); }
 #endif
 
-/* One request: three words of payload and the word that publishes them. */
+/* One request, a cache line: seven words of payload and the word that
+ * publishes them. */
+#define GSHMEMI_FIFO_WORDS 7
 struct gshmemi_fifo_slot {
-    uint64_t w[3];
+    uint64_t w[GSHMEMI_FIFO_WORDS];
     uint64_t ctrl; /* bit 63: lap parity; bits 0-62: the producer's tag */
 };
 
@@ -62,16 +64,15 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_parity(const struct gshmemi_fifo *f, uint6
 
 /* Producer: pushes a request; returns its number (quiet waits for
  * completed > number).  tag must fit in 63 bits. */
-GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, uint64_t w0, uint64_t w1,
-                                           uint64_t w2, uint64_t tag)
+GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_t *w, int nw,
+                                           uint64_t tag)
 {
     const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
     while (number - FIFO_LOAD_ACQUIRE(f->taken) >= f->capacity)
         FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
-    s->w[0] = w0;
-    s->w[1] = w1;
-    s->w[2] = w2;
+    for (int i = 0; i < nw; i++)
+        s->w[i] = w[i];
     FIFO_STORE_RELEASE(&s->ctrl, (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number));
     return number;
 }
@@ -85,9 +86,8 @@ GSHMEMI_FIFO_FN int gshmemi_fifo_peek(const struct gshmemi_fifo *f, uint64_t nex
     uint64_t ctrl = FIFO_LOAD_ACQUIRE(&s->ctrl);
     if ((ctrl & GSHMEMI_FIFO_PARITY) != gshmemi_fifo_parity(f, next))
         return 0;
-    out->w[0] = s->w[0];
-    out->w[1] = s->w[1];
-    out->w[2] = s->w[2];
+    for (int i = 0; i < GSHMEMI_FIFO_WORDS; i++)
+        out->w[i] = s->w[i];
     out->ctrl = ctrl & ~GSHMEMI_FIFO_PARITY;
     return 1;
 }

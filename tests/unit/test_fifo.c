@@ -30,8 +30,8 @@ static void *produce(void *arg)
     struct producer *p = arg;
     struct run *r = p->run;
     for (long i = 0; i < r->per_producer; i++) {
-        uint64_t n = gshmemi_fifo_push(&r->f, (uint64_t)p->id, (uint64_t)i,
-                                       check_word((uint64_t)p->id, (uint64_t)i), (uint64_t)p->id);
+        uint64_t w[3] = {(uint64_t)p->id, (uint64_t)i, check_word((uint64_t)p->id, (uint64_t)i)};
+        uint64_t n = gshmemi_fifo_push(&r->f, w, 3, (uint64_t)p->id);
         if (r->quiet_every && i % r->quiet_every == 0)
             while (__atomic_load_n(r->f.completed, __ATOMIC_ACQUIRE) <= n)
                 sched_yield();

@@ -1,0 +1,158 @@
+/* The proxy thread: takes requests from the FIFO in order, carries them out
+ * on the transport, and publishes how many it has taken (free slots) and
+ * completed.  Busy, it spins; idle, it backs off to short sleeps so that it
+ * costs little of a core. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "device/gpu.h"
+#include "proxy/proxy.h"
+#include "transport/transport.h"
+
+#if GSHMEM_HAVE_NUMA
+#include <numa.h>
+#endif
+
+#define FIFO_CAPACITY 4096
+
+static struct {
+    struct gshmemi_fifo fifo;
+    uint64_t counters[3 * 8]; /* head, taken, completed: a cache line apart */
+    pthread_t thread;
+    volatile int stop;
+    int running;
+} px;
+
+struct gshmemi_fifo *gshmemi_proxy_fifo(void) { return px.running ? &px.fifo : NULL; }
+
+static void execute(const struct gshmemi_fifo_slot *s)
+{
+    const int kind = (int)(s->ctrl & 0xff), op = (int)(s->ctrl >> 8 & 0xff);
+    const int size = (int)(s->ctrl >> 16 & 0xffff), pe = (int)(s->ctrl >> 32 & 0x7fffffff);
+    const struct gshmemi_transport_ops *t = gshmemi_transport;
+
+    switch (kind) {
+    case GSHMEMI_REQ_PUT:
+        t->put("proxy put", pe, s->w[0], (const void *)(uintptr_t)s->w[1], s->w[2]);
+        break;
+    case GSHMEMI_REQ_GET:
+        t->get("proxy get", pe, s->w[0], (void *)(uintptr_t)s->w[1], s->w[2]);
+        break;
+    case GSHMEMI_REQ_AMO: {
+        uint64_t *result = (uint64_t *)(uintptr_t)s->w[3];
+        uint64_t old = t->atomic("proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1], s->w[2],
+                                 result != NULL);
+        if (result != NULL)
+            __atomic_store_n(result, old, __ATOMIC_RELEASE);
+        break;
+    }
+    case GSHMEMI_REQ_SIGNAL:
+        t->signal("proxy signal", pe, s->w[0], s->w[1], op);
+        break;
+    case GSHMEMI_REQ_QUIET:
+        t->quiet("proxy quiet");
+        break;
+    default:
+        GSHMEMI_ERROR(CORE, "proxy: a request of unknown kind %d", kind);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "proxy");
+    }
+}
+
+/* The NUMA node of this PE's GPU, from sysfs; -1 where unknown. */
+static int gpu_numa_node(void)
+{
+    char bus[32], path[128];
+    int node = -1;
+    if (gshmemi_gpu_device() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
+        return -1;
+    for (char *c = bus; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bus);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fscanf(f, "%d", &node) != 1)
+            node = -1;
+        fclose(f);
+    }
+    return node;
+}
+
+static void *proxy_main(void *arg)
+{
+    struct gshmemi_fifo *f = &px.fifo;
+    uint64_t next = 0, idle_since = gshmemi_now_ns();
+    (void)arg;
+
+#if GSHMEM_HAVE_NUMA
+    int node = gpu_numa_node();
+    if (node >= 0 && numa_available() >= 0 && numa_run_on_node(node) == 0)
+        GSHMEMI_INFO(CORE, "proxy thread on NUMA node %d, the GPU's", node);
+#endif
+    gshmemi_gpu_bind_thread();
+    while (!px.stop) {
+        struct gshmemi_fifo_slot s;
+        int n = 0;
+        /* A batch: as many as are published, then one publication. */
+        while (n < 64 && gshmemi_fifo_peek(f, next, &s)) {
+            __atomic_store_n(f->taken, next + 1, __ATOMIC_RELEASE); /* the slot is free */
+            execute(&s);
+            next++;
+            n++;
+        }
+        if (n > 0) {
+            __atomic_store_n(f->completed, next, __ATOMIC_RELEASE);
+            idle_since = gshmemi_now_ns();
+            continue;
+        }
+        /* Idle: spin for 10 ms after the last request, then sleep a little. */
+        uint64_t idle = gshmemi_now_ns() - idle_since;
+        if (idle < 10000000ull) {
+            gshmemi_cpu_relax();
+        } else {
+            struct timespec ts = {0, idle < 100000000ull ? 20000 : 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+int gshmemi_proxy_start(void)
+{
+    memset(&px, 0, sizeof(px));
+    if (gshmemi_transport == NULL)
+        return 0;
+    px.fifo.capacity = FIFO_CAPACITY;
+    px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
+    if (px.fifo.slots == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    px.fifo.head = &px.counters[0];
+    px.fifo.taken = &px.counters[8];
+    px.fifo.completed = &px.counters[16];
+    if ((errno = pthread_create(&px.thread, NULL, proxy_main, NULL)) != 0) {
+        GSHMEMI_ERROR(CORE, "cannot start the proxy thread: %s", strerror(errno));
+        free(px.fifo.slots);
+        return GSHMEM_ERR_INTERNAL;
+    }
+    px.running = 1;
+    return 0;
+}
+
+void gshmemi_proxy_stop(void)
+{
+    if (!px.running)
+        return;
+    px.stop = 1;
+    pthread_join(px.thread, NULL);
+    free(px.fifo.slots);
+    memset(&px, 0, sizeof(px));
+}

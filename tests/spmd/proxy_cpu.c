@@ -1,0 +1,136 @@
+/* The proxy path end to end, with CPU threads in the role the GPU's threads
+ * will play: several threads per PE push puts, gets, fetching atomics and
+ * signals for the next PE (not mapped: run with GSHMEM_DISABLE_P2P=1) into
+ * the proxy's FIFO, wait for completion as quiet does, and every value is
+ * checked.  Uses the runtime's internals. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "device/gpu.h"
+#include "heap/heap.h"
+#include "proxy/proxy.h"
+#include "spmd_util.h"
+
+#define THREADS 6
+#define K 150
+#define CHUNK 4096
+
+static int me, npes, to;
+static unsigned char *inbox;  /* symmetric: THREADS * K chunks from the PE before */
+static uint64_t *counter, *sig; /* symmetric */
+/* Requests name heap offsets, the same on every PE. */
+static uint64_t off_of(const void *sym)
+{
+    return (uint64_t)((const char *)sym - gshmemi_heap.my_base);
+}
+
+static uint64_t push(int kind, int op, int size, const uint64_t *w, int nw)
+{
+    return gshmemi_fifo_push(gshmemi_proxy_fifo(), w, nw, gshmemi_req_tag(kind, op, size, to));
+}
+
+static void quiet(void)
+{
+    uint64_t n = push(GSHMEMI_REQ_QUIET, 0, 0, NULL, 0);
+    while (__atomic_load_n(gshmemi_proxy_fifo()->completed, __ATOMIC_ACQUIRE) <= n)
+        sched_yield();
+}
+
+struct job {
+    int t;
+    unsigned char *src;
+    uint64_t fetched[K];
+};
+
+static void *worker(void *arg)
+{
+    struct job *j = arg;
+    for (int k = 0; k < K; k++) {
+        unsigned char *chunk = j->src + (size_t)k * CHUNK;
+        spmd_fill(chunk, CHUNK, 7, me, (uint64_t)(j->t * K + k));
+        uint64_t put[3] = {off_of(inbox + ((size_t)j->t * K + k) * CHUNK), (uint64_t)(uintptr_t)chunk,
+                           CHUNK};
+        push(GSHMEMI_REQ_PUT, 0, 0, put, 3);
+        uint64_t amo[4] = {off_of(counter), 1, 0, (uint64_t)(uintptr_t)&j->fetched[k]};
+        push(GSHMEMI_REQ_AMO, GSHMEMI_AMO_ADD, 8, amo, 4);
+        if (k % 50 == 49)
+            quiet();
+    }
+    quiet();
+    uint64_t s[2] = {off_of(sig), 1};
+    push(GSHMEMI_REQ_SIGNAL, 1, 8, s, 2); /* after this thread's puts, in order */
+    return NULL;
+}
+
+int main(void)
+{
+    gshmem_init();
+    me = gshmem_my_pe();
+    npes = gshmem_n_pes();
+    to = (me + 1) % npes;
+    const int from = (me + npes - 1) % npes;
+    if (npes < 2 || gshmemi_proxy_fifo() == NULL) {
+        if (me == 0)
+            printf("proxy_cpu: needs 2+ PEs with GSHMEM_DISABLE_P2P=1 (proxy not running)\n");
+        gshmem_finalize();
+        return npes < 2 ? 0 : 1;
+    }
+    inbox = gshmem_malloc((size_t)THREADS * K * CHUNK);
+    counter = gshmem_calloc(1, sizeof(uint64_t));
+    sig = gshmem_calloc(1, sizeof(uint64_t));
+    spmd_set(inbox, POISON, (size_t)THREADS * K * CHUNK);
+    gshmem_barrier_all();
+
+    struct job jobs[THREADS];
+    pthread_t th[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t].t = t;
+        jobs[t].src = malloc((size_t)K * CHUNK);
+        pthread_create(&th[t], NULL, worker, &jobs[t]);
+    }
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(th[t], NULL);
+    quiet();
+    /* The signals arrive after all of each thread's puts. */
+    gshmem_uint64_wait_until(sig, GSHMEM_CMP_EQ, THREADS);
+
+    unsigned char *got = malloc(CHUNK), *expect = malloc(CHUNK);
+    for (int t = 0; t < THREADS; t++)
+        for (int k = 0; k < K; k++) {
+            spmd_load(got, inbox + ((size_t)t * K + k) * CHUNK, CHUNK);
+            spmd_fill(expect, CHUNK, 7, from, (uint64_t)(t * K + k));
+            CHECK(memcmp(got, expect, CHUNK) == 0, "chunk %d/%d from pe %d", t, k, from);
+        }
+    /* Each PE's adds land on the next PE's counter: the old values it saw
+     * are each of 0..THREADS*K-1 exactly once. */
+    CHECK(LOAD(uint64_t, counter) == (uint64_t)THREADS * K, "counter %llu",
+          (unsigned long long)LOAD(uint64_t, counter));
+    char *seen = calloc(THREADS * K, 1);
+    for (int t = 0; t < THREADS; t++)
+        for (int k = 0; k < K; k++) {
+            uint64_t v = jobs[t].fetched[k];
+            CHECK(v < THREADS * K && !seen[v], "fetched value %llu repeated or out of range",
+                  (unsigned long long)v);
+            seen[v] = 1;
+        }
+    /* A get through the proxy: the chunk the next PE holds from this PE. */
+    gshmem_barrier_all();
+    uint64_t get[3] = {off_of(inbox + CHUNK * 5), (uint64_t)(uintptr_t)got, CHUNK};
+    push(GSHMEMI_REQ_GET, 0, 0, get, 3);
+    quiet();
+    spmd_fill(expect, CHUNK, 7, me, 5);
+    CHECK(memcmp(got, expect, CHUNK) == 0, "get through the proxy");
+    free(seen);
+    free(got);
+    free(expect);
+    for (int t = 0; t < THREADS; t++)
+        free(jobs[t].src);
+    gshmem_free(sig);
+    gshmem_free(counter);
+    gshmem_free(inbox);
+    SPMD_DONE();
+}
