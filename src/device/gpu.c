@@ -87,7 +87,7 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len)
 
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
-    int count = gshmemi_gpu_count(why, why_len), dev;
+    int count = gshmemi_gpu_count(why, why_len), dev, prio_low, prio_high;
     cudaError_t err;
 
     if (count == 0)
@@ -102,8 +102,13 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
         dev = local_rank % count;
     }
     if ((err = cudaSetDevice(dev)) != cudaSuccess || (err = cudaFree(NULL)) != cudaSuccess ||
-        (err = cudaStreamCreateWithFlags(&gpu.ops, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaStreamCreateWithFlags(&gpu.poll, cudaStreamNonBlocking)) != cudaSuccess ||
+        (err = cudaDeviceGetStreamPriorityRange(&prio_low, &prio_high)) != cudaSuccess ||
+        /* The highest priority: the runtime's small kernels (atomics,
+         * signals) get the first free SM when application kernels leave one. */
+        (err = cudaStreamCreateWithPriority(&gpu.ops, cudaStreamNonBlocking, prio_high)) !=
+            cudaSuccess ||
+        (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
+            cudaSuccess ||
         (err = cudaHostAlloc((void **)&gpu.result, sizeof(uint64_t), cudaHostAllocMapped)) !=
             cudaSuccess) {
         GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
@@ -288,6 +293,45 @@ void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
     GPU_FAIL(call, what, (cudaError_t)err);
 }
 
+void *gshmemi_gpu_host_alloc(size_t n)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, n, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    memset(p, 0, n);
+    return p;
+}
+
+int gshmemi_gpu_is_device_ptr(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+void gshmemi_gpu_host_free(void *p)
+{
+    if (p != NULL)
+        cudaFreeHost(p);
+}
+
+void *gshmemi_gpu_dev_alloc(size_t n)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, n) != cudaSuccess || cudaMemset(p, 0, n) != cudaSuccess) {
+        cudaGetLastError();
+        if (p != NULL)
+            cudaFree(p);
+        return NULL;
+    }
+    return p;
+}
+
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len)
 {
     struct cudaPointerAttributes attr;
@@ -361,6 +405,20 @@ void gshmemi_gpu_copy_on(const char *call, void *d, const void *s, size_t n, voi
 void *gshmemi_gpu_table(const char *call, const void *h, size_t n) { (void)h; (void)n; no_gpu(call); return NULL; }
 void gshmemi_gpu_free(void *p) { (void)p; }
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len) { (void)call; (void)addr; (void)len; return 1; }
+void *gshmemi_gpu_host_alloc(size_t n) { (void)n; return NULL; }
+int gshmemi_gpu_is_device_ptr(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+void gshmemi_gpu_host_free(void *p) { (void)p; }
+int gshmemi_gpu_is_device_ptr(const void *p) { (void)p; return 0; }
+void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_unpin(void *addr) { (void)addr; }
 int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }
 int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (void)st; (void)a; (void)v; (void)eq; return -1; }

@@ -78,6 +78,15 @@ int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, i
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
     __attribute__((noreturn));
 
+/* Host memory the GPU reads and writes too (mapped, pinned, zeroed); its
+ * device address is the same (unified addressing).  NULL on failure. */
+void *gshmemi_gpu_host_alloc(size_t n);
+void gshmemi_gpu_host_free(void *p);
+/* Whether p is GPU memory (host code cannot read it). */
+int gshmemi_gpu_is_device_ptr(const void *p);
+/* Zeroed GPU memory; NULL on failure. */
+void *gshmemi_gpu_dev_alloc(size_t n);
+
 /* Pins host memory for the copy engines: 0 when pinned, 1 when addr is GPU
  * memory (nothing to do), a negative status otherwise (logged). */
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len);

@@ -11,6 +11,10 @@
 #include "heap/backend.h"
 #include "heap/fdx.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct gshmemi_heap {
     char *va_base;       /* slot 0 */
     size_t stride;       /* bytes between slots = max heap size */
@@ -87,5 +91,9 @@ static inline uint64_t *gshmemi_ctrl_word(int pe, size_t index)
         return NULL;
     return (uint64_t *)(gshmemi_heap.ctrl_base + (size_t)slot * GSHMEMI_CTRL_SIZE) + index;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,7 +27,9 @@
 
 static struct {
     struct gshmemi_fifo fifo;
-    uint64_t counters[3 * 8]; /* head, taken, completed: a cache line apart */
+    uint64_t counters[3 * 8]; /* CPU producers: head, taken, completed a cache line apart */
+    int on_gpu;               /* GPU producers: slots and counters in mapped host memory, head in GPU memory */
+    void *gpu_host, *gpu_head;
     pthread_t thread;
     volatile int stop;
     int running;
@@ -126,21 +128,55 @@ static void *proxy_main(void *arg)
     return NULL;
 }
 
+static void release_fifo(void)
+{
+    if (px.on_gpu) {
+        gshmemi_gpu_host_free(px.gpu_host);
+        gshmemi_gpu_free(px.gpu_head);
+    } else {
+        free(px.fifo.slots);
+    }
+}
+
 int gshmemi_proxy_start(void)
 {
     memset(&px, 0, sizeof(px));
     if (gshmemi_transport == NULL)
         return 0;
     px.fifo.capacity = FIFO_CAPACITY;
-    px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
-    if (px.fifo.slots == NULL)
-        return GSHMEM_ERR_NO_MEMORY;
-    px.fifo.head = &px.counters[0];
-    px.fifo.taken = &px.counters[8];
-    px.fifo.completed = &px.counters[16];
+    if (gshmemi_gpu_device() >= 0) {
+        /* GPU threads push: they claim with an atomic in their own memory,
+         * write slots the proxy reads, and read what the proxy publishes. */
+        size_t slots = FIFO_CAPACITY * sizeof(*px.fifo.slots);
+        px.gpu_host = gshmemi_gpu_host_alloc(slots + 2 * 64);
+        px.gpu_head = gshmemi_gpu_dev_alloc(64);
+        if (px.gpu_host == NULL || px.gpu_head == NULL) {
+            GSHMEMI_ERROR(CORE, "cannot allocate the proxy's FIFO in GPU-visible memory");
+            gshmemi_gpu_host_free(px.gpu_host);
+            gshmemi_gpu_free(px.gpu_head);
+            return GSHMEM_ERR_NO_MEMORY;
+        }
+        px.on_gpu = 1;
+        px.fifo.slots = px.gpu_host;
+        px.fifo.taken = (uint64_t *)((char *)px.gpu_host + slots);
+        px.fifo.completed = (uint64_t *)((char *)px.gpu_host + slots + 64);
+        px.fifo.head = px.gpu_head;
+        /* A copy of taken in GPU memory would spare each push a read over
+         * PCIe, but GPU producers hung with it (fifo_rtt, 2026-11-22) and
+         * the cause is not found yet: they read taken itself. */
+        px.fifo.taken_seen = px.fifo.taken;
+    } else {
+        px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
+        if (px.fifo.slots == NULL)
+            return GSHMEM_ERR_NO_MEMORY;
+        px.fifo.head = &px.counters[0];
+        px.fifo.taken = &px.counters[8];
+        px.fifo.completed = &px.counters[16];
+        px.fifo.taken_seen = px.fifo.taken;
+    }
     if ((errno = pthread_create(&px.thread, NULL, proxy_main, NULL)) != 0) {
         GSHMEMI_ERROR(CORE, "cannot start the proxy thread: %s", strerror(errno));
-        free(px.fifo.slots);
+        release_fifo();
         return GSHMEM_ERR_INTERNAL;
     }
     px.running = 1;
@@ -153,6 +189,6 @@ void gshmemi_proxy_stop(void)
         return;
     px.stop = 1;
     pthread_join(px.thread, NULL);
-    free(px.fifo.slots);
+    release_fifo();
     memset(&px, 0, sizeof(px));
 }

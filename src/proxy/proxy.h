@@ -18,6 +18,10 @@
 
 #include "proxy/fifo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gshmemi_req_kind {
     GSHMEMI_REQ_PUT = 1,
     GSHMEMI_REQ_GET,
@@ -26,6 +30,9 @@ enum gshmemi_req_kind {
     GSHMEMI_REQ_QUIET,
 };
 
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
 static inline uint64_t gshmemi_req_tag(int kind, int op, int size, int pe)
 {
     return (uint64_t)(kind & 0xff) | (uint64_t)(op & 0xff) << 8 | (uint64_t)(size & 0xffff) << 16 |
@@ -38,5 +45,9 @@ int gshmemi_proxy_start(void);
 void gshmemi_proxy_stop(void);
 /* The FIFO producers push to; NULL when the proxy is not running. */
 struct gshmemi_fifo *gshmemi_proxy_fifo(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

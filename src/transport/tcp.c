@@ -155,15 +155,17 @@ static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const v
 
 /* ---- the target's side ----------------------------------------------------- */
 
+/* The progress thread's staging buffer for the GPU heap: pinned, so the
+ * copy engines move it at full speed. */
 static void *bounce(size_t len)
 {
     if (len > tcp.bounce_len) {
-        void *b = realloc(tcp.bounce, len);
-        if (b == NULL) {
-            GSHMEMI_ERROR(CORE, "tcp: out of host memory for a %zu-byte transfer", len);
+        gshmemi_gpu_host_free(tcp.bounce);
+        tcp.bounce = gshmemi_gpu_host_alloc(len);
+        if (tcp.bounce == NULL) {
+            GSHMEMI_ERROR(CORE, "tcp: out of pinned host memory for a %zu-byte transfer", len);
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
         }
-        tcp.bounce = b;
         tcp.bounce_len = len;
     }
     return tcp.bounce;
@@ -356,7 +358,7 @@ static void *progress_main(void *arg)
 static void tcp_put(const char *call, int pe, uint64_t off, const void *src, size_t n)
 {
     struct frame f = {.type = F_PUT, .off = off, .len = n};
-    if (gshmemi_heap.on_device) { /* the source may be GPU memory */
+    if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(src)) { /* read it through the GPU */
         void *b = malloc(n);
         if (b == NULL)
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
@@ -370,7 +372,7 @@ static void tcp_put(const char *call, int pe, uint64_t off, const void *src, siz
 
 static void tcp_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
 {
-    void *b = gshmemi_heap.on_device ? malloc(GET_CHUNK) : NULL;
+    void *b = gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst) ? malloc(GET_CHUNK) : NULL;
     for (size_t done = 0; done < n; done += GET_CHUNK) {
         size_t len = GSHMEMI_MIN(n - done, (size_t)GET_CHUNK);
         struct frame f = {.type = F_GET, .off = off + done, .len = len};
@@ -561,7 +563,7 @@ static void tcp_close(void)
     }
     free(tcp.conns);
     free(tcp.peers);
-    free(tcp.bounce);
+    gshmemi_gpu_host_free(tcp.bounce);
     pthread_mutex_destroy(&tcp.lock);
     memset(&tcp, 0, sizeof(tcp));
 }

