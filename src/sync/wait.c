@@ -139,10 +139,15 @@ static void wait_timed_out(const struct gshmemi_wait *w)
     format_value(ref, w->is_signed, want, sizeof(want));
     format_value(load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, !w->device),
                  w->is_signed, have, sizeof(have));
-    GSHMEMI_ERROR(SYNC, "%s timed out after %g s (GSHMEM_TIMEOUT): waiting for %p (heap offset "
-                  "%zu, element %zu of %zu) to be %s %s; it holds %s",
-                  w->call, gshmemi_env.TIMEOUT, (void *)((char *)w->ivars + i * w->esize),
-                  (size_t)((char *)w->ivars + i * w->esize - gshmemi_heap.my_base), i, w->nelems,
+    const char *at = (const char *)w->ivars + i * w->esize;
+    char where[64];
+    if (gshmemi_heap_contains(at))
+        snprintf(where, sizeof(where), "heap offset %zu", (size_t)(at - gshmemi_heap.my_base));
+    else
+        snprintf(where, sizeof(where), "the runtime's control segment");
+    GSHMEMI_ERROR(SYNC, "%s timed out after %g s (GSHMEM_TIMEOUT): waiting for %p (%s, element "
+                  "%zu of %zu) to be %s %s; it holds %s",
+                  w->call, gshmemi_env.TIMEOUT, (const void *)at, where, i, w->nelems,
                   cmp_name(w->cmp), want, have);
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, w->call);
 }
