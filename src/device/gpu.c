@@ -406,16 +406,6 @@ void *gshmemi_gpu_table(const char *call, const void *h, size_t n) { (void)h; (v
 void gshmemi_gpu_free(void *p) { (void)p; }
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len) { (void)call; (void)addr; (void)len; return 1; }
 void *gshmemi_gpu_host_alloc(size_t n) { (void)n; return NULL; }
-int gshmemi_gpu_is_device_ptr(const void *p)
-{
-    struct cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
 void gshmemi_gpu_host_free(void *p) { (void)p; }
 int gshmemi_gpu_is_device_ptr(const void *p) { (void)p; return 0; }
 void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }

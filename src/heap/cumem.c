@@ -319,6 +319,7 @@ const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
 static int cumem_open(size_t *granularity, int *share_by_blob)
 {
     (void)granularity;
+    (void)share_by_blob;
     GSHMEMI_ERROR(HEAP, "the GPU heap needs a gshmem built with CUDA");
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
