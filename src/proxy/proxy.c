@@ -116,12 +116,14 @@ static void *proxy_main(void *arg)
             idle_since = gshmemi_now_ns();
             continue;
         }
-        /* Idle: spin for 10 ms after the last request, then sleep a little. */
+        /* Idle: spin for 10 ms after the last request, then sleep longer
+         * the longer nothing comes (at most 1 ms late after a second). */
         uint64_t idle = gshmemi_now_ns() - idle_since;
         if (idle < 10000000ull) {
             gshmemi_cpu_relax();
         } else {
-            struct timespec ts = {0, idle < 100000000ull ? 20000 : 200000};
+            long ns = idle < 100000000ull ? 20000 : idle < 1000000000ull ? 200000 : 1000000;
+            struct timespec ts = {0, ns};
             nanosleep(&ts, NULL);
         }
     }
@@ -179,6 +181,7 @@ int gshmemi_proxy_start(void)
         release_fifo();
         return GSHMEM_ERR_INTERNAL;
     }
+    pthread_setname_np(px.thread, "gshmem-proxy");
     px.running = 1;
     return 0;
 }

@@ -529,6 +529,7 @@ static int tcp_open(const int *peers, int n_peers)
         st = GSHMEM_ERR_INTERNAL;
         goto out;
     }
+    pthread_setname_np(tcp.thread, "gshmem-tcp");
     tcp.thread_up = 1;
     GSHMEMI_INFO(CORE, "tcp transport up: %d peers", n_peers);
     st = 0;
