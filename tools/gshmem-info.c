@@ -18,6 +18,10 @@
 #include "core/log.h"
 #include "device/gpu.h"
 
+#if GSHMEM_HAVE_IBVERBS
+#include <infiniband/verbs.h>
+#endif
+
 static void print_env_text(void)
 {
     for (size_t i = 0; i < gshmemi_env_count; i++) {
@@ -94,6 +98,22 @@ int main(int argc, char **argv)
             printf(" (but GSHMEM_DISABLE_P2P is set: only each PE's own heap is)");
         printf("\n");
     }
+#if GSHMEM_HAVE_IBVERBS
+    {
+        int n = 0;
+        struct ibv_device **devs = ibv_get_device_list(&n);
+        printf("RDMA devices (libibverbs): ");
+        for (int i = 0; devs != NULL && i < n; i++)
+            printf("%s%s", i ? ", " : "", ibv_get_device_name(devs[i]));
+        printf("%s\n", n > 0 ? "" : "none");
+        if (devs != NULL)
+            ibv_free_device_list(devs);
+    }
+#endif
+    printf("transports: a peer is mapped where it can be (same node; for the GPU heap, a GPU "
+           "with P2P to this one), else reached through GSHMEM_TRANSPORT=%s: tcp (built), ibrc "
+           "(not built yet)%s\n", gshmemi_env.TRANSPORT,
+           gshmemi_env.DISABLE_P2P ? "; GSHMEM_DISABLE_P2P is set: only each PE's own heap is mapped" : "");
     printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()
                                   ? "a PMIx server is present (pmix)"
                                   : gshmemi_env.LAUNCH_UNIQUEID[0] ? "launched by gshmrun (uid)"
