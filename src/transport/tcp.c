@@ -114,8 +114,11 @@ static void send_frame(const char *call, int pe, const struct frame *f, const vo
     st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
     if (st == 0 && len > 0)
         st = gshmemi_sock_send(c->fd, payload, len, deadline);
-    if (f->type != F_HEARTBEAT)
-        c->dirty = 1;
+    /* Requests whose completion quiet must wait for; gets and fetching
+     * atomics are complete when answered, replies are not requests. */
+    if (f->type == F_PUT || f->type == F_SIGNAL || f->type == F_CTRL ||
+        (f->type == F_AMO && !f->fetch))
+        __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&c->send_lock);
     if (st == GSHMEM_ERR_TIMEOUT) {
@@ -413,11 +416,12 @@ static void tcp_quiet(const char *call)
 {
     for (int i = 0; i < tcp.n_peers; i++) {
         int pe = tcp.peers[i];
-        if (!tcp.conns[pe].dirty)
+        /* Cleared before the round trip: a request sent meanwhile by
+         * another thread marks it again for the next quiet. */
+        if (!__atomic_exchange_n(&tcp.conns[pe].dirty, 0, __ATOMIC_ACQ_REL))
             continue;
         struct frame f = {.type = F_QUIET};
         call_and_wait(call, pe, &f, NULL, 0, NULL, 0);
-        tcp.conns[pe].dirty = 0;
     }
 }
 
