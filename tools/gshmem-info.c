@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 #endif
     printf("transports: a peer is mapped where it can be (same node; for the GPU heap, a GPU "
            "with P2P to this one), else reached through GSHMEM_TRANSPORT=%s: tcp (built), ibrc "
-           "(not built yet)%s\n", gshmemi_env.TRANSPORT,
+           "(%s)%s\n", gshmemi_env.TRANSPORT,
+           GSHMEM_HAVE_IBVERBS ? "built, host heap" : "not built: no libibverbs",
            gshmemi_env.DISABLE_P2P ? "; GSHMEM_DISABLE_P2P is set: only each PE's own heap is mapped" : "");
     printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()
                                   ? "a PMIx server is present (pmix)"

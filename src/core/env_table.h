@@ -42,7 +42,14 @@
       "Map no peer's heap: every other PE is reached through the proxy path.")              \
     X(TRANSPORT, STRING, "auto",                                                            \
       "How PEs whose heaps are not mapped are reached: auto (the best available), tcp, or " \
-      "ibrc (libibverbs; not built yet).")                                                  \
+      "ibrc (libibverbs RC queue pairs; host heap only so far). auto takes ibrc where an "  \
+      "RDMA device is there.")                                                              \
+    X(HCA_LIST, STRING, "",                                                                 \
+      "RDMA device (name or prefix) of the ibrc transport; default: the first one.")        \
+    X(IB_GID_INDEX, INT, "-1",                                                              \
+      "GID index of the ibrc transport; default: the first IPv4-mapped GID (RoCE), else 0.") \
+    X(IB_TIMEOUT, INT, "14", "Local ACK timeout exponent of ibrc queue pairs (4.096 us * 2^n).") \
+    X(IB_RETRY_CNT, INT, "7", "Retries of ibrc queue pairs before a peer is given up.")      \
     X(TCP_IFNAME, STRING, "",                                                               \
       "Network interface (or prefix) of the tcp transport; default: as the bootstrap's.")   \
     X(HEARTBEAT_TIMEOUT, SECONDS, "6",                                                      \

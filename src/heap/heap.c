@@ -26,6 +26,7 @@
 
 struct gshmemi_heap gshmemi_heap;
 void (*gshmemi_heap_quiet_hook)(const char *call);
+int (*gshmemi_heap_grow_hook)(size_t old_size, size_t new_size);
 
 /* ---- growth ------------------------------------------------------------ */
 
@@ -124,8 +125,13 @@ static int grow_commit(struct growth *g)
                       "match, ending the job", g->new_size);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth failed");
     }
+    size_t old_size = h->size;
     h->size = g->new_size;
     h->growths++;
+    if (gshmemi_heap_grow_hook != NULL && gshmemi_heap_grow_hook(old_size, g->new_size) != 0) {
+        GSHMEMI_ERROR(HEAP, "the transport could not take the grown heap; ending the job");
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth");
+    }
     st = gshmemi_alloc_extend(&h->alloc, g->new_size);
     uint64_t t_end = gshmemi_now_ns();
     GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes: map %.3f ms, exchange %.3f ms, map %d "

@@ -62,6 +62,9 @@ extern struct gshmemi_heap gshmemi_heap;
 /* Completes every operation issued so far, before an allocation's implied
  * barrier: set by the layers above (the transport). */
 extern void (*gshmemi_heap_quiet_hook)(const char *call);
+/* Told of every growth, on every PE together (the transport registers the
+ * new memory); a failure ends the job. */
+extern int (*gshmemi_heap_grow_hook)(size_t old_size, size_t new_size);
 
 int gshmemi_heap_init(void);
 void gshmemi_heap_fini(void);

@@ -38,7 +38,7 @@ static inline uint64_t amo_bits(const void *v, size_t size)
 
 #define AMO_TARGET(TYPE, dest, pe)                                                         \
     ({                                                                                     \
-        TYPE *r_ = (TYPE *)gshmemi_rma_target(__func__, "dest", dest, sizeof(TYPE), pe);   \
+        TYPE *r_ = (TYPE *)gshmemi_rma_atomic_target(__func__, "dest", dest, sizeof(TYPE), pe); \
         gshmemi_rma_check_aligned(__func__, "dest", dest, sizeof(TYPE));                   \
         r_;                                                                                \
     })

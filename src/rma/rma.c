@@ -110,7 +110,8 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    uint64_t *r = (uint64_t *)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    uint64_t *r = (uint64_t *)gshmemi_rma_atomic_target(call, "sig_addr", sig_addr,
+                                                        sizeof(*sig_addr), pe);
     gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",

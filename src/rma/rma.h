@@ -34,6 +34,19 @@ static inline char *gshmemi_rma_target(const char *call, const char *what, const
     return (char *)gshmemi_heap_peer_addr(addr, pe);
 }
 
+/* Like gshmemi_rma_target, for atomics and signals: NULL (the transport)
+ * also for this PE itself when the transport's atomics are the NIC's, which
+ * are atomic only among themselves. */
+static inline char *gshmemi_rma_atomic_target(const char *call, const char *what, const void *addr,
+                                              size_t len, int pe)
+{
+    char *r = gshmemi_rma_target(call, what, addr, len, pe);
+    if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->nic_atomics &&
+                         pe == gshmemi_rt.my_pe))
+        return NULL;
+    return r;
+}
+
 /* The heap offset of a symmetric address (for the transport). */
 static inline uint64_t gshmemi_rma_off(const void *addr)
 {

@@ -7,13 +7,33 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/api.h"
+#include "gshmem_config.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "heap/heap.h"
 #include "transport/transport.h"
 
+#if GSHMEM_HAVE_IBVERBS
+#include <infiniband/verbs.h>
+#endif
+
 const struct gshmemi_transport_ops *gshmemi_transport;
+
+/* Whether auto picks ibrc: an RDMA device is there, and the heap is in host
+ * memory (the GPU heap is not registered with the NIC yet). */
+static int rdma_usable(void)
+{
+#if GSHMEM_HAVE_IBVERBS
+    int n = 0;
+    struct ibv_device **devs = gshmemi_heap.on_device ? NULL : ibv_get_device_list(&n);
+    if (devs != NULL)
+        ibv_free_device_list(devs);
+    return n > 0;
+#else
+    return 0;
+#endif
+}
 
 int gshmemi_transport_init(void)
 {
@@ -39,12 +59,16 @@ int gshmemi_transport_init(void)
         goto out;
     }
     const char *want = gshmemi_env.TRANSPORT;
-    if (strcmp(want, "auto") == 0 || strcmp(want, "tcp") == 0) {
+    if (strcmp(want, "tcp") == 0 || (strcmp(want, "auto") == 0 && !rdma_usable())) {
         gshmemi_transport = &gshmemi_tcp_ops;
-    } else if (strcmp(want, "ibrc") == 0) {
-        GSHMEMI_ERROR(CORE, "GSHMEM_TRANSPORT=ibrc: this build has no ibrc transport yet");
+    } else if (strcmp(want, "ibrc") == 0 || strcmp(want, "auto") == 0) {
+#if GSHMEM_HAVE_IBVERBS
+        gshmemi_transport = &gshmemi_ibrc_ops;
+#else
+        GSHMEMI_ERROR(CORE, "GSHMEM_TRANSPORT=ibrc: this gshmem was built without libibverbs");
         st = GSHMEM_ERR_NOT_SUPPORTED;
         goto out;
+#endif
     } else {
         GSHMEMI_ERROR(CORE, "GSHMEM_TRANSPORT is '%s': expected auto, tcp or ibrc", want);
         st = GSHMEM_ERR_INVALID_ARG;

@@ -10,6 +10,9 @@
 
 struct gshmemi_transport_ops {
     const char *name;
+    /* its atomics are the NIC's: atomic only among themselves, so this PE's
+     * own atomics and signals must go through it too */
+    int nic_atomics;
 
     /* setup: connects to every PE in peers (collective) */
     int (*open)(const int *peers, int n_peers);
@@ -31,6 +34,7 @@ struct gshmemi_transport_ops {
 };
 
 extern const struct gshmemi_transport_ops gshmemi_tcp_ops;
+extern const struct gshmemi_transport_ops gshmemi_ibrc_ops; /* built with libibverbs */
 
 /* The transport in use (NULL where every peer is mapped). */
 extern const struct gshmemi_transport_ops *gshmemi_transport;

@@ -227,11 +227,16 @@ def heap_sizes_must_match():
 
 @scenario
 def transport_unavailable():
+    if os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband"):
+        print("    (this machine has RDMA devices: skipped)")
+        return []
     r, _ = run([gshmrun, "-n", "2", prog], env=dict(ENV, GSHMEM_DISABLE_P2P="1",
                                                     GSHMEM_TRANSPORT="ibrc"))
     p = expect(r.returncode != 0, "a job started without its transport", r)
-    return p + expect("error core: GSHMEM_TRANSPORT=ibrc: this build has no ibrc transport yet"
-                      in r.stderr, "no message naming the transport", r)
+    return p + expect(re.search(r"error core: (ibrc: no RDMA device could be opened|"
+                                r"GSHMEM_TRANSPORT=ibrc: this gshmem was built without libibverbs)",
+                                r.stderr) or "ibrc transport up" in r.stderr,
+                      "no message about the transport", r)
 
 
 failed = sum(1 for _, p in results if p)

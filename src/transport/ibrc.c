@@ -1,0 +1,503 @@
+/*
+ * ibrc transport: libibverbs reliable-connected queue pairs, one per peer
+ * whose heap is not mapped, plus one to this PE itself: atomics done by the
+ * NIC are atomic only among themselves, so while ibrc carries atomics, the
+ * ones aimed at this PE go through the NIC too.
+ *
+ * The heap (host memory, so far) is registered chunk by chunk, at open and
+ * at every growth (collective, so every PE learns every rkey); data moves
+ * through one registered staging buffer.  Every operation is completed
+ * before it returns, so quiet has nothing left to wait for.  IB atomics are
+ * 8-byte fetch-add and compare-swap; the other atomics, and 4-byte ones,
+ * are compare-swap loops on the aligned 8-byte word.  A failed completion
+ * is reported with the operation, the peer and the verbs status.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "device/gpu.h"
+#include "heap/heap.h"
+#include "transport/transport.h"
+
+#if GSHMEM_HAVE_IBVERBS
+#include <infiniband/verbs.h>
+
+#define STAGING (1u << 20)
+#define MAX_CHUNKS 256
+
+struct peer_info { /* what each PE publishes about itself */
+    uint32_t lid;
+    uint32_t pad;
+    uint8_t gid[16];
+    uint64_t heap_base;
+    uint64_t ctrl_base;
+    uint32_t ctrl_rkey;
+    uint32_t psn;
+};
+
+struct chunk {
+    size_t off, size;
+    struct ibv_mr *mr;
+    uint32_t *rkeys; /* by PE */
+};
+
+static struct {
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp **qps; /* by PE, NULL where none */
+    int port;
+    int gid_index;
+    enum ibv_mtu mtu;
+    char *staging;
+    struct ibv_mr *staging_mr;
+    struct ibv_mr *ctrl_mr;
+    struct peer_info *info; /* by PE */
+    struct chunk chunks[MAX_CHUNKS];
+    int n_chunks;
+    pthread_mutex_t lock; /* one operation at a time: staging, CQ */
+} ib;
+
+static const char *op_name(enum ibv_wr_opcode op)
+{
+    switch (op) {
+    case IBV_WR_RDMA_WRITE: return "RDMA WRITE";
+    case IBV_WR_RDMA_READ: return "RDMA READ";
+    case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC FETCH_ADD";
+    case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC CMP_SWP";
+    default: return "verbs operation";
+    }
+}
+
+/* The chunk holding heap offset off, and the bytes left in it (the
+ * callers' checks keep off inside the heap). */
+static struct chunk *chunk_at(uint64_t off, size_t *left)
+{
+    for (int i = 0; i < ib.n_chunks; i++)
+        if (off >= ib.chunks[i].off && off < ib.chunks[i].off + ib.chunks[i].size) {
+            *left = ib.chunks[i].off + ib.chunks[i].size - off;
+            return &ib.chunks[i];
+        }
+    GSHMEMI_ERROR(CORE, "ibrc: heap offset %llu is in no registered chunk",
+                  (unsigned long long)off);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "ibrc");
+}
+
+/* Posts one work request and waits for its completion. */
+static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *local, size_t len,
+                      uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len,
+                          .lkey = ib.staging_mr->lkey};
+    struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+                             .send_flags = IBV_SEND_SIGNALED}, *bad;
+    struct ibv_wc wc;
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    int n;
+
+    if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+        wr.wr.atomic.remote_addr = remote;
+        wr.wr.atomic.rkey = rkey;
+        wr.wr.atomic.compare_add = a;
+        wr.wr.atomic.swap = b;
+    } else {
+        wr.wr.rdma.remote_addr = remote;
+        wr.wr.rdma.rkey = rkey;
+    }
+    if ((errno = ibv_post_send(ib.qps[pe], &wr, &bad)) != 0) {
+        GSHMEMI_ERROR(CORE, "%s: ibv_post_send of %s to pe %d failed: %s", call, op_name(op), pe,
+                      strerror(errno));
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    }
+    while ((n = ibv_poll_cq(ib.cq, 1, &wc)) == 0) {
+        if (gshmemi_now_ns() > deadline) {
+            GSHMEMI_ERROR(CORE, "%s: %s to pe %d did not complete within %g s (GSHMEM_TIMEOUT)",
+                          call, op_name(op), pe, gshmemi_env.TIMEOUT);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
+    if (n < 0 || wc.status != IBV_WC_SUCCESS) {
+        char how[160];
+        snprintf(how, sizeof(how), "was lost: %s of %zu bytes at its heap offset failed: %s",
+                 op_name(op), len, n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status));
+        gshmemi_end_for_lost_pe(pe, how);
+    }
+}
+
+static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, size_t n)
+{
+    pthread_mutex_lock(&ib.lock);
+    for (size_t done = 0; done < n;) {
+        size_t left = 0, len;
+        struct chunk *c = chunk_at(off + done, &left);
+        len = GSHMEMI_MIN(GSHMEMI_MIN(n - done, left), (size_t)STAGING);
+        memcpy(ib.staging, (const char *)src + done, len);
+        post_wait(call, pe, IBV_WR_RDMA_WRITE, ib.staging, len,
+                  ib.info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
+        done += len;
+    }
+    pthread_mutex_unlock(&ib.lock);
+}
+
+static void ibrc_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
+{
+    pthread_mutex_lock(&ib.lock);
+    for (size_t done = 0; done < n;) {
+        size_t left = 0, len;
+        struct chunk *c = chunk_at(off + done, &left);
+        len = GSHMEMI_MIN(GSHMEMI_MIN(n - done, left), (size_t)STAGING);
+        post_wait(call, pe, IBV_WR_RDMA_READ, ib.staging, len, ib.info[pe].heap_base + off + done,
+                  c->rkeys[pe], 0, 0);
+        memcpy((char *)dst + done, ib.staging, len);
+        done += len;
+    }
+    pthread_mutex_unlock(&ib.lock);
+}
+
+/* One NIC atomic on the 8-byte word at remote/rkey; the old value. */
+static uint64_t nic_atomic(const char *call, int pe, enum ibv_wr_opcode op, uint64_t remote,
+                           uint32_t rkey, uint64_t a, uint64_t b)
+{
+    uint64_t *result = (uint64_t *)(ib.staging + STAGING - 8);
+    post_wait(call, pe, op, result, 8, remote, rkey, a, b);
+    return *(volatile uint64_t *)result;
+}
+
+static uint64_t apply_op(int op, uint64_t old, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case GSHMEMI_AMO_SET:
+    case GSHMEMI_AMO_SWAP: return a;
+    case GSHMEMI_AMO_CSWAP: return old == a ? b : old;
+    case GSHMEMI_AMO_ADD: return old + a;
+    case GSHMEMI_AMO_AND: return old & a;
+    case GSHMEMI_AMO_OR: return old | a;
+    case GSHMEMI_AMO_XOR: return old ^ a;
+    }
+    return old;
+}
+
+static uint64_t ibrc_atomic(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
+                            uint64_t b, int fetch)
+{
+    size_t left = 0;
+    struct chunk *c = chunk_at(off & ~7ull, &left);
+    const uint64_t word = ib.info[pe].heap_base + (off & ~7ull);
+    uint64_t old;
+    (void)fetch;
+
+    pthread_mutex_lock(&ib.lock);
+    if (size == 8 && op == GSHMEMI_AMO_ADD) {
+        old = nic_atomic(call, pe, IBV_WR_ATOMIC_FETCH_AND_ADD, word, c->rkeys[pe], a, 0);
+    } else if (size == 8 && op == GSHMEMI_AMO_FETCH) {
+        old = nic_atomic(call, pe, IBV_WR_ATOMIC_FETCH_AND_ADD, word, c->rkeys[pe], 0, 0);
+    } else if (size == 8 && op == GSHMEMI_AMO_CSWAP) {
+        old = nic_atomic(call, pe, IBV_WR_ATOMIC_CMP_AND_SWP, word, c->rkeys[pe], a, b);
+    } else {
+        /* A compare-swap loop on the aligned 8-byte word (a 4-byte value is
+         * one half of it: the other half is put back as it was). */
+        const unsigned shift = size == 4 ? (unsigned)(off & 4) * 8 : 0;
+        const uint64_t mask = size == 4 ? 0xffffffffull << shift : ~0ull;
+        uint64_t cur = nic_atomic(call, pe, IBV_WR_ATOMIC_FETCH_AND_ADD, word, c->rkeys[pe], 0, 0);
+        for (;;) {
+            uint64_t part = (cur & mask) >> shift;
+            uint64_t next = apply_op(op, part, a, b);
+            if (size == 4)
+                next &= 0xffffffffull;
+            uint64_t want = (cur & ~mask) | (next << shift);
+            if (op == GSHMEMI_AMO_FETCH || want == cur) {
+                old = part;
+                break;
+            }
+            uint64_t seen = nic_atomic(call, pe, IBV_WR_ATOMIC_CMP_AND_SWP, word, c->rkeys[pe],
+                                       cur, want);
+            if (seen == cur) {
+                old = part;
+                break;
+            }
+            cur = seen;
+        }
+        pthread_mutex_unlock(&ib.lock);
+        return old;
+    }
+    pthread_mutex_unlock(&ib.lock);
+    return old;
+}
+
+static void ibrc_signal(const char *call, int pe, uint64_t off, uint64_t value, int op)
+{
+    /* After the puts to pe: each completed before this was posted. */
+    if (op == 0) {
+        (void)ibrc_atomic(call, pe, off, GSHMEMI_AMO_SET, 8, value, 0, 0);
+    } else {
+        (void)ibrc_atomic(call, pe, off, GSHMEMI_AMO_ADD, 8, value, 0, 0);
+    }
+}
+
+static void ibrc_ctrl_add(const char *call, int pe, size_t word, uint64_t value)
+{
+    pthread_mutex_lock(&ib.lock);
+    (void)nic_atomic(call, pe, IBV_WR_ATOMIC_FETCH_AND_ADD,
+                     ib.info[pe].ctrl_base + word * sizeof(uint64_t), ib.info[pe].ctrl_rkey, value, 0);
+    pthread_mutex_unlock(&ib.lock);
+}
+
+static void ibrc_quiet(const char *call)
+{
+    (void)call; /* every operation completed before it returned */
+}
+
+/* Registers heap bytes [from, to) as a new chunk and learns every PE's rkey
+ * for it: collective (growth is). */
+static int register_chunk(size_t from, size_t to)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    struct chunk *c;
+    uint32_t mine;
+
+    if (ib.n_chunks == MAX_CHUNKS) {
+        GSHMEMI_ERROR(CORE, "ibrc: more than %d heap chunks", MAX_CHUNKS);
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    c = &ib.chunks[ib.n_chunks];
+    c->off = from;
+    c->size = to - from;
+    c->rkeys = calloc((size_t)bs->size, sizeof(uint32_t));
+    c->mr = ibv_reg_mr(ib.pd, gshmemi_heap.my_base + from, to - from,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                           IBV_ACCESS_REMOTE_ATOMIC);
+    if (c->rkeys == NULL || c->mr == NULL) {
+        GSHMEMI_ERROR(CORE, "ibrc: cannot register %zu bytes of the heap: %s", to - from,
+                      strerror(errno));
+        free(c->rkeys);
+        return GSHMEM_ERR_IO;
+    }
+    mine = c->mr->rkey;
+    int st = bs->ops->allgather(bs, &mine, c->rkeys, sizeof(mine));
+    if (st == 0)
+        ib.n_chunks++;
+    return st;
+}
+
+static int grow_hook(size_t old_size, size_t new_size)
+{
+    return register_chunk(old_size, new_size);
+}
+
+static int to_init(struct ibv_qp *qp)
+{
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)ib.port,
+                            .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                               IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC};
+    return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static int to_rts(struct ibv_qp *qp, const struct peer_info *peer, uint32_t peer_qpn)
+{
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR, .path_mtu = ib.mtu, .dest_qp_num = peer_qpn,
+                            .rq_psn = peer->psn, .max_dest_rd_atomic = 16, .min_rnr_timer = 12};
+    a.ah_attr.is_global = 1;
+    memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+    a.ah_attr.grh.sgid_index = (uint8_t)ib.gid_index;
+    a.ah_attr.grh.hop_limit = 1;
+    a.ah_attr.dlid = (uint16_t)peer->lid;
+    a.ah_attr.port_num = (uint8_t)ib.port;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTS;
+    a.timeout = (uint8_t)gshmemi_env.IB_TIMEOUT;
+    a.retry_cnt = (uint8_t)gshmemi_env.IB_RETRY_CNT;
+    a.rnr_retry = 7;
+    a.sq_psn = ib.info[gshmemi_rt.my_pe].psn;
+    a.max_rd_atomic = 16;
+    return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                                     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* The GID to use: GSHMEM_IB_GID_INDEX, else the first IPv4-mapped one
+ * (RoCE), else 0 (InfiniBand). */
+static int pick_gid(void)
+{
+    union ibv_gid gid;
+    if (gshmemi_env.IB_GID_INDEX >= 0)
+        return (int)gshmemi_env.IB_GID_INDEX;
+    for (int i = 0; i < 128 && ibv_query_gid(ib.ctx, (uint8_t)ib.port, i, &gid) == 0; i++) {
+        static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (memcmp(gid.raw, v4, sizeof(v4)) == 0)
+            return i;
+    }
+    return 0;
+}
+
+static void ibrc_close_all(void);
+
+static int ibrc_open(const int *peers, int n_peers)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    struct ibv_device **devs;
+    struct ibv_port_attr pa;
+    union ibv_gid gid;
+    uint32_t *qpns = NULL, *all_qpns = NULL;
+    struct peer_info mine;
+    int nd = 0, st = GSHMEM_ERR_IO;
+
+    memset(&ib, 0, sizeof(ib));
+    pthread_mutex_init(&ib.lock, NULL);
+    if (gshmemi_heap.on_device) {
+        GSHMEMI_ERROR(CORE, "ibrc: the GPU heap is not registered with the NIC yet; use "
+                      "GSHMEM_HEAP=host or GSHMEM_TRANSPORT=tcp");
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    devs = ibv_get_device_list(&nd);
+    for (int i = 0; devs != NULL && i < nd && ib.ctx == NULL; i++) {
+        const char *want = gshmemi_env.HCA_LIST;
+        if (want[0] != '\0' && strncmp(ibv_get_device_name(devs[i]), want, strlen(want)) != 0)
+            continue;
+        ib.ctx = ibv_open_device(devs[i]);
+    }
+    if (devs != NULL)
+        ibv_free_device_list(devs);
+    if (ib.ctx == NULL) {
+        GSHMEMI_ERROR(CORE, "ibrc: no RDMA device%s%s could be opened", gshmemi_env.HCA_LIST[0]
+                      ? " matching GSHMEM_HCA_LIST=" : "", gshmemi_env.HCA_LIST);
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    ib.port = 1;
+    if (ibv_query_port(ib.ctx, (uint8_t)ib.port, &pa) != 0) {
+        GSHMEMI_ERROR(CORE, "ibrc: cannot query port 1 of %s", ibv_get_device_name(ib.ctx->device));
+        goto err;
+    }
+    ib.mtu = pa.active_mtu;
+    ib.gid_index = pick_gid();
+    if (ibv_query_gid(ib.ctx, (uint8_t)ib.port, ib.gid_index, &gid) != 0) {
+        GSHMEMI_ERROR(CORE, "ibrc: no GID at index %d (GSHMEM_IB_GID_INDEX)", ib.gid_index);
+        goto err;
+    }
+    ib.pd = ibv_alloc_pd(ib.ctx);
+    ib.cq = ib.pd ? ibv_create_cq(ib.ctx, 256, NULL, NULL, 0) : NULL;
+    ib.staging = aligned_alloc(4096, STAGING);
+    ib.staging_mr = ib.staging && ib.cq ? ibv_reg_mr(ib.pd, ib.staging, STAGING,
+                                                     IBV_ACCESS_LOCAL_WRITE) : NULL;
+    ib.ctrl_mr = ib.staging_mr ? ibv_reg_mr(ib.pd, gshmemi_ctrl_word(me, 0), GSHMEMI_CTRL_SIZE,
+                                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+                                                IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+                                 : NULL;
+    ib.qps = calloc((size_t)n, sizeof(*ib.qps));
+    ib.info = calloc((size_t)n, sizeof(*ib.info));
+    qpns = calloc((size_t)n, sizeof(uint32_t));
+    all_qpns = calloc((size_t)n * (size_t)n, sizeof(uint32_t));
+    if (ib.ctrl_mr == NULL || ib.qps == NULL || ib.info == NULL || qpns == NULL || all_qpns == NULL) {
+        GSHMEMI_ERROR(CORE, "ibrc: cannot set up protection domain, completion queue or memory "
+                      "registrations: %s", strerror(errno));
+        goto err;
+    }
+    /* A queue pair to each unmapped peer and one to this PE itself. */
+    for (int i = 0; i <= n_peers; i++) {
+        int pe = i < n_peers ? peers[i] : me;
+        struct ibv_qp_init_attr qa = {.send_cq = ib.cq, .recv_cq = ib.cq, .qp_type = IBV_QPT_RC,
+                                      .cap = {.max_send_wr = 64, .max_recv_wr = 1,
+                                              .max_send_sge = 1, .max_recv_sge = 1}};
+        ib.qps[pe] = ibv_create_qp(ib.pd, &qa);
+        if (ib.qps[pe] == NULL || to_init(ib.qps[pe]) != 0) {
+            GSHMEMI_ERROR(CORE, "ibrc: cannot create a queue pair for pe %d: %s", pe, strerror(errno));
+            goto err;
+        }
+        qpns[pe] = ib.qps[pe]->qp_num;
+    }
+    memset(&mine, 0, sizeof(mine));
+    mine.lid = pa.lid;
+    memcpy(mine.gid, gid.raw, 16);
+    mine.heap_base = (uint64_t)(uintptr_t)gshmemi_heap.my_base;
+    mine.ctrl_base = (uint64_t)(uintptr_t)gshmemi_ctrl_word(me, 0);
+    mine.ctrl_rkey = ib.ctrl_mr->rkey;
+    gshmemi_random_bytes(&mine.psn, sizeof(mine.psn));
+    mine.psn &= 0xffffff;
+    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &mine, ib.info, sizeof(mine)), st, err);
+    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, qpns, all_qpns, sizeof(uint32_t) * (size_t)n), st, err);
+    for (int pe = 0; pe < n; pe++) {
+        if (ib.qps[pe] == NULL)
+            continue;
+        /* pe's queue pair for this PE */
+        if (to_rts(ib.qps[pe], &ib.info[pe], all_qpns[(size_t)pe * (size_t)n + (size_t)me]) != 0) {
+            GSHMEMI_ERROR(CORE, "ibrc: cannot connect the queue pair to pe %d: %s", pe,
+                          strerror(errno));
+            st = GSHMEM_ERR_IO;
+            goto err;
+        }
+    }
+    GSHMEMI_CHECK_GOTO(register_chunk(0, gshmemi_heap.size), st, err);
+    gshmemi_heap_grow_hook = grow_hook;
+    free(qpns);
+    free(all_qpns);
+    GSHMEMI_INFO(CORE, "ibrc transport up on %s port %d, GID index %d: %d peers",
+                 ibv_get_device_name(ib.ctx->device), ib.port, ib.gid_index, n_peers);
+    return 0;
+
+err:
+    free(qpns);
+    free(all_qpns);
+    ibrc_close_all();
+    return st == 0 ? GSHMEM_ERR_IO : st;
+}
+
+static void ibrc_close(void)
+{
+    ibrc_close_all();
+}
+
+static void ibrc_close_all(void)
+{
+    gshmemi_heap_grow_hook = NULL;
+    for (int i = 0; i < ib.n_chunks; i++) {
+        ibv_dereg_mr(ib.chunks[i].mr);
+        free(ib.chunks[i].rkeys);
+    }
+    for (int pe = 0; ib.qps != NULL && pe < gshmemi_rt.n_pes; pe++)
+        if (ib.qps[pe] != NULL)
+            ibv_destroy_qp(ib.qps[pe]);
+    if (ib.ctrl_mr)
+        ibv_dereg_mr(ib.ctrl_mr);
+    if (ib.staging_mr)
+        ibv_dereg_mr(ib.staging_mr);
+    if (ib.cq)
+        ibv_destroy_cq(ib.cq);
+    if (ib.pd)
+        ibv_dealloc_pd(ib.pd);
+    if (ib.ctx)
+        ibv_close_device(ib.ctx);
+    free(ib.staging);
+    free(ib.qps);
+    free(ib.info);
+    pthread_mutex_destroy(&ib.lock);
+    memset(&ib, 0, sizeof(ib));
+}
+
+const struct gshmemi_transport_ops gshmemi_ibrc_ops = {
+    .name = "ibrc",
+    .nic_atomics = 1,
+    .open = ibrc_open,
+    .close = ibrc_close,
+    .put = ibrc_put,
+    .get = ibrc_get,
+    .atomic = ibrc_atomic,
+    .signal = ibrc_signal,
+    .ctrl_add = ibrc_ctrl_add,
+    .quiet = ibrc_quiet,
+};
+
+#endif /* GSHMEM_HAVE_IBVERBS */
