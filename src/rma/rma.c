@@ -1,6 +1,7 @@
 /* Host put/get/p/g/iput/iget and their nbi and signal forms.  Mapped peers
  * are reached with plain copies into their mapping; every typed family is
  * generated from the type tables of gshmem_types.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <gshmem.h>
@@ -97,7 +98,17 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
-    if (r == NULL)
+    if (r == NULL && sspan <= (4u << 20) && !gshmemi_heap.on_device) {
+        /* One get of the span, then a local gather: one round trip, not nelems
+         * (on the host heap: dest may be GPU memory on the GPU heap). */
+        char *span = malloc(sspan);
+        if (span == NULL)
+            gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
+        gshmemi_transport->get(call, pe, gshmemi_rma_off(src), span, sspan);
+        for (size_t i = 0; i < nelems; i++)
+            memcpy(d + i * (size_t)dst * esize, span + i * (size_t)sst * esize, esize);
+        free(span);
+    } else if (r == NULL)
         for (size_t i = 0; i < nelems; i++)
             gshmemi_transport->get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
                                    d + i * (size_t)dst * esize, esize);
