@@ -27,21 +27,12 @@
 #define FIFO_LOAD_ACQUIRE(p) (*(volatile uint64_t *)(p))
 #define FIFO_STORE_RELEASE(p, v) (__threadfence_system(), *(volatile uint64_t *)(p) = (v))
 #define FIFO_RELAX() __nanosleep(64)
-#define FIFO_MAX(p, v) atomicMax((unsigned long long *)(p), (unsigned long long)(v))
 #else
 #define GSHMEMI_FIFO_FN static inline
 #define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define FIFO_RELAX() gshmemi_fifo_relax()
-#define FIFO_MAX(p, v)                                                                         \
-    do {                                                                                       \
-        uint64_t fifo_cur_ = __atomic_load_n((p), __ATOMIC_RELAXED);                           \
-        while (fifo_cur_ < (v) && !__atomic_compare_exchange_n((p), &fifo_cur_, (v), 1,        \
-                                                               __ATOMIC_RELAXED,               \
-                                                               __ATOMIC_RELAXED))              \
-            ;                                                                                  \
-    } while (0)
 #include <sched.h>
 static inline void gshmemi_fifo_relax(void) { sched_yield(); }
 #endif
@@ -59,9 +50,6 @@ struct gshmemi_fifo {
     uint64_t capacity;               /* a power of two */
     uint64_t *head;                  /* producers: next request number */
     uint64_t *taken;                 /* consumer: requests read */
-    uint64_t *taken_seen;            /* producers' copy of taken, in their own memory (may
-                                      * be taken itself): far cheaper for a GPU to read than
-                                      * host memory, and enough until the ring looks full */
     uint64_t *completed;             /* consumer: requests done */
 };
 
@@ -81,12 +69,8 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_
 {
     const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
-    if (number - FIFO_LOAD_ACQUIRE(f->taken_seen) >= f->capacity) {
-        uint64_t t;
-        while (number - (t = FIFO_LOAD_ACQUIRE(f->taken)) >= f->capacity)
-            FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
-        FIFO_MAX(f->taken_seen, t);
-    }
+    while (number - FIFO_LOAD_ACQUIRE(f->taken) >= f->capacity)
+        FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
     for (int i = 0; i < nw; i++)
         s->w[i] = w[i];
     FIFO_STORE_RELEASE(&s->ctrl, (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number));

@@ -163,10 +163,6 @@ int gshmemi_proxy_start(void)
         px.fifo.taken = (uint64_t *)((char *)px.gpu_host + slots);
         px.fifo.completed = (uint64_t *)((char *)px.gpu_host + slots + 64);
         px.fifo.head = px.gpu_head;
-        /* A copy of taken in GPU memory would spare each push a read over
-         * PCIe, but GPU producers hung with it (fifo_rtt, 2026-11-22) and
-         * the cause is not found yet: they read taken itself. */
-        px.fifo.taken_seen = px.fifo.taken;
     } else {
         px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
         if (px.fifo.slots == NULL)
@@ -174,7 +170,6 @@ int gshmemi_proxy_start(void)
         px.fifo.head = &px.counters[0];
         px.fifo.taken = &px.counters[8];
         px.fifo.completed = &px.counters[16];
-        px.fifo.taken_seen = px.fifo.taken;
     }
     if ((errno = pthread_create(&px.thread, NULL, proxy_main, NULL)) != 0) {
         GSHMEMI_ERROR(CORE, "cannot start the proxy thread: %s", strerror(errno));

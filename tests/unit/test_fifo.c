@@ -53,8 +53,6 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
     r.f.slots = calloc(capacity, sizeof(*r.f.slots));
     r.f.head = &head;
     r.f.taken = &taken;
-    uint64_t taken_seen = 0;
-    r.f.taken_seen = (capacity % 2) ? &taken : &taken_seen; /* both layouts */
     r.f.completed = &completed;
     for (int i = 0; i < producers; i++) {
         last[i] = -1;
