@@ -63,6 +63,14 @@ static inline size_t strided_span(const char *call, size_t nelems, ptrdiff_t str
     return span;
 }
 
+/* count elements of esize bytes from src at element stride sst to dst at dst_stride. */
+static inline void strided_copy(char *dst, ptrdiff_t dst_stride, const char *src, ptrdiff_t sst,
+                                size_t esize, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        memcpy(dst + i * (size_t)dst_stride * esize, src + i * (size_t)sst * esize, esize);
+}
+
 static inline void rma_iput(const char *call, void *dest, const void *src, ptrdiff_t dst,
                             ptrdiff_t sst, size_t nelems, size_t esize, int pe)
 {
@@ -82,8 +90,7 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     else if (gshmemi_heap.on_device)
         gshmemi_gpu_copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
     else
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(r + i * (size_t)dst * esize, s + i * (size_t)sst * esize, esize);
+        strided_copy(r, dst, s, sst, esize, nelems);
 }
 
 static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -105,8 +112,7 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
         if (span == NULL)
             gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
         gshmemi_transport->get(call, pe, gshmemi_rma_off(src), span, sspan);
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(d + i * (size_t)dst * esize, span + i * (size_t)sst * esize, esize);
+        strided_copy(d, dst, span, sst, esize, nelems);
         free(span);
     } else if (r == NULL)
         for (size_t i = 0; i < nelems; i++)
@@ -115,8 +121,7 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     else if (gshmemi_heap.on_device)
         gshmemi_gpu_copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
     else
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(d + i * (size_t)dst * esize, r + i * (size_t)sst * esize, esize);
+        strided_copy(d, dst, r, sst, esize, nelems);
 }
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
