@@ -14,24 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gshmem.h>
 
+#include "bench_util.h"
+
 #define RUNS 7
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void pattern(unsigned char *p, size_t n, unsigned seed)
 {
@@ -48,7 +36,7 @@ static double measure(enum op op, unsigned char *sym, unsigned char *local, unsi
 {
     double t[RUNS];
     for (int r = -1; r < RUNS; r++) { /* r = -1: warm-up */
-        double t0 = now_s();
+        double t0 = bench_now_s();
         for (long i = 0; i < iters; i++) {
             switch (op) {
             case OP_PUT: gshmem_putmem(sym, local, size, 1); break;
@@ -59,11 +47,10 @@ static double measure(enum op op, unsigned char *sym, unsigned char *local, unsi
         if (op == OP_PUT)
             gshmem_quiet();
         if (r >= 0)
-            t[r] = (now_s() - t0) / (double)iters;
+            t[r] = (bench_now_s() - t0) / (double)iters;
         __asm__ __volatile__("" ::: "memory"); /* keep the memcpy loop */
     }
-    qsort(t, RUNS, sizeof(t[0]), cmp_double);
-    return t[RUNS / 2];
+    return bench_median(t, RUNS);
 }
 
 int main(int argc, char **argv)

@@ -19,25 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <gshmem.h>
 
+#include "bench_util.h"
+
 #define RUNS 5
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void xfer(int fd, void *buf, size_t len, int sending)
 {
@@ -123,26 +111,24 @@ int main(int argc, char **argv)
         double tg[RUNS], ts[RUNS];
         for (int r = 0; r < RUNS; r++) {
             gshmem_barrier_all();
-            double t0 = now_s();
+            double t0 = bench_now_s();
             if (me == 0) {
                 for (long i = 0; i < iters; i++)
                     gshmem_putmem(dst, local, size, 1);
                 gshmem_quiet();
             }
-            tg[r] = now_s() - t0;
+            tg[r] = bench_now_s() - t0;
             gshmem_barrier_all();
             char ack = 0;
-            t0 = now_s();
+            t0 = bench_now_s();
             for (long i = 0; i < iters; i++)
                 xfer(fd, me == 0 ? local : check, size, me == 0);
             xfer(fd, &ack, 1, me == 1);
-            ts[r] = now_s() - t0;
+            ts[r] = bench_now_s() - t0;
         }
-        qsort(tg, RUNS, sizeof(double), cmp);
-        qsort(ts, RUNS, sizeof(double), cmp);
         if (me == 0) {
-            double g = (double)size * iters / tg[RUNS / 2] * 1e-9;
-            double s = (double)size * iters / ts[RUNS / 2] * 1e-9;
+            double g = (double)size * iters / bench_median(tg, RUNS) * 1e-9;
+            double s = (double)size * iters / bench_median(ts, RUNS) * 1e-9;
             printf("%10zu %12.2f %12.2f %8.3f\n", size, g, s, g / s);
             printf("RESULT op=tcp_put bytes=%zu GBps=%.3f socket_GBps=%.3f\n", size, g, s);
             fflush(stdout);
