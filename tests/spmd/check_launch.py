@@ -226,6 +226,25 @@ def heap_sizes_must_match():
 
 
 @scenario
+def bad_heap_and_transport_settings():
+    """Settings that cannot be met end start-up with a message naming them."""
+    p = []
+    cases = [({"GSHMEM_HEAP": "bogus"},
+              r"error heap: GSHMEM_HEAP is 'bogus': expected auto, device or host"),
+             ({"GSHMEM_DISABLE_P2P": "1", "GSHMEM_TRANSPORT": "bogus"},
+              r"error core: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc")]
+    if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
+                                      capture_output=True, text=True).stdout:
+        cases.append(({"GSHMEM_HEAP": "device"},
+                      r"error heap: GSHMEM_HEAP=device, but there is no usable GPU: "))
+    for extra, pattern in cases:
+        r, _ = run([gshmrun, "-n", "2", prog], env=dict(ENV, **extra))
+        p += expect(r.returncode != 0, f"a job started with {extra}", r)
+        p += expect(re.search(pattern, r.stderr), f"no message for {extra}", r)
+    return p
+
+
+@scenario
 def transport_unavailable():
     if os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband"):
         print("    (this machine has RDMA devices: skipped)")

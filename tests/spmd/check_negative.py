@@ -33,6 +33,17 @@ cases = {
     "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
     "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
                 r"\(heap offset 0, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
+    "on-stream-host-heap": (H + r"gshmemx_putmem_on_stream: needs the symmetric heap in GPU memory "
+                            r"\(GSHMEM_HEAP=device or auto on a machine with a GPU\)$", ABORT,
+                            {"GSHMEM_HEAP": "host"}),
+    # registration: the call fails, the job goes on
+    "register-overlap": (H + rf"gshmemx_buffer_register\({P}, 64\): overlaps the range \[{P}, \+4096\) "
+                         r"registered before$", 0, {}),
+    "register-heap": (H + rf"gshmemx_buffer_register\({P}, 16\): the range overlaps the symmetric heap, "
+                      r"which needs no registration$", 0, {}),
+    "register-empty": (H + r"gshmemx_buffer_register\(\(nil\), 0\): empty range$", 0, {}),
+    "unregister-unknown": (H + rf"gshmemx_buffer_unregister\({P}\): no range was registered at that "
+                           r"address$", 0, {}),
     "before-init": (r"^gshmem \(\S+:\d+\) error rma: gshmem_putmem called before gshmem_init$", ABORT, {}),
     # collective heap calls: the call fails, the job goes on
     "malloc-asymmetric": (r"gshmem pe [01] \(\S+:\d+\) error heap: gshmem_malloc: asymmetric call: "

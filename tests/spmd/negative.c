@@ -74,7 +74,23 @@ int main(int argc, char **argv)
             gshmem_int_iput((int *)heap_ptr, &local, 0, 1, 2, 0);
         else if (strcmp(c, "wait-not-heap") == 0)
             gshmem_int_wait_until(&local, GSHMEM_CMP_EQ, 7);
-        else if (strcmp(c, "timeout") == 0)
+        else if (strcmp(c, "on-stream-host-heap") == 0)
+            gshmemx_putmem_on_stream(heap_ptr, &local, 4, 0, NULL);
+        else if (strcmp(c, "register-overlap") == 0) {
+            static char buf[4096];
+            if (gshmemx_buffer_register(buf, sizeof(buf)) != 0 ||
+                gshmemx_buffer_register(buf + 100, 64) == 0 || gshmemx_buffer_unregister(buf) != 0)
+                gshmem_global_exit(3);
+        } else if (strcmp(c, "register-heap") == 0) {
+            if (gshmemx_buffer_register(heap_ptr, 16) == 0)
+                gshmem_global_exit(3);
+        } else if (strcmp(c, "register-empty") == 0) {
+            if (gshmemx_buffer_register(NULL, 0) == 0)
+                gshmem_global_exit(3);
+        } else if (strcmp(c, "unregister-unknown") == 0) {
+            if (gshmemx_buffer_unregister(&local) == 0)
+                gshmem_global_exit(3);
+        } else if (strcmp(c, "timeout") == 0)
             gshmem_long_wait_until((long *)heap_ptr, GSHMEM_CMP_EQ, 1);
         else {
             fprintf(stderr, "negative: unknown case '%s'\n", c);
