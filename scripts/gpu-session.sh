@@ -4,6 +4,8 @@
 # so this calls the programs directly).  For the device machine:
 #   sh scripts/gpu-session.sh            tests at 1, 2, 4 PEs, leak cycles, benchmarks
 #   NPS="1 2" QUICK=1 sh scripts/gpu-session.sh   tests only
+#   PROXY_ONLY=1 sh scripts/gpu-session.sh        the proxy path: tests and benchmarks
+# Every program runs under a timeout (T seconds, default 120).
 # Logs go to $OUT (or /tmp): gpu.log, bench.log.  Never changes GPU settings.
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 R=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,12 +15,38 @@ export GSHMRUN=$R/build/tools/gshmrun TEST_GSHMEM_INFO=$R/build/tools/gshmem-inf
 export GSHMEM_TIMEOUT=60 TEST_JOB_TIMEOUT=300
 log=$OUT/gpu.log
 b=$OUT/bench.log
+T=${T:-120}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$b"
+proxy_path() {
+    export GSHMEM_DISABLE_P2P=1
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic; do
+        echo "=== $p tcp 2" >>"$log"
+        GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" >>"$log" 2>&1
+        echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
+    done
+    for np in 2 4; do
+        echo "=== gpu_fifo $np" >>"$log"
+        timeout "$T" ./build/tools/gshmrun -n $np ./build/tests/gpu_fifo >>"$log" 2>&1
+        echo "gpu_fifo np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
+    done
+    echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
+    for bytes in 8 48 256 4096; do
+        timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate 1024 64 $bytes 2>&1 | tee -a "$b"
+    done
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/tcp_put_bw 2>&1 | tee -a "$b"
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_idle 2>&1 | tee -a "$b"
+    unset GSHMEM_DISABLE_P2P
+}
+if [ -n "${PROXY_ONLY:-}" ]; then
+    proxy_path
+    exit 0
+fi
 ./build/tools/gshmem-info | sed -n '3,12p'
 for np in ${NPS:-1 2 4}; do
     for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
         echo "=== $p $np" >>"$log"
-        GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
+        GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
         echo "$p np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
 done

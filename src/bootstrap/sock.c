@@ -274,12 +274,20 @@ int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline)
 
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline)
 {
+    size_t got;
+    return gshmemi_sock_recv_some(fd, buf, len, len, deadline, &got);
+}
+
+int gshmemi_sock_recv_some(int fd, void *buf, size_t min, size_t max, uint64_t deadline,
+                           size_t *got)
+{
     char *p = buf;
-    while (len > 0) {
-        ssize_t n = recv(fd, p, len, 0);
+    *got = 0;
+    while (*got < min) {
+        ssize_t n = recv(fd, p, max - *got, 0);
         if (n > 0) {
             p += n;
-            len -= (size_t)n;
+            *got += (size_t)n;
             continue;
         }
         if (n == 0)

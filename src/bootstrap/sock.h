@@ -42,6 +42,9 @@ int gshmemi_sock_accept(int listen_fd, uint64_t deadline, int *fd_out,
  * GSHMEM_ERR_IO; they do not log: the caller knows whom it talked to. */
 int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline);
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline);
+/* Receives at least min and at most max bytes; *got says how many. */
+int gshmemi_sock_recv_some(int fd, void *buf, size_t min, size_t max, uint64_t deadline,
+                           size_t *got);
 
 int gshmemi_set_nonblock_cloexec(int fd);
 

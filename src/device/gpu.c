@@ -234,8 +234,69 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
     return size == 4 ? (uint32_t)v : v;
 }
 
+void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
+                            const size_t *sizes, size_t n, int src_now, void *stream)
+{
+    cudaStream_t s = stream != NULL ? (cudaStream_t)stream : gpu.ops;
+    struct cudaMemcpyAttributes attr = {
+        .srcAccessOrder = src_now ? cudaMemcpySrcAccessOrderDuringApiCall
+                                  : cudaMemcpySrcAccessOrderStream};
+    size_t first = 0;
+    if (n == 0)
+        return;
+    cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, n, &attr, &first, 1, s);
+    if (err == cudaErrorNotSupported || err == cudaErrorCallRequiresNewerDriver) {
+        /* An older driver: one copy at a time, done before the sources go. */
+        cudaGetLastError();
+        for (size_t i = 0; i < n; i++)
+            GPU_CHECK(call, "cudaMemcpyAsync",
+                      cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault, s));
+        if (src_now)
+            GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(s));
+        return;
+    }
+    GPU_CHECK(call, "cudaMemcpyBatchAsync", err);
+}
+
+void *gshmemi_gpu_stream_new(const char *call)
+{
+    cudaStream_t s;
+    int lo, hi;
+    cudaError_t err = cudaDeviceGetStreamPriorityRange(&lo, &hi);
+    if (err == cudaSuccess)
+        err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi);
+    if (err != cudaSuccess) {
+        GSHMEMI_ERROR(CORE, "%s: cannot create a stream: %s", call, cudaGetErrorString(err));
+        cudaGetLastError();
+        return NULL;
+    }
+    return s;
+}
+
+void gshmemi_gpu_stream_free(void *stream)
+{
+    if (stream != NULL)
+        cudaStreamDestroy((cudaStream_t)stream);
+}
+
+void gshmemi_gpu_stream_sync(const char *call, void *stream)
+{
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize((cudaStream_t)stream));
+}
+
+/* A set is a stream memory operation, which needs no SM: it lands even when
+ * the application's kernels occupy every SM.  An add needs a kernel. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
 {
+    static CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        write64 = gshmemi_gpu_driver_symbol("cuStreamWriteValue64");
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    if (op == 0 && write64 != NULL &&
+        write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS)
+        return;
     int err = gshmemi_launch_signal(gpu.ops, addr, value, op);
     if (err != cudaSuccess)
         GPU_FAIL(call, "the signal kernel", (cudaError_t)err);
@@ -412,6 +473,12 @@ void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_unpin(void *addr) { (void)addr; }
 int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }
 int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (void)st; (void)a; (void)v; (void)eq; return -1; }
+void gshmemi_gpu_copy_batch(const char *call, void *const *d, const void *const *s, const size_t *z,
+                            size_t n, int now, void *st)
+{ (void)d; (void)s; (void)z; (void)n; (void)now; (void)st; no_gpu(call); }
+void *gshmemi_gpu_stream_new(const char *call) { no_gpu(call); return NULL; }
+void gshmemi_gpu_stream_free(void *s) { (void)s; }
+void gshmemi_gpu_stream_sync(const char *call, void *s) { (void)s; no_gpu(call); }
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 { (void)what; (void)err; no_gpu(call); for (;;) {} }
 int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t t, int pe)

@@ -64,6 +64,16 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
 
+/* n copies in one call, in the order of stream (NULL: the runtime's
+ * operations stream), not ordered among themselves.  src_now: the sources
+ * are read before the call returns (they may be reused at once). */
+void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
+                            const size_t *sizes, size_t n, int src_now, void *stream);
+/* A stream of the runtime's own (the proxy's staging); NULL on failure. */
+void *gshmemi_gpu_stream_new(const char *call);
+void gshmemi_gpu_stream_free(void *stream);
+void gshmemi_gpu_stream_sync(const char *call, void *stream);
+
 /* Copies n bytes in the order of a caller's stream. */
 void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream);
 /* A copy of n host bytes in GPU memory (tables kernels read); free with gshmemi_gpu_free. */

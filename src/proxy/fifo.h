@@ -22,19 +22,41 @@
 #include <stdint.h>
 
 #if defined(__CUDA_ARCH__)
+/* The consumer is a CPU thread: the publishing store and the polls are
+ * ordered at system scope, and nothing stronger than that is paid for. */
 #define GSHMEMI_FIFO_FN __device__ __forceinline__
 #define FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
-#define FIFO_LOAD_ACQUIRE(p) (*(volatile uint64_t *)(p))
-#define FIFO_STORE_RELEASE(p, v) (__threadfence_system(), *(volatile uint64_t *)(p) = (v))
+__device__ __forceinline__ uint64_t gshmemi_fifo_ld_acquire(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void gshmemi_fifo_st_release(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+#define FIFO_LOAD_ACQUIRE(p) gshmemi_fifo_ld_acquire(p)
+#define FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
+#define FIFO_LOAD_CACHE(p) (*(volatile uint64_t *)(p))
+#define FIFO_MAX(p, v) atomicMax((unsigned long long *)(p), (unsigned long long)(v))
 #define FIFO_RELAX() __nanosleep(64)
 #else
 #define GSHMEMI_FIFO_FN static inline
 #define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define FIFO_LOAD_CACHE(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define FIFO_MAX(p, v) gshmemi_fifo_max((p), (v))
 #define FIFO_RELAX() gshmemi_fifo_relax()
 #include <sched.h>
 static inline void gshmemi_fifo_relax(void) { sched_yield(); }
+static inline void gshmemi_fifo_max(uint64_t *p, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
 #endif
 
 /* One request, a cache line: seven words of payload and the word that
@@ -50,6 +72,10 @@ struct gshmemi_fifo {
     uint64_t capacity;               /* a power of two */
     uint64_t *head;                  /* producers: next request number */
     uint64_t *taken;                 /* consumer: requests read */
+    uint64_t *taken_cache;           /* producers' last look at taken, in their own memory
+                                      * (NULL: none): a GPU reads its own memory far faster
+                                      * than host memory, and the copy is enough until the
+                                      * ring looks full */
     uint64_t *completed;             /* consumer: requests done */
 };
 
@@ -69,12 +95,24 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_
 {
     const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
-    while (number - FIFO_LOAD_ACQUIRE(f->taken) >= f->capacity)
-        FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
+    if (f->taken_cache == 0 || number - FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
+        uint64_t t;
+        while (number - (t = FIFO_LOAD_ACQUIRE(f->taken)) >= f->capacity)
+            FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
+        if (f->taken_cache != 0)
+            FIFO_MAX(f->taken_cache, t);
+    }
     for (int i = 0; i < nw; i++)
         s->w[i] = w[i];
     FIFO_STORE_RELEASE(&s->ctrl, (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number));
     return number;
+}
+
+/* Producer: how many requests are complete (quiet waits for its last
+ * request's number to fall below it). */
+GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_completed(const struct gshmemi_fifo *f)
+{
+    return FIFO_LOAD_ACQUIRE(f->completed);
 }
 
 /* Consumer: the request of number `next`, if published; returns 1 and fills

@@ -24,12 +24,15 @@
 #endif
 
 #define FIFO_CAPACITY 4096
+#define BATCH 64
+#define STAGE_BYTES (1u << 20)
 
 static struct {
     struct gshmemi_fifo fifo;
     uint64_t counters[3 * 8]; /* CPU producers: head, taken, completed a cache line apart */
     int on_gpu;               /* GPU producers: slots and counters in mapped host memory, head in GPU memory */
-    void *gpu_host, *gpu_head;
+    void *gpu_host, *gpu_own;
+    void *stage, *stream;     /* GPU producers: their put sources, read in batches */
     pthread_t thread;
     volatile int stop;
     int running;
@@ -46,6 +49,9 @@ static void execute(const struct gshmemi_fifo_slot *s)
     switch (kind) {
     case GSHMEMI_REQ_PUT:
         t->put("proxy put", pe, s->w[0], (const void *)(uintptr_t)s->w[1], s->w[2]);
+        break;
+    case GSHMEMI_REQ_PUT_INLINE:
+        t->put("proxy put", pe, s->w[0], &s->w[1], (size_t)size);
         break;
     case GSHMEMI_REQ_GET:
         t->get("proxy get", pe, s->w[0], (void *)(uintptr_t)s->w[1], s->w[2]);
@@ -89,6 +95,32 @@ static int gpu_numa_node(void)
     return node;
 }
 
+/* GPU producers' put sources are GPU addresses: a batch's are read into
+ * pinned memory with one batch of copies and one wait, not one
+ * synchronous copy each.  A source that does not fit is left to the
+ * transport. */
+static void stage_sources(struct gshmemi_fifo_slot *b, int n)
+{
+    void *dsts[BATCH];
+    const void *srcs[BATCH];
+    size_t sizes[BATCH], k = 0, used = 0;
+
+    for (int i = 0; i < n; i++) {
+        if ((b[i].ctrl & 0xff) != GSHMEMI_REQ_PUT || b[i].w[2] > STAGE_BYTES - used)
+            continue;
+        dsts[k] = (char *)px.stage + used;
+        srcs[k] = (const void *)(uintptr_t)b[i].w[1];
+        sizes[k] = b[i].w[2];
+        b[i].w[1] = (uint64_t)(uintptr_t)dsts[k];
+        used += (b[i].w[2] + 63) & ~(size_t)63;
+        k++;
+    }
+    if (k > 0) {
+        gshmemi_gpu_copy_batch("proxy put", dsts, srcs, sizes, k, 0, px.stream);
+        gshmemi_gpu_stream_sync("proxy put", px.stream);
+    }
+}
+
 static void *proxy_main(void *arg)
 {
     struct gshmemi_fifo *f = &px.fifo;
@@ -102,16 +134,24 @@ static void *proxy_main(void *arg)
 #endif
     gshmemi_gpu_bind_thread();
     while (!px.stop) {
-        struct gshmemi_fifo_slot s;
+        struct gshmemi_fifo_slot b[BATCH];
         int n = 0;
-        /* A batch: as many as are published, then one publication. */
-        while (n < 64 && gshmemi_fifo_peek(f, next, &s)) {
-            __atomic_store_n(f->taken, next + 1, __ATOMIC_RELEASE); /* the slot is free */
-            execute(&s);
-            next++;
+        /* A batch: as many as are published, copied out (their slots are
+         * free at once), carried out, then one publication. */
+        while (n < BATCH && gshmemi_fifo_peek(f, next + (uint64_t)n, &b[n]))
             n++;
-        }
         if (n > 0) {
+            __atomic_store_n(f->taken, next + (uint64_t)n, __ATOMIC_RELEASE);
+            const struct gshmemi_transport_ops *t = gshmemi_transport;
+            if (px.on_gpu)
+                stage_sources(b, n);
+            if (t->batch_begin != NULL)
+                t->batch_begin();
+            for (int i = 0; i < n; i++)
+                execute(&b[i]);
+            if (t->batch_end != NULL)
+                t->batch_end();
+            next += (uint64_t)n;
             __atomic_store_n(f->completed, next, __ATOMIC_RELEASE);
             idle_since = gshmemi_now_ns();
             continue;
@@ -134,7 +174,9 @@ static void release_fifo(void)
 {
     if (px.on_gpu) {
         gshmemi_gpu_host_free(px.gpu_host);
-        gshmemi_gpu_free(px.gpu_head);
+        gshmemi_gpu_free(px.gpu_own);
+        gshmemi_gpu_host_free(px.stage);
+        gshmemi_gpu_stream_free(px.stream);
     } else {
         free(px.fifo.slots);
     }
@@ -148,21 +190,24 @@ int gshmemi_proxy_start(void)
     px.fifo.capacity = FIFO_CAPACITY;
     if (gshmemi_gpu_device() >= 0) {
         /* GPU threads push: they claim with an atomic in their own memory,
-         * write slots the proxy reads, and read what the proxy publishes. */
+         * write slots the proxy reads, and read what the proxy publishes
+         * (taken only when their own copy says the ring may be full). */
         size_t slots = FIFO_CAPACITY * sizeof(*px.fifo.slots);
+        px.on_gpu = 1;
         px.gpu_host = gshmemi_gpu_host_alloc(slots + 2 * 64);
-        px.gpu_head = gshmemi_gpu_dev_alloc(64);
-        if (px.gpu_host == NULL || px.gpu_head == NULL) {
-            GSHMEMI_ERROR(CORE, "cannot allocate the proxy's FIFO in GPU-visible memory");
-            gshmemi_gpu_host_free(px.gpu_host);
-            gshmemi_gpu_free(px.gpu_head);
+        px.gpu_own = gshmemi_gpu_dev_alloc(2 * 128);
+        px.stage = gshmemi_gpu_host_alloc(STAGE_BYTES);
+        px.stream = gshmemi_gpu_stream_new("gshmem_init");
+        if (px.gpu_host == NULL || px.gpu_own == NULL || px.stage == NULL || px.stream == NULL) {
+            GSHMEMI_ERROR(CORE, "cannot allocate the proxy's FIFO and staging in GPU-visible memory");
+            release_fifo();
             return GSHMEM_ERR_NO_MEMORY;
         }
-        px.on_gpu = 1;
         px.fifo.slots = px.gpu_host;
         px.fifo.taken = (uint64_t *)((char *)px.gpu_host + slots);
         px.fifo.completed = (uint64_t *)((char *)px.gpu_host + slots + 64);
-        px.fifo.head = px.gpu_head;
+        px.fifo.head = px.gpu_own;
+        px.fifo.taken_cache = (uint64_t *)((char *)px.gpu_own + 128);
     } else {
         px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
         if (px.fifo.slots == NULL)

@@ -6,6 +6,7 @@
  * A request is a FIFO slot: the tag packs kind, op, size and target PE; the
  * words depend on the kind:
  *   PUT     w0 dest heap offset, w1 source address, w2 bytes
+ *   PUT_INLINE  w0 dest heap offset, w1-w6 the bytes themselves (size: at most 48)
  *   GET     w0 source heap offset, w1 dest address, w2 bytes
  *   AMO     w0 heap offset, w1 a, w2 b, w3 address for the old value (0: none)
  *   SIGNAL  w0 heap offset, w1 value (op 0: set, 1: add)
@@ -28,7 +29,11 @@ enum gshmemi_req_kind {
     GSHMEMI_REQ_AMO,
     GSHMEMI_REQ_SIGNAL,
     GSHMEMI_REQ_QUIET,
+    GSHMEMI_REQ_PUT_INLINE,
 };
+
+/* The most bytes a PUT_INLINE carries: the slot's words after the offset. */
+#define GSHMEMI_REQ_INLINE_MAX (8 * (GSHMEMI_FIFO_WORDS - 1))
 
 #if defined(__CUDACC__)
 __host__ __device__

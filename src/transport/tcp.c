@@ -36,6 +36,11 @@
 #define TCP_MAGIC 0x706374686d687367ull
 #define GET_CHUNK (64u << 10) /* a reply never fills the peer's socket buffer */
 #define SOCK_BUF (4 << 20)
+#define RX_BUF (256u << 10)    /* per connection: many small frames per receive */
+#define SMALL_SEND 4096        /* frame and payload up to this go in one send */
+#define SMALL_PUT 4096         /* GPU heap: puts up to this are batched from RX_BUF */
+#define PUT_BATCH 128
+#define RING_BYTES (4u << 20)  /* GPU heap: larger puts pass through this pinned ring */
 
 enum frame_type {
     F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE, F_HEARTBEAT,
@@ -75,6 +80,19 @@ struct conn {
     int dirty; /* requests since the last quiet */
     uint64_t last_rx, last_tx; /* for heartbeats and silence */
     pthread_mutex_t send_lock;
+    int corked; /* TCP_CORK is on: a batch's requests leave together */
+    char *rx; /* received, not yet taken: [rx_head, rx_tail) */
+    size_t rx_head, rx_tail;
+};
+
+/* The GPU heap's small puts, copied to the GPU in one batch straight from
+ * the receive buffers: issued before any other operation is applied and
+ * before a receive buffer is reused. */
+struct put_batch {
+    void *dst[PUT_BATCH];
+    const void *src[PUT_BATCH];
+    size_t size[PUT_BATCH];
+    size_t n;
 };
 
 static struct {
@@ -88,11 +106,24 @@ static struct {
     pthread_mutex_t lock; /* pending list */
     struct pending *pending;
     uint64_t next_id;
-    void *bounce; /* device heap: staging for the progress thread */
+    void *bounce; /* device heap: staging for the progress thread's gets */
     size_t bounce_len;
+    struct put_batch batch;
+    char *ring; /* device heap: pinned staging for larger puts */
+    size_t ring_pos;
 } tcp;
 
 /* ---- sending ------------------------------------------------------------- */
+
+/* This thread is in a batch (the proxy's): requests that wait for no
+ * answer are corked until the batch ends, many to a segment. */
+static __thread int in_batch;
+
+static void set_cork(struct conn *c, int on)
+{
+    setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+    c->corked = on;
+}
 
 static void lost(int pe, const char *what)
 {
@@ -110,15 +141,27 @@ static void send_frame(const char *call, int pe, const struct frame *f, const vo
     uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
     int st;
 
+    const int answered = f->type == F_GET || f->type == F_QUIET || (f->type == F_AMO && f->fetch);
     pthread_mutex_lock(&c->send_lock);
-    st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
-    if (st == 0 && len > 0)
-        st = gshmemi_sock_send(c->fd, payload, len, deadline);
+    if (in_batch && !answered && !c->corked)
+        set_cork(c, 1);
+    if (len > 0 && len <= SMALL_SEND - sizeof(*f)) { /* one system call, one segment */
+        char one[SMALL_SEND];
+        memcpy(one, f, sizeof(*f));
+        memcpy(one + sizeof(*f), payload, len);
+        st = gshmemi_sock_send(c->fd, one, sizeof(*f) + len, deadline);
+    } else {
+        st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
+        if (st == 0 && len > 0)
+            st = gshmemi_sock_send(c->fd, payload, len, deadline);
+    }
     /* Requests whose completion quiet must wait for; gets and fetching
      * atomics are complete when answered, replies are not requests. */
     if (f->type == F_PUT || f->type == F_SIGNAL || f->type == F_CTRL ||
         (f->type == F_AMO && !f->fetch))
         __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
+    if (c->corked && (answered || !in_batch))
+        set_cork(c, 0); /* out now: an answer is awaited, or the batch is over */
     __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&c->send_lock);
     if (st == GSHMEM_ERR_TIMEOUT) {
@@ -174,13 +217,105 @@ static void *bounce(size_t len)
     return tcp.bounce;
 }
 
-static int recv_all(int pe, void *buf, size_t len)
+static void put_batch_flush(void)
 {
-    int st = gshmemi_sock_recv(tcp.conns[pe].fd, buf, len,
-                               gshmemi_deadline_after(gshmemi_env.TIMEOUT));
+    if (tcp.batch.n == 0)
+        return;
+    gshmemi_gpu_copy_batch("tcp", tcp.batch.dst, tcp.batch.src, tcp.batch.size, tcp.batch.n, 1,
+                           NULL);
+    tcp.batch.n = 0;
+}
+
+static int recv_failed(int pe, int st)
+{
     if (st != 0 && !tcp.conns[pe].bye)
         lost(pe, st == GSHMEM_ERR_TIMEOUT ? "stalled in the middle of a message" : "closed");
     return st;
+}
+
+/* At least want bytes (at most RX_BUF) in pe's receive buffer, receiving
+ * as much as the socket has. */
+static int rx_fill(int pe, size_t want)
+{
+    struct conn *c = &tcp.conns[pe];
+    size_t got;
+    int st;
+
+    if (c->rx_tail - c->rx_head >= want)
+        return 0;
+    put_batch_flush(); /* it may point into this buffer */
+    memmove(c->rx, c->rx + c->rx_head, c->rx_tail - c->rx_head);
+    c->rx_tail -= c->rx_head;
+    c->rx_head = 0;
+    st = gshmemi_sock_recv_some(c->fd, c->rx + c->rx_tail, want - c->rx_tail, RX_BUF - c->rx_tail,
+                                gshmemi_deadline_after(gshmemi_env.TIMEOUT), &got);
+    c->rx_tail += got;
+    return recv_failed(pe, st);
+}
+
+/* The next len bytes of pe's stream into buf: what is buffered, then a
+ * large remainder straight from the socket. */
+static int recv_all(int pe, void *buf, size_t len)
+{
+    struct conn *c = &tcp.conns[pe];
+    size_t have = GSHMEMI_MIN(len, c->rx_tail - c->rx_head);
+    int st;
+
+    memcpy(buf, c->rx + c->rx_head, have);
+    c->rx_head += have;
+    buf = (char *)buf + have;
+    len -= have;
+    if (len == 0)
+        return 0;
+    if (len >= RX_BUF / 2)
+        return recv_failed(pe, gshmemi_sock_recv(c->fd, buf, len,
+                                                 gshmemi_deadline_after(gshmemi_env.TIMEOUT)));
+    if ((st = rx_fill(pe, len)) != 0)
+        return st;
+    memcpy(buf, c->rx + c->rx_head, len);
+    c->rx_head += len;
+    return 0;
+}
+
+static int overlaps_batch(const char *p, size_t len)
+{
+    for (size_t i = 0; i < tcp.batch.n; i++)
+        if (p < (char *)tcp.batch.dst[i] + tcp.batch.size[i] && (char *)tcp.batch.dst[i] < p + len)
+            return 1;
+    return 0;
+}
+
+/* A put into the GPU heap: small ones join the batch (in the order of a
+ * later put to the same bytes: an overlap flushes first), larger ones
+ * pass through the pinned ring, copied in the order of the operations
+ * stream; the ring is reused once that stream has caught up. */
+static void put_to_gpu(int pe, char *p, size_t len)
+{
+    struct conn *c = &tcp.conns[pe];
+    if (len <= SMALL_PUT) {
+        if (rx_fill(pe, len) != 0)
+            return;
+        if (tcp.batch.n == PUT_BATCH || overlaps_batch(p, len))
+            put_batch_flush();
+        tcp.batch.dst[tcp.batch.n] = p;
+        tcp.batch.src[tcp.batch.n] = c->rx + c->rx_head;
+        tcp.batch.size[tcp.batch.n++] = len;
+        c->rx_head += len;
+        return;
+    }
+    put_batch_flush();
+    for (size_t done = 0; done < len;) {
+        size_t chunk = GSHMEMI_MIN(len - done, (size_t)RING_BYTES / 2);
+        if (tcp.ring_pos + chunk > RING_BYTES) {
+            gshmemi_gpu_quiet("tcp");
+            tcp.ring_pos = 0;
+        }
+        if (recv_all(pe, tcp.ring + tcp.ring_pos, chunk) != 0)
+            return;
+        gshmemi_gpu_copy("tcp", p + done, tcp.ring + tcp.ring_pos, chunk, 0);
+        tcp.ring_pos += (chunk + 63) & ~(size_t)63;
+        done += chunk;
+    }
 }
 
 /* Where a request may write: [off, off+len) inside this PE's heap. */
@@ -223,31 +358,35 @@ static uint64_t apply_amo(char *p, int op, size_t size, uint64_t a, uint64_t b)
     return 0;
 }
 
-static void serve(int pe)
+/* One frame from pe; returns nonzero when the connection is gone. */
+static int serve_one(int pe)
 {
     struct frame f, r;
     char *p;
 
     if (recv_all(pe, &f, sizeof(f)) != 0)
-        return;
+        return 1;
     tcp.conns[pe].last_rx = gshmemi_now_ns();
     memset(&r, 0, sizeof(r));
     r.type = F_REPLY;
     r.id = f.id;
+    /* On the GPU heap everything else is applied in the operations
+     * stream's order, after the puts before it. */
+    if (f.type != F_PUT && tcp.batch.n > 0)
+        put_batch_flush();
     switch (f.type) {
     case F_PUT:
         p = heap_range(pe, f.off, f.len);
-        if (!gshmemi_heap.on_device) {
+        if (gshmemi_heap.on_device)
+            put_to_gpu(pe, p, f.len);
+        else
             recv_all(pe, p, f.len);
-        } else if (recv_all(pe, bounce(f.len), f.len) == 0) {
-            gshmemi_gpu_copy("tcp", p, tcp.bounce, f.len, 1);
-        }
         break;
     case F_GET:
         p = heap_range(pe, f.off, f.len);
         r.len = f.len;
         if (gshmemi_heap.on_device) {
-            gshmemi_gpu_read("tcp", bounce(f.len), p, f.len);
+            gshmemi_gpu_copy("tcp", bounce(f.len), p, f.len, 1);
             p = tcp.bounce;
         }
         send_frame("tcp", pe, &r, p, f.len);
@@ -307,6 +446,20 @@ static void serve(int pe)
         GSHMEMI_ERROR(CORE, "tcp: pe %d sent a frame of unknown type %u", pe, f.type);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
+    return 0;
+}
+
+/* Every whole frame pe has sent (they are buffered: poll would not tell
+ * of them again), then the batch of puts goes to the GPU. */
+static void serve(int pe)
+{
+    struct conn *c = &tcp.conns[pe];
+    do {
+        if (serve_one(pe) != 0)
+            break;
+    } while (c->rx_tail - c->rx_head >= sizeof(struct frame) && !c->bye);
+    if (tcp.batch.n > 0)
+        put_batch_flush();
 }
 
 static void *progress_main(void *arg)
@@ -425,6 +578,20 @@ static void tcp_quiet(const char *call)
     }
 }
 
+static void tcp_batch_begin(void) { in_batch = 1; }
+
+static void tcp_batch_end(void)
+{
+    in_batch = 0;
+    for (int i = 0; i < tcp.n_peers; i++) {
+        struct conn *c = &tcp.conns[tcp.peers[i]];
+        pthread_mutex_lock(&c->send_lock);
+        if (c->corked)
+            set_cork(c, 0);
+        pthread_mutex_unlock(&c->send_lock);
+    }
+}
+
 /* ---- setup ------------------------------------------------------------------ */
 
 static int accept_peers(int listen_fd, const int *expect, int n_expect, uint64_t deadline)
@@ -462,6 +629,8 @@ static int accept_peers(int listen_fd, const int *expect, int n_expect, uint64_t
     }
     return 0;
 }
+
+static void tcp_close(void);
 
 static int tcp_open(const int *peers, int n_peers)
 {
@@ -521,8 +690,17 @@ static int tcp_open(const int *peers, int n_peers)
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(listen_fd, lower, n_lower, deadline), st, out);
+    if (gshmemi_heap.on_device && (tcp.ring = gshmemi_gpu_host_alloc(RING_BYTES)) == NULL) {
+        GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging", RING_BYTES);
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto out;
+    }
     for (int i = 0; i < n_peers; i++) {
         int fd = tcp.conns[peers[i]].fd;
+        if ((tcp.conns[peers[i]].rx = malloc(RX_BUF)) == NULL) {
+            st = GSHMEM_ERR_NO_MEMORY;
+            goto out;
+        }
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -542,6 +720,8 @@ out:
         close(listen_fd);
     free(all);
     free(lower);
+    if (st != 0)
+        tcp_close(); /* what was opened: sockets, buffers */
     return st;
 }
 
@@ -560,6 +740,7 @@ static void tcp_close(void)
     for (int pe = 0; tcp.conns != NULL && pe < gshmemi_rt.n_pes; pe++) {
         if (tcp.conns[pe].fd >= 0)
             close(tcp.conns[pe].fd);
+        free(tcp.conns[pe].rx);
         pthread_mutex_destroy(&tcp.conns[pe].send_lock);
     }
     if (tcp.wake[0] >= 0) {
@@ -569,6 +750,7 @@ static void tcp_close(void)
     free(tcp.conns);
     free(tcp.peers);
     gshmemi_gpu_host_free(tcp.bounce);
+    gshmemi_gpu_host_free(tcp.ring);
     pthread_mutex_destroy(&tcp.lock);
     memset(&tcp, 0, sizeof(tcp));
 }
@@ -583,4 +765,6 @@ const struct gshmemi_transport_ops gshmemi_tcp_ops = {
     .signal = tcp_signal,
     .ctrl_add = tcp_ctrl_add,
     .quiet = tcp_quiet,
+    .batch_begin = tcp_batch_begin,
+    .batch_end = tcp_batch_end,
 };

@@ -31,6 +31,12 @@ struct gshmemi_transport_ops {
 
     /* completion: everything issued to every peer is done at the target */
     void (*quiet)(const char *call);
+
+    /* optional: the calling thread is about to issue many operations (the
+     * proxy's batch) and may hold them back until batch_end; an operation
+     * that waits for an answer is never held */
+    void (*batch_begin)(void);
+    void (*batch_end)(void);
 };
 
 extern const struct gshmemi_transport_ops gshmemi_tcp_ops;

@@ -1,7 +1,8 @@
 // GPU threads push requests into the proxy's FIFO at once: 128 blocks of
 // 512 threads (2048 warps, 65536 threads: far more than the 4096 slots)
 // push 256-byte puts from GPU memory for the next PE (not mapped: run with
-// GSHMEM_DISABLE_P2P=1), one per warp, and (with the argument `amo`) a
+// GSHMEM_DISABLE_P2P=1), one per warp, a 40-byte put carried inside the
+// request (inline) per warp, and (with the argument `amo`) a
 // fetching add each; each block then waits for its requests to complete as
 // device quiet will.  Data and counters are checked on the host.  Exit 77
 // without a GPU.
@@ -20,10 +21,16 @@
 #define BLOCKS 128
 #define THREADS 512
 #define PUT_BYTES 256
+#define INLINE_WORDS 5
+
+__host__ __device__ uint64_t inline_word(uint64_t warp, int j, int me)
+{
+    return (warp * INLINE_WORDS + (uint64_t)j) * 0x9e3779b97f4a7c15ull ^ (uint64_t)me;
+}
 
 __global__ void push_requests(gshmemi_fifo f, uint64_t counter_off, uint64_t inbox_off,
-                              const unsigned char *src, unsigned long long *fetched, int to,
-                              int amos)
+                              uint64_t inline_off, const unsigned char *src,
+                              unsigned long long *fetched, int me, int to, int amos)
 {
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t amo[4] = {counter_off, 1, 0, (uint64_t)(uintptr_t)&fetched[tid]};
@@ -34,6 +41,13 @@ __global__ void push_requests(gshmemi_fifo f, uint64_t counter_off, uint64_t inb
         uint64_t put[3] = {inbox_off + (uint64_t)warp * PUT_BYTES,
                            (uint64_t)(uintptr_t)(src + (size_t)warp * PUT_BYTES), PUT_BYTES};
         gshmemi_fifo_push(&f, put, 3, gshmemi_req_tag(GSHMEMI_REQ_PUT, 0, 0, to));
+    } else if (threadIdx.x % 32 == 1) {
+        const unsigned warp = tid / 32;
+        uint64_t w[1 + INLINE_WORDS] = {inline_off + (uint64_t)warp * INLINE_WORDS * 8};
+        for (int j = 0; j < INLINE_WORDS; j++)
+            w[1 + j] = inline_word(warp, j, me);
+        gshmemi_fifo_push(&f, w, 1 + INLINE_WORDS,
+                          gshmemi_req_tag(GSHMEMI_REQ_PUT_INLINE, 0, INLINE_WORDS * 8, to));
     }
     __syncthreads();
     if (threadIdx.x == 0) { // quiet: everything this block pushed is done at the target
@@ -70,6 +84,7 @@ int main(int argc, char **argv)
     const size_t warps = BLOCKS * THREADS / 32, total = BLOCKS * THREADS;
     uint64_t *counter = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
     unsigned char *inbox = (unsigned char *)gshmem_calloc(warps, PUT_BYTES);
+    uint64_t *inline_box = (uint64_t *)gshmem_calloc(warps * INLINE_WORDS, 8);
     unsigned char *src;
     unsigned long long *fetched;
     cudaMalloc(&src, warps * PUT_BYTES);
@@ -78,8 +93,9 @@ int main(int argc, char **argv)
     cudaDeviceSynchronize();
     gshmem_barrier_all();
     push_requests<<<BLOCKS, THREADS>>>(*f, (uint64_t)((char *)counter - gshmemi_heap.my_base),
-                                       (uint64_t)((char *)inbox - gshmemi_heap.my_base), src,
-                                       fetched, to, amos);
+                                       (uint64_t)((char *)inbox - gshmemi_heap.my_base),
+                                       (uint64_t)((char *)inline_box - gshmemi_heap.my_base), src,
+                                       fetched, me, to, amos);
     cudaError_t err = cudaDeviceSynchronize();
     gshmem_barrier_all();
     int bad = err != cudaSuccess;
@@ -96,6 +112,14 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "pe %d: put byte %zu wrong\n", me, i);
             bad = 1;
         }
+    uint64_t *got_inline = new uint64_t[warps * INLINE_WORDS];
+    gshmem_getmem(got_inline, inline_box, warps * INLINE_WORDS * 8, me);
+    for (size_t i = 0; i < warps * INLINE_WORDS && !bad; i++)
+        if (got_inline[i] != inline_word(i / INLINE_WORDS, (int)(i % INLINE_WORDS), from)) {
+            std::fprintf(stderr, "pe %d: inline put word %zu wrong\n", me, i);
+            bad = 1;
+        }
+    delete[] got_inline;
     char *seen = new char[total]();
     for (size_t i = 0; amos && i < total && !bad; i++) {
         if (fetched[i] >= total || seen[fetched[i]]++) {
@@ -109,11 +133,13 @@ int main(int argc, char **argv)
     gshmem_barrier_all();
     if (me == 0)
         std::printf("gpu_fifo: %d PEs: %zu GPU threads (%zu warps) pushed %zu requests each PE "
-                    "through the proxy, all checked\n", n, total, warps, total + warps + BLOCKS);
+                    "through the proxy, all checked\n", n, total, warps,
+                    (amos ? total : 0) + 2 * warps + BLOCKS);
     delete[] seen;
     delete[] got;
     cudaFreeHost(fetched);
     cudaFree(src);
+    gshmem_free(inline_box);
     gshmem_free(inbox);
     gshmem_free(counter);
     gshmem_finalize();

@@ -39,11 +39,13 @@ static void *produce(void *arg)
     return NULL;
 }
 
-static void run_case(int producers, long per_producer, uint64_t capacity, int quiet_every)
+/* cached: producers keep a copy of taken (as GPU producers do) and read
+ * the consumer's counter only when the ring looks full. */
+static void run_case(int producers, long per_producer, uint64_t capacity, int quiet_every, int cached)
 {
     struct run r = {.producers = producers, .per_producer = per_producer,
                     .quiet_every = quiet_every};
-    uint64_t head = 0, taken = 0, completed = 0;
+    uint64_t head = 0, taken = 0, completed = 0, taken_cache = 0;
     pthread_t *th = calloc((size_t)producers, sizeof(*th));
     struct producer *pr = calloc((size_t)producers, sizeof(*pr));
     long *last = malloc(sizeof(long) * (size_t)producers);
@@ -54,6 +56,7 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
     r.f.head = &head;
     r.f.taken = &taken;
     r.f.completed = &completed;
+    r.f.taken_cache = cached ? &taken_cache : NULL;
     for (int i = 0; i < producers; i++) {
         last[i] = -1;
         pr[i] = (struct producer){&r, i};
@@ -107,10 +110,12 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
 
 int main(void)
 {
-    run_case(1, 200000, 1024, 0);  /* one producer, laps galore */
-    run_case(16, 30000, 64, 0);    /* many producers, a small ring */
-    run_case(48, 5000, 8, 0);      /* six times more producers than slots */
-    run_case(8, 20000, 16, 100);   /* producers waiting for completion as quiet does */
-    run_case(4, 50000, 1, 0);      /* a ring of one slot */
+    for (int cached = 0; cached <= 1; cached++) {
+        run_case(1, 200000, 1024, 0, cached);  /* one producer, laps galore */
+        run_case(16, 30000, 64, 0, cached);    /* many producers, a small ring */
+        run_case(48, 5000, 8, 0, cached);      /* six times more producers than slots */
+        run_case(8, 20000, 16, 100, cached);   /* producers waiting for completion as quiet does */
+        run_case(4, 50000, 1, 0, cached);      /* a ring of one slot */
+    }
     TEST_DONE();
 }
