@@ -39,8 +39,7 @@ __global__ void push_puts(gshmemi_fifo f, uint64_t inbox_off, const uint64_t *sr
     __syncthreads();
     if (threadIdx.x == 0) {
         uint64_t n = gshmemi_fifo_push(&f, nullptr, 0, gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to));
-        while (*(volatile uint64_t *)f.completed <= n)
-            __nanosleep(256);
+        gshmemi_fifo_wait_completed(&f, n);
     }
 }
 

@@ -5,6 +5,7 @@
  *   gshmem-info              build, GPUs, launchers
  *   gshmem-info --env        the environment variables, with values in force
  *   gshmem-info --env=markdown   the same as a Markdown table (README)
+ *   gshmrun -n N gshmem-info --peers   in a job: how each PE reaches each peer
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,10 @@
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
+#include "core/runtime.h"
 #include "device/gpu.h"
+#include "heap/heap.h"
+#include "transport/transport.h"
 
 #if GSHMEM_HAVE_IBVERBS
 #include <infiniband/verbs.h>
@@ -44,6 +48,36 @@ static void print_env_markdown(void)
     }
 }
 
+/* In a job: one line per PE saying, for every peer, whether its heap is
+ * mapped or which transport reaches it; gathered on PE 0, printed in order. */
+static int print_peers(void)
+{
+    enum { LINE = 1024 };
+    gshmem_init(); /* a failure ends the job with its reason */
+    const int me = gshmem_my_pe(), n = gshmem_n_pes();
+    char *lines = gshmem_calloc((size_t)n, LINE), mine[LINE];
+    int len = gshmemi_heap.on_device
+                  ? snprintf(mine, sizeof(mine), "pe %d (heap on GPU %d):", me, gshmemi_gpu_device())
+                  : snprintf(mine, sizeof(mine), "pe %d (heap in host memory):", me);
+    for (int pe = 0; pe < n && len < LINE - 40; pe++) {
+        const char *how = pe == me                          ? "self"
+                          : gshmemi_heap.slot_of_pe[pe] >= 0 ? "mapped"
+                          : gshmemi_transport != NULL        ? gshmemi_transport->name
+                                                             : "unreachable";
+        len += snprintf(mine + len, sizeof(mine) - (size_t)len, " %d:%s", pe, how);
+    }
+    gshmem_putmem(lines + (size_t)me * LINE, mine, sizeof(mine), 0);
+    gshmem_barrier_all();
+    if (me == 0)
+        for (int pe = 0; pe < n; pe++)
+            printf("%s\n", lines + (size_t)pe * LINE);
+    fflush(stdout);
+    gshmem_barrier_all();
+    gshmem_free(lines);
+    gshmem_finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char name[GSHMEM_MAX_NAME_LEN], why[256];
@@ -58,7 +92,9 @@ int main(int argc, char **argv)
             print_env_markdown();
             return 0;
         }
-        fprintf(stderr, "usage: gshmem-info [--env | --env=markdown]\n");
+        if (strcmp(argv[i], "--peers") == 0)
+            return print_peers();
+        fprintf(stderr, "usage: gshmem-info [--env | --env=markdown | --peers]\n");
         return 2;
     }
     if (gshmemi_env_load() != 0)
@@ -115,6 +151,7 @@ int main(int argc, char **argv)
            "(%s)%s\n", gshmemi_env.TRANSPORT,
            GSHMEM_HAVE_IBVERBS ? "built, host heap" : "not built: no libibverbs",
            gshmemi_env.DISABLE_P2P ? "; GSHMEM_DISABLE_P2P is set: only each PE's own heap is mapped" : "");
+    printf("per peer, in a job: gshmrun -n N gshmem-info --peers\n");
     printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()
                                   ? "a PMIx server is present (pmix)"
                                   : gshmemi_env.LAUNCH_UNIQUEID[0] ? "launched by gshmrun (uid)"

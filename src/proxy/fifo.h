@@ -40,7 +40,9 @@ __device__ __forceinline__ void gshmemi_fifo_st_release(uint64_t *p, uint64_t v)
 #define FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
 #define FIFO_LOAD_CACHE(p) (*(volatile uint64_t *)(p))
 #define FIFO_MAX(p, v) atomicMax((unsigned long long *)(p), (unsigned long long)(v))
-#define FIFO_RELAX() __nanosleep(64)
+/* Waiting threads back off: a poll of host memory is a read across PCIe,
+ * and thousands of threads polling at once slow the link for the data. */
+#define FIFO_RELAX(spins) __nanosleep(64u << ((spins) < 6 ? (spins) : 6))
 #else
 #define GSHMEMI_FIFO_FN static inline
 #define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -48,7 +50,7 @@ __device__ __forceinline__ void gshmemi_fifo_st_release(uint64_t *p, uint64_t v)
 #define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define FIFO_LOAD_CACHE(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define FIFO_MAX(p, v) gshmemi_fifo_max((p), (v))
-#define FIFO_RELAX() gshmemi_fifo_relax()
+#define FIFO_RELAX(spins) ((void)(spins), gshmemi_fifo_relax())
 #include <sched.h>
 static inline void gshmemi_fifo_relax(void) { sched_yield(); }
 static inline void gshmemi_fifo_max(uint64_t *p, uint64_t v)
@@ -97,8 +99,9 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
     if (f->taken_cache == 0 || number - FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
         uint64_t t;
+        unsigned spins = 0;
         while (number - (t = FIFO_LOAD_ACQUIRE(f->taken)) >= f->capacity)
-            FIFO_RELAX(); /* full: wait for the consumer, never overwrite */
+            FIFO_RELAX(spins++); /* full: wait for the consumer, never overwrite */
         if (f->taken_cache != 0)
             FIFO_MAX(f->taken_cache, t);
     }
@@ -113,6 +116,16 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_completed(const struct gshmemi_fifo *f)
 {
     return FIFO_LOAD_ACQUIRE(f->completed);
+}
+
+/* Producer: waits until request `number` is complete (quiet): a few
+ * quick polls, then backing off. */
+GSHMEMI_FIFO_FN void gshmemi_fifo_wait_completed(const struct gshmemi_fifo *f, uint64_t number)
+{
+    unsigned spins = 0;
+    while (FIFO_LOAD_ACQUIRE(f->completed) <= number)
+        if (++spins > 32)
+            FIFO_RELAX(spins - 32);
 }
 
 /* Consumer: the request of number `next`, if published; returns 1 and fills

@@ -52,8 +52,7 @@ __global__ void push_requests(gshmemi_fifo f, uint64_t counter_off, uint64_t inb
     __syncthreads();
     if (threadIdx.x == 0) { // quiet: everything this block pushed is done at the target
         uint64_t n = gshmemi_fifo_push(&f, nullptr, 0, gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to));
-        while (*(volatile uint64_t *)f.completed <= n)
-            __nanosleep(256);
+        gshmemi_fifo_wait_completed(&f, n);
     }
 }
 
