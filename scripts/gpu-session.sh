@@ -54,6 +54,8 @@ GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp \
     malloc-asymmetric free-not-heap free-interior free-twice 2>&1 | tail -1
+GSHMEM_HEAP=device timeout "$T" sh tests/spmd/check_info_peers.sh build/tools/gshmrun \
+    build/tools/gshmem-info GPU 2>&1 | tail -1
 [ -n "${QUICK:-}" ] && exit 0
 GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -1
 echo "== putmem_on_stream_bw" | tee -a "$b"

@@ -68,9 +68,15 @@ static int print_peers(void)
     }
     gshmem_putmem(lines + (size_t)me * LINE, mine, sizeof(mine), 0);
     gshmem_barrier_all();
-    if (me == 0)
+    if (me == 0) { /* through a get: the heap may be in GPU memory */
+        char *all = malloc((size_t)n * LINE);
+        if (all == NULL)
+            gshmem_global_exit(1);
+        gshmem_getmem(all, lines, (size_t)n * LINE, 0);
         for (int pe = 0; pe < n; pe++)
-            printf("%s\n", lines + (size_t)pe * LINE);
+            printf("%s\n", all + (size_t)pe * LINE);
+        free(all);
+    }
     fflush(stdout);
     gshmem_barrier_all();
     gshmem_free(lines);

@@ -1,17 +1,21 @@
 #!/bin/sh
 # gshmem-info --peers in a job: every PE's line names how it reaches every
-# peer: mapped on one node, tcp when GSHMEM_DISABLE_P2P unmaps them.
-# usage: check_info_peers.sh GSHMRUN GSHMEM_INFO
+# peer: mapped on one node, tcp when GSHMEM_DISABLE_P2P unmaps them.  The
+# heap's place (host memory, which GPU) is checked by its own word: HEAP.
+# usage: check_info_peers.sh GSHMRUN GSHMEM_INFO [HEAP]  (HEAP: host or GPU)
 set -eu
-run=$1 info=$2
-out=$(timeout 60 "$run" -n 3 "$info" --peers)
-want="pe 0 (heap in host memory): 0:self 1:mapped 2:mapped
-pe 1 (heap in host memory): 0:mapped 1:self 2:mapped
-pe 2 (heap in host memory): 0:mapped 1:mapped 2:self"
+run=$1 info=$2 heap=${3:-host}
+peers() { timeout 60 "$run" -n 3 "$info" --peers | sed 's/ (heap [^)]*)//'; }
+place=$(timeout 60 "$run" -n 3 "$info" --peers | grep -c "(heap $( [ "$heap" = GPU ] && echo "on GPU" || echo "in host memory")")
+[ "$place" = 3 ] || { echo "FAIL: $place of 3 PEs say their heap is $heap"; exit 1; }
+out=$(peers)
+want="pe 0: 0:self 1:mapped 2:mapped
+pe 1: 0:mapped 1:self 2:mapped
+pe 2: 0:mapped 1:mapped 2:self"
 [ "$out" = "$want" ] || { printf 'FAIL mapped: got\n%s\n' "$out"; exit 1; }
-out=$(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORT=tcp timeout 60 "$run" -n 3 "$info" --peers)
-want="pe 0 (heap in host memory): 0:self 1:tcp 2:tcp
-pe 1 (heap in host memory): 0:tcp 1:self 2:tcp
-pe 2 (heap in host memory): 0:tcp 1:tcp 2:self"
+out=$(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORT=tcp peers)
+want="pe 0: 0:self 1:tcp 2:tcp
+pe 1: 0:tcp 1:self 2:tcp
+pe 2: 0:tcp 1:tcp 2:self"
 [ "$out" = "$want" ] || { printf 'FAIL tcp: got\n%s\n' "$out"; exit 1; }
-echo "gshmem-info --peers: mapped and tcp lines as expected"
+echo "gshmem-info --peers ($heap heap): mapped and tcp lines as expected"
