@@ -11,6 +11,12 @@
  * 8-byte fetch-add and compare-swap; the other atomics, and 4-byte ones,
  * are compare-swap loops on the aligned 8-byte word.  A failed completion
  * is reported with the operation, the peer and the verbs status.
+ *
+ * One-sided operations never tell a PE that a peer has stopped, so each PE
+ * has a heartbeat thread: every second it writes a growing count into each
+ * peer's beat word (RDMA WRITE, inline, mostly unsignaled), and a peer
+ * whose own word has not moved for GSHMEM_HEARTBEAT_TIMEOUT is lost.  A PE
+ * that closes writes "goodbye" there first.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +42,10 @@
 
 #define STAGING (1u << 20)
 #define MAX_CHUNKS 256
+#define WR_OP 1             /* post_wait's own work request */
+#define WR_BEAT (1ull << 32) /* + pe: a heartbeat to pe */
+#define WR_BYE (2ull << 32)  /* + pe: the goodbye to pe */
+#define BEAT_BYE UINT64_MAX
 
 struct peer_info { /* what each PE publishes about itself */
     uint32_t lid;
@@ -45,6 +55,9 @@ struct peer_info { /* what each PE publishes about itself */
     uint64_t ctrl_base;
     uint32_t ctrl_rkey;
     uint32_t psn;
+    uint64_t beats_base; /* this PE's beat words, one per PE */
+    uint32_t beats_rkey;
+    uint32_t pad2;
 };
 
 struct chunk {
@@ -68,6 +81,13 @@ static struct {
     struct chunk chunks[MAX_CHUNKS];
     int n_chunks;
     pthread_mutex_t lock; /* one operation at a time: staging, CQ */
+    /* heartbeats */
+    volatile uint64_t *beats; /* written by peers: beats[pe] */
+    struct ibv_mr *beats_mr;
+    uint64_t *last_seen, *seen_at; /* by PE: the beat word and when it last moved */
+    pthread_t beat_thread;
+    int beat_up;
+    volatile int closing;
 } ib;
 
 static const char *op_name(enum ibv_wr_opcode op)
@@ -95,13 +115,24 @@ static struct chunk *chunk_at(uint64_t off, size_t *left)
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "ibrc");
 }
 
+/* A heartbeat's completion (signaled ones, and any that failed). */
+static void beat_done(const struct ibv_wc *wc)
+{
+    if (wc->status != IBV_WC_SUCCESS && !ib.closing) {
+        char how[160];
+        snprintf(how, sizeof(how), "was lost: a heartbeat (RDMA WRITE) to it failed: %s",
+                 ibv_wc_status_str(wc->status));
+        gshmemi_end_for_lost_pe((int)(wc->wr_id & 0xffffffffu), how);
+    }
+}
+
 /* Posts one work request and waits for its completion. */
 static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *local, size_t len,
                       uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
 {
     struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len,
                           .lkey = ib.staging_mr->lkey};
-    struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+    struct ibv_send_wr wr = {.wr_id = WR_OP, .sg_list = &sge, .num_sge = 1, .opcode = op,
                              .send_flags = IBV_SEND_SIGNALED}, *bad;
     struct ibv_wc wc;
     uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
@@ -121,7 +152,9 @@ static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *loc
                       strerror(errno));
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     }
-    while ((n = ibv_poll_cq(ib.cq, 1, &wc)) == 0) {
+    while ((n = ibv_poll_cq(ib.cq, 1, &wc)) == 0 || (n == 1 && wc.wr_id != WR_OP)) {
+        if (n == 1)
+            beat_done(&wc); /* the heartbeat thread's, met on the way */
         if (gshmemi_now_ns() > deadline) {
             GSHMEMI_ERROR(CORE, "%s: %s to pe %d did not complete within %g s (GSHMEM_TIMEOUT)",
                           call, op_name(op), pe, gshmemi_env.TIMEOUT);
@@ -343,6 +376,70 @@ static int pick_gid(void)
     return 0;
 }
 
+/* Writes value into pe's beat word for this PE: inline, signaled one time
+ * in eight so that the send queue is reclaimed. */
+static void beat_write(int pe, uint64_t value, int signaled)
+{
+    const uint64_t id = (value == BEAT_BYE ? WR_BYE : WR_BEAT) + (uint64_t)pe;
+    const int me = gshmemi_rt.my_pe;
+    struct ibv_sge sge = {.addr = (uintptr_t)&value, .length = sizeof(value), .lkey = 0};
+    struct ibv_send_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1,
+                             .opcode = IBV_WR_RDMA_WRITE,
+                             .send_flags = IBV_SEND_INLINE | (signaled ? IBV_SEND_SIGNALED : 0)},
+                       *bad;
+    wr.wr.rdma.remote_addr = ib.info[pe].beats_base + (uint64_t)me * sizeof(uint64_t);
+    wr.wr.rdma.rkey = ib.info[pe].beats_rkey;
+    if (ibv_post_send(ib.qps[pe], &wr, &bad) != 0 && !ib.closing)
+        GSHMEMI_WARN(CORE, "ibrc: cannot post a heartbeat to pe %d: %s", pe, strerror(errno));
+}
+
+static void *beat_main(void *arg)
+{
+    const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
+    uint64_t count = 0, next_beat = 0;
+    (void)arg;
+
+    for (int pe = 0; pe < n; pe++)
+        ib.seen_at[pe] = gshmemi_now_ns();
+    while (!ib.closing) {
+        uint64_t now = gshmemi_now_ns();
+        if (now >= next_beat) {
+            count++;
+            for (int pe = 0; pe < n; pe++)
+                if (pe != me && ib.qps[pe] != NULL)
+                    beat_write(pe, count, count % 8 == 0);
+            next_beat = now + 1000000000ull;
+        }
+        if (pthread_mutex_trylock(&ib.lock) == 0) { /* reap signaled heartbeats */
+            struct ibv_wc wc[16];
+            int got = ibv_poll_cq(ib.cq, 16, wc);
+            for (int i = 0; i < got; i++)
+                beat_done(&wc[i]); /* only heartbeats: operations hold the lock */
+            pthread_mutex_unlock(&ib.lock);
+        }
+        for (int pe = 0; pe < n && silence > 0; pe++) {
+            if (pe == me || ib.qps[pe] == NULL)
+                continue;
+            uint64_t b = ib.beats[pe];
+            if (b == BEAT_BYE)
+                continue;
+            if (b != ib.last_seen[pe]) {
+                ib.last_seen[pe] = b;
+                ib.seen_at[pe] = now;
+            } else if (now - ib.seen_at[pe] > silence) {
+                char how[96];
+                snprintf(how, sizeof(how), "was lost: its heartbeats stopped for %g s "
+                         "(GSHMEM_HEARTBEAT_TIMEOUT)", gshmemi_env.HEARTBEAT_TIMEOUT);
+                gshmemi_end_for_lost_pe(pe, how);
+            }
+        }
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static void ibrc_close_all(void);
 
 static int ibrc_open(const int *peers, int n_peers)
@@ -399,9 +496,19 @@ static int ibrc_open(const int *peers, int n_peers)
                                  : NULL;
     ib.qps = calloc((size_t)n, sizeof(*ib.qps));
     ib.info = calloc((size_t)n, sizeof(*ib.info));
+    ib.last_seen = calloc((size_t)n, sizeof(uint64_t));
+    ib.seen_at = calloc((size_t)n, sizeof(uint64_t));
+    ib.beats = aligned_alloc(4096, ((size_t)n * sizeof(uint64_t) + 4095) & ~(size_t)4095);
+    if (ib.beats != NULL) {
+        memset((void *)ib.beats, 0, (size_t)n * sizeof(uint64_t));
+        ib.beats_mr = ib.pd ? ibv_reg_mr(ib.pd, (void *)ib.beats, (size_t)n * sizeof(uint64_t),
+                                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+                            : NULL;
+    }
     qpns = calloc((size_t)n, sizeof(uint32_t));
     all_qpns = calloc((size_t)n * (size_t)n, sizeof(uint32_t));
-    if (ib.ctrl_mr == NULL || ib.qps == NULL || ib.info == NULL || qpns == NULL || all_qpns == NULL) {
+    if (ib.ctrl_mr == NULL || ib.qps == NULL || ib.info == NULL || qpns == NULL ||
+        all_qpns == NULL || ib.beats_mr == NULL || ib.last_seen == NULL || ib.seen_at == NULL) {
         GSHMEMI_ERROR(CORE, "ibrc: cannot set up protection domain, completion queue or memory "
                       "registrations: %s", strerror(errno));
         goto err;
@@ -411,7 +518,8 @@ static int ibrc_open(const int *peers, int n_peers)
         int pe = i < n_peers ? peers[i] : me;
         struct ibv_qp_init_attr qa = {.send_cq = ib.cq, .recv_cq = ib.cq, .qp_type = IBV_QPT_RC,
                                       .cap = {.max_send_wr = 64, .max_recv_wr = 1,
-                                              .max_send_sge = 1, .max_recv_sge = 1}};
+                                              .max_send_sge = 1, .max_recv_sge = 1,
+                                              .max_inline_data = 16}};
         ib.qps[pe] = ibv_create_qp(ib.pd, &qa);
         if (ib.qps[pe] == NULL || to_init(ib.qps[pe]) != 0) {
             GSHMEMI_ERROR(CORE, "ibrc: cannot create a queue pair for pe %d: %s", pe, strerror(errno));
@@ -425,6 +533,8 @@ static int ibrc_open(const int *peers, int n_peers)
     mine.heap_base = (uint64_t)(uintptr_t)gshmemi_heap.my_base;
     mine.ctrl_base = (uint64_t)(uintptr_t)gshmemi_ctrl_word(me, 0);
     mine.ctrl_rkey = ib.ctrl_mr->rkey;
+    mine.beats_base = (uint64_t)(uintptr_t)ib.beats;
+    mine.beats_rkey = ib.beats_mr->rkey;
     gshmemi_random_bytes(&mine.psn, sizeof(mine.psn));
     mine.psn &= 0xffffff;
     GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &mine, ib.info, sizeof(mine)), st, err);
@@ -442,6 +552,13 @@ static int ibrc_open(const int *peers, int n_peers)
     }
     GSHMEMI_CHECK_GOTO(register_chunk(0, gshmemi_heap.size), st, err);
     gshmemi_heap_grow_hook = grow_hook;
+    if ((errno = pthread_create(&ib.beat_thread, NULL, beat_main, NULL)) != 0) {
+        GSHMEMI_ERROR(CORE, "ibrc: cannot start the heartbeat thread: %s", strerror(errno));
+        st = GSHMEM_ERR_INTERNAL;
+        goto err;
+    }
+    pthread_setname_np(ib.beat_thread, "gshmem-ibbeat");
+    ib.beat_up = 1;
     free(qpns);
     free(all_qpns);
     GSHMEMI_INFO(CORE, "ibrc transport up on %s port %d, GID index %d: %d peers",
@@ -457,12 +574,36 @@ err:
 
 static void ibrc_close(void)
 {
+    /* Goodbye first: a closing PE's silence is no loss. */
+    ib.closing = 1;
+    if (ib.beat_up)
+        pthread_join(ib.beat_thread, NULL);
+    ib.beat_up = 0;
+    pthread_mutex_lock(&ib.lock);
+    int left = 0;
+    for (int pe = 0; ib.qps != NULL && pe < gshmemi_rt.n_pes; pe++)
+        if (pe != gshmemi_rt.my_pe && ib.qps[pe] != NULL) {
+            beat_write(pe, BEAT_BYE, 1);
+            left++;
+        }
+    /* Sent before the queue pairs go (a destroyed one drops what it holds);
+     * a peer that is gone already costs at most a second here. */
+    uint64_t deadline = gshmemi_deadline_after(1);
+    while (left > 0 && gshmemi_now_ns() < deadline) {
+        struct ibv_wc wc;
+        if (ibv_poll_cq(ib.cq, 1, &wc) == 1 && wc.wr_id >= WR_BYE)
+            left--;
+    }
+    pthread_mutex_unlock(&ib.lock);
     ibrc_close_all();
 }
 
 static void ibrc_close_all(void)
 {
     gshmemi_heap_grow_hook = NULL;
+    ib.closing = 1;
+    if (ib.beat_up)
+        pthread_join(ib.beat_thread, NULL);
     for (int i = 0; i < ib.n_chunks; i++) {
         ibv_dereg_mr(ib.chunks[i].mr);
         free(ib.chunks[i].rkeys);
@@ -472,6 +613,8 @@ static void ibrc_close_all(void)
             ibv_destroy_qp(ib.qps[pe]);
     if (ib.ctrl_mr)
         ibv_dereg_mr(ib.ctrl_mr);
+    if (ib.beats_mr)
+        ibv_dereg_mr(ib.beats_mr);
     if (ib.staging_mr)
         ibv_dereg_mr(ib.staging_mr);
     if (ib.cq)
@@ -483,6 +626,9 @@ static void ibrc_close_all(void)
     free(ib.staging);
     free(ib.qps);
     free(ib.info);
+    free((void *)ib.beats);
+    free(ib.last_seen);
+    free(ib.seen_at);
     pthread_mutex_destroy(&ib.lock);
     memset(&ib, 0, sizeof(ib));
 }
