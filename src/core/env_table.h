@@ -45,7 +45,9 @@
       "ibrc (libibverbs RC queue pairs; host heap only so far). auto takes ibrc where an "  \
       "RDMA device is there.")                                                              \
     X(HCA_LIST, STRING, "",                                                                 \
-      "RDMA device (name or prefix) of the ibrc transport; default: the first one.")        \
+      "RDMA devices ibrc may use: comma-separated names or prefixes, each with an optional " \
+      ":port; a leading ^ lists devices to leave out.  Of those allowed, the one closest to " \
+      "the PE's GPU on the PCI tree (then on its NUMA node) is used, else the first.")      \
     X(IB_GID_INDEX, INT, "-1",                                                              \
       "GID index of the ibrc transport; default: the first IPv4-mapped GID (RoCE), else 0.") \
     X(IB_TIMEOUT, INT, "14", "Local ACK timeout exponent of ibrc queue pairs (4.096 us * 2^n).") \

@@ -35,6 +35,7 @@
 #include "core/util.h"
 #include "device/gpu.h"
 #include "heap/heap.h"
+#include "transport/nic.h"
 #include "transport/transport.h"
 
 #if GSHMEM_HAVE_IBVERBS
@@ -461,22 +462,35 @@ static int ibrc_open(const int *peers, int n_peers)
         return GSHMEM_ERR_NOT_SUPPORTED;
     }
     devs = ibv_get_device_list(&nd);
-    for (int i = 0; devs != NULL && i < nd && ib.ctx == NULL; i++) {
-        const char *want = gshmemi_env.HCA_LIST;
-        if (want[0] != '\0' && strncmp(ibv_get_device_name(devs[i]), want, strlen(want)) != 0)
-            continue;
-        ib.ctx = ibv_open_device(devs[i]);
+    {
+        const char **names = calloc((size_t)nd + 1, sizeof(char *));
+        char bus[32] = "", why[160];
+        int pick = -1, port = 1;
+        if (gshmemi_gpu_device() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
+            bus[0] = '\0';
+        for (char *c = bus; *c; c++) /* sysfs spells PCI addresses in lower case */
+            *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+        for (int i = 0; names != NULL && i < nd; i++)
+            names[i] = ibv_get_device_name(devs[i]);
+        if (names != NULL)
+            pick = gshmemi_nic_pick("/sys", names, nd, gshmemi_env.HCA_LIST, bus, &port, why,
+                                    sizeof(why));
+        if (pick >= 0 && (ib.ctx = ibv_open_device(devs[pick])) != NULL) {
+            ib.port = port;
+            GSHMEMI_INFO(CORE, "ibrc: RDMA device %s port %d: %s", names[pick], port, why);
+        }
+        free(names);
     }
     if (devs != NULL)
         ibv_free_device_list(devs);
     if (ib.ctx == NULL) {
         GSHMEMI_ERROR(CORE, "ibrc: no RDMA device%s%s could be opened", gshmemi_env.HCA_LIST[0]
-                      ? " matching GSHMEM_HCA_LIST=" : "", gshmemi_env.HCA_LIST);
+                      ? " allowed by GSHMEM_HCA_LIST=" : "", gshmemi_env.HCA_LIST);
         return GSHMEM_ERR_NOT_SUPPORTED;
     }
-    ib.port = 1;
     if (ibv_query_port(ib.ctx, (uint8_t)ib.port, &pa) != 0) {
-        GSHMEMI_ERROR(CORE, "ibrc: cannot query port 1 of %s", ibv_get_device_name(ib.ctx->device));
+        GSHMEMI_ERROR(CORE, "ibrc: cannot query port %d of %s", ib.port,
+                      ibv_get_device_name(ib.ctx->device));
         goto err;
     }
     ib.mtu = pa.active_mtu;
