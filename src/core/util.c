@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -88,4 +89,16 @@ void gshmemi_backoff_wait(struct gshmemi_backoff *b)
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
+}
+
+int gshmemi_read_int_file(const char *path)
+{
+    int v = -1;
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
 }

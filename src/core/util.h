@@ -43,6 +43,8 @@ static inline void gshmemi_cpu_relax(void)
 }
 
 int gshmemi_random_bytes(void *buf, size_t len);
+/* The integer a file holds (sysfs attributes), or -1. */
+int gshmemi_read_int_file(const char *path);
 uint64_t gshmemi_hash64(const void *data, size_t len, uint64_t seed);
 void gshmemi_hex(const void *data, size_t len, char *out /* 2*len+1 */);
 int gshmemi_unhex(const char *hex, void *data, size_t len);

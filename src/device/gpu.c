@@ -138,8 +138,11 @@ int gshmemi_gpu_device(void) { return gpu.device; }
 
 int gshmemi_gpu_bus_id(char *buf, size_t len)
 {
-    return gpu.device >= 0 && cudaDeviceGetPCIBusId(buf, (int)len, gpu.device) == cudaSuccess
-               ? 0 : GSHMEM_ERR_CUDA;
+    if (gpu.device < 0 || cudaDeviceGetPCIBusId(buf, (int)len, gpu.device) != cudaSuccess)
+        return GSHMEM_ERR_CUDA;
+    for (char *c = buf; *c; c++) /* as sysfs spells it */
+        *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+    return 0;
 }
 
 void gshmemi_gpu_bind_thread(void)

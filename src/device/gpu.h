@@ -24,7 +24,8 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len);
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len);
 void gshmemi_gpu_close(void);
 int gshmemi_gpu_device(void); /* -1 when closed */
-/* The PCI bus id of this PE's GPU ("0000:06:00.0"). */
+/* The PCI bus id of this PE's GPU, in lower case as sysfs has it
+ * ("0000:1a:00.0"). */
 int gshmemi_gpu_bus_id(char *buf, size_t len);
 /* Makes this PE's GPU current in the calling (helper) thread. */
 void gshmemi_gpu_bind_thread(void);

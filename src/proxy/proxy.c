@@ -80,19 +80,10 @@ static void execute(const struct gshmemi_fifo_slot *s)
 static int gpu_numa_node(void)
 {
     char bus[32], path[128];
-    int node = -1;
     if (gshmemi_gpu_device() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
         return -1;
-    for (char *c = bus; *c; c++)
-        *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
     snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bus);
-    FILE *f = fopen(path, "r");
-    if (f != NULL) {
-        if (fscanf(f, "%d", &node) != 1)
-            node = -1;
-        fclose(f);
-    }
-    return node;
+    return gshmemi_read_int_file(path);
 }
 
 /* GPU producers' put sources are GPU addresses: a batch's are read into

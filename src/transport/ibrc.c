@@ -468,8 +468,6 @@ static int ibrc_open(const int *peers, int n_peers)
         int pick = -1, port = 1;
         if (gshmemi_gpu_device() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
             bus[0] = '\0';
-        for (char *c = bus; *c; c++) /* sysfs spells PCI addresses in lower case */
-            *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
         for (int i = 0; names != NULL && i < nd; i++)
             names[i] = ibv_get_device_name(devs[i]);
         if (names != NULL)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "transport/nic.h"
 
 int gshmemi_nic_listed(const char *list, const char *name, int *port_out)
@@ -72,17 +73,10 @@ static int pci_distance(const char *a, const char *b)
 static int numa_node(const char *real_path)
 {
     char path[PATH_MAX + 16];
-    int node = -1;
     if (real_path[0] == '\0')
         return -1;
     snprintf(path, sizeof(path), "%s/numa_node", real_path);
-    FILE *f = fopen(path, "r");
-    if (f != NULL) {
-        if (fscanf(f, "%d", &node) != 1)
-            node = -1;
-        fclose(f);
-    }
-    return node;
+    return gshmemi_read_int_file(path);
 }
 
 int gshmemi_nic_pick(const char *sysfs, const char *const *names, int n, const char *list,
