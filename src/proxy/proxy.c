@@ -40,7 +40,22 @@ static struct {
 
 struct gshmemi_fifo *gshmemi_proxy_fifo(void) { return px.running ? &px.fifo : NULL; }
 
-static void execute(const struct gshmemi_fifo_slot *s)
+/* Gets and fetching atomics a batch has in flight, finished together at
+ * its end (the proxy does not wait on one peer at a time).  The bytes of
+ * gets in flight stay well under what the sockets buffer: two progress
+ * threads each sending the other a reply must never both block. */
+#define GET_BYTES_IN_FLIGHT (1u << 20)
+struct in_flight {
+    void *token;
+    uint64_t *result; /* a fetching atomic's old value goes here */
+};
+struct batch_state {
+    struct in_flight fl[BATCH];
+    int n;
+    size_t get_bytes;
+};
+
+static void execute(const struct gshmemi_fifo_slot *s, struct batch_state *bs)
 {
     const int kind = (int)(s->ctrl & 0xff), op = (int)(s->ctrl >> 8 & 0xff);
     const int size = (int)(s->ctrl >> 16 & 0xffff), pe = (int)(s->ctrl >> 32 & 0x7fffffff);
@@ -53,11 +68,28 @@ static void execute(const struct gshmemi_fifo_slot *s)
     case GSHMEMI_REQ_PUT_INLINE:
         t->put("proxy put", pe, s->w[0], &s->w[1], (size_t)size);
         break;
-    case GSHMEMI_REQ_GET:
-        t->get("proxy get", pe, s->w[0], (void *)(uintptr_t)s->w[1], s->w[2]);
+    case GSHMEMI_REQ_GET: {
+        void *dst = (void *)(uintptr_t)s->w[1];
+        void *token = t->get_start && bs->get_bytes + s->w[2] <= GET_BYTES_IN_FLIGHT
+                          ? t->get_start("proxy get", pe, s->w[0], dst, s->w[2])
+                          : NULL;
+        if (token != NULL) {
+            bs->fl[bs->n++] = (struct in_flight){token, NULL};
+            bs->get_bytes += s->w[2];
+        } else
+            t->get("proxy get", pe, s->w[0], dst, s->w[2]);
         break;
+    }
     case GSHMEMI_REQ_AMO: {
         uint64_t *result = (uint64_t *)(uintptr_t)s->w[3];
+        void *token = result != NULL && t->atomic_start
+                          ? t->atomic_start("proxy atomic", pe, s->w[0], op, (size_t)size,
+                                            s->w[1], s->w[2])
+                          : NULL;
+        if (token != NULL) {
+            bs->fl[bs->n++] = (struct in_flight){token, result};
+            break;
+        }
         uint64_t old = t->atomic("proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1], s->w[2],
                                  result != NULL);
         if (result != NULL)
@@ -136,12 +168,18 @@ static void *proxy_main(void *arg)
             const struct gshmemi_transport_ops *t = gshmemi_transport;
             if (px.on_gpu)
                 stage_sources(b, n);
+            struct batch_state bs = {.n = 0};
             if (t->batch_begin != NULL)
                 t->batch_begin();
             for (int i = 0; i < n; i++)
-                execute(&b[i]);
+                execute(&b[i], &bs);
             if (t->batch_end != NULL)
                 t->batch_end();
+            for (int i = 0; i < bs.n; i++) {
+                uint64_t old = t->finish("proxy", bs.fl[i].token);
+                if (bs.fl[i].result != NULL)
+                    __atomic_store_n(bs.fl[i].result, old, __ATOMIC_RELEASE);
+            }
             next += (uint64_t)n;
             __atomic_store_n(f->completed, next, __ATOMIC_RELEASE);
             idle_since = gshmemi_now_ns();

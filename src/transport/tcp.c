@@ -173,21 +173,25 @@ static void send_frame(const char *call, int pe, const struct frame *f, const vo
         lost(pe, "closed while sending");
 }
 
-/* Sends a request and waits for its reply (payload into dst). */
-static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const void *payload,
-                              size_t plen, void *dst, size_t dlen)
+/* Sends a request whose reply (payload into p->dst) the progress thread
+ * will hand to p. */
+static void call_start(const char *call, int pe, struct frame *f, const void *payload, size_t plen,
+                       struct pending *p)
 {
-    struct pending p = {.dst = dst, .len = dlen};
-    struct gshmemi_backoff backoff = {0};
-    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
-
     pthread_mutex_lock(&tcp.lock);
-    p.id = f->id = ++tcp.next_id;
-    p.next = tcp.pending;
-    tcp.pending = &p;
+    p->id = f->id = ++tcp.next_id;
+    p->next = tcp.pending;
+    tcp.pending = p;
     pthread_mutex_unlock(&tcp.lock);
     send_frame(call, pe, f, payload, plen);
-    while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE)) {
+}
+
+/* Waits for p's reply; deadline: GSHMEM_TIMEOUT after `since`. */
+static uint64_t call_finish(const char *call, int pe, struct pending *p, uint64_t since)
+{
+    struct gshmemi_backoff backoff = {0};
+    const uint64_t deadline = since + (uint64_t)(gshmemi_env.TIMEOUT * 1e9);
+    while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
         gshmemi_backoff_wait(&backoff);
         if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
             GSHMEMI_ERROR(RMA, "%s: pe %d did not answer within %g s (GSHMEM_TIMEOUT)", call, pe,
@@ -196,7 +200,17 @@ static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const v
         }
     }
     /* The progress thread unlinked it before marking it done. */
-    return p.old;
+    return p->old;
+}
+
+/* Sends a request and waits for its reply (payload into dst). */
+static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const void *payload,
+                              size_t plen, void *dst, size_t dlen)
+{
+    struct pending p = {.dst = dst, .len = dlen};
+    const uint64_t since = gshmemi_now_ns();
+    call_start(call, pe, f, payload, plen, &p);
+    return call_finish(call, pe, &p, since);
 }
 
 /* ---- the target's side ----------------------------------------------------- */
@@ -563,6 +577,60 @@ static void tcp_ctrl_add(const char *call, int pe, size_t word, uint64_t value)
     send_frame(call, pe, &f, NULL, 0);
 }
 
+/* A get or fetching atomic in flight (the proxy starts a batch's at once
+ * and waits for them together: it never waits on one peer at a time). */
+struct tcp_token {
+    struct pending p;
+    int pe;
+    uint64_t since;
+    void *gpu_dst; /* a get into GPU memory: the reply lands in p.dst first */
+    size_t n;
+};
+
+static void *tcp_get_start(const char *call, int pe, uint64_t off, void *dst, size_t n)
+{
+    struct tcp_token *t;
+    if (n > GET_CHUNK || (t = calloc(1, sizeof(*t) + n)) == NULL)
+        return NULL; /* the caller does it the blocking way */
+    struct frame f = {.type = F_GET, .off = off, .len = n};
+    t->pe = pe;
+    t->n = n;
+    t->since = gshmemi_now_ns();
+    t->p.len = n;
+    if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst)) {
+        t->gpu_dst = dst;
+        t->p.dst = t + 1;
+    } else {
+        t->p.dst = dst;
+    }
+    call_start(call, pe, &f, NULL, 0, &t->p);
+    return t;
+}
+
+static void *tcp_atomic_start(const char *call, int pe, uint64_t off, int op, size_t size,
+                              uint64_t a, uint64_t b)
+{
+    struct tcp_token *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    struct frame f = {.type = F_AMO, .op = (uint32_t)op, .off = off, .a = a, .b = b,
+                      .size = (uint32_t)size, .fetch = 1};
+    t->pe = pe;
+    t->since = gshmemi_now_ns();
+    call_start(call, pe, &f, NULL, 0, &t->p);
+    return t;
+}
+
+static uint64_t tcp_finish(const char *call, void *token)
+{
+    struct tcp_token *t = token;
+    uint64_t old = call_finish(call, t->pe, &t->p, t->since);
+    if (t->gpu_dst != NULL)
+        gshmemi_gpu_copy(call, t->gpu_dst, t + 1, t->n, 1);
+    free(t);
+    return old;
+}
+
 /* Each connection applies in order: one round trip to every peer written
  * to since the last quiet completes all of it. */
 static void tcp_quiet(const char *call)
@@ -767,4 +835,7 @@ const struct gshmemi_transport_ops gshmemi_tcp_ops = {
     .quiet = tcp_quiet,
     .batch_begin = tcp_batch_begin,
     .batch_end = tcp_batch_end,
+    .get_start = tcp_get_start,
+    .atomic_start = tcp_atomic_start,
+    .finish = tcp_finish,
 };

@@ -37,6 +37,14 @@ struct gshmemi_transport_ops {
      * that waits for an answer is never held */
     void (*batch_begin)(void);
     void (*batch_end)(void);
+
+    /* optional: a get (dst: host or GPU memory) or a fetching atomic that
+     * returns at once with a token (NULL: do it the blocking way); finish
+     * waits for it and returns the old value of an atomic */
+    void *(*get_start)(const char *call, int pe, uint64_t off, void *dst, size_t n);
+    void *(*atomic_start)(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
+                          uint64_t b);
+    uint64_t (*finish)(const char *call, void *token);
 };
 
 extern const struct gshmemi_transport_ops gshmemi_tcp_ops;
