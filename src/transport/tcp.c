@@ -635,14 +635,27 @@ static uint64_t tcp_finish(const char *call, void *token)
  * to since the last quiet completes all of it. */
 static void tcp_quiet(const char *call)
 {
-    for (int i = 0; i < tcp.n_peers; i++) {
-        int pe = tcp.peers[i];
-        /* Cleared before the round trip: a request sent meanwhile by
-         * another thread marks it again for the next quiet. */
-        if (!__atomic_exchange_n(&tcp.conns[pe].dirty, 0, __ATOMIC_ACQ_REL))
-            continue;
-        struct frame f = {.type = F_QUIET};
-        call_and_wait(call, pe, &f, NULL, 0, NULL, 0);
+    enum { AT_ONCE = 64 };
+    struct pending p[AT_ONCE];
+    int peer_of[AT_ONCE];
+
+    /* The round trips of up to AT_ONCE peers at once, then their answers. */
+    for (int first = 0; first < tcp.n_peers; first += AT_ONCE) {
+        const uint64_t since = gshmemi_now_ns();
+        int n = 0;
+        for (int i = first; i < tcp.n_peers && i < first + AT_ONCE; i++) {
+            int pe = tcp.peers[i];
+            /* Cleared before the round trip: a request sent meanwhile by
+             * another thread marks it again for the next quiet. */
+            if (!__atomic_exchange_n(&tcp.conns[pe].dirty, 0, __ATOMIC_ACQ_REL))
+                continue;
+            struct frame f = {.type = F_QUIET};
+            memset(&p[n], 0, sizeof(p[n]));
+            peer_of[n] = pe;
+            call_start(call, pe, &f, NULL, 0, &p[n++]);
+        }
+        for (int k = 0; k < n; k++)
+            (void)call_finish(call, peer_of[k], &p[k], since);
     }
 }
 
