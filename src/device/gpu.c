@@ -114,6 +114,13 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
         GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
         return GSHMEM_ERR_CUDA;
     }
+    if ((err = (cudaError_t)gshmemi_preload_kernels()) != cudaSuccess) {
+        /* Not fatal: the host copies need no kernel; a launch will say more. */
+        GSHMEMI_WARN(CORE, "cannot load gshmem's kernels on GPU %d: %s (a GPU older than the "
+                     "build's -Dgpu_arch?); their first launches may wait for running kernels",
+                     dev, cudaGetErrorString(err));
+        cudaGetLastError();
+    }
     gpu.device = dev;
     GSHMEMI_INFO(CORE, "using GPU %d of %d", dev, count);
     return 0;
@@ -492,5 +499,6 @@ int gshmemi_launch_fence(void *s) { (void)s; return -1; }
 int gshmemi_launch_amo(void *s, void *a, int op, int sz, uint64_t x, uint64_t y, uint64_t *r)
 { (void)s; (void)a; (void)op; (void)sz; (void)x; (void)y; (void)r; return -1; }
 int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
+int gshmemi_preload_kernels(void) { return -1; }
 
 #endif

@@ -116,6 +116,8 @@ int gshmemi_launch_fence(void *stream);
 int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a, uint64_t b,
                        uint64_t *result);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
+/* Loads the kernels above (no lazy loading at first launch: see host_kernels.cu). */
+int gshmemi_preload_kernels(void);
 
 #ifdef __cplusplus
 }

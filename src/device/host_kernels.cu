@@ -164,3 +164,24 @@ extern "C" int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t valu
         reinterpret_cast<unsigned long long *>(addr), value, op);
     return static_cast<int>(cudaGetLastError());
 }
+
+// Loads every kernel above now.  With lazy loading (the default since CUDA
+// 12.2) a kernel's first launch loads its module, and that may wait for the
+// kernels running on the GPU to finish: when one of those is waiting for
+// this very launch (a grid of application threads spinning on a signal or
+// an atomic that one of these kernels applies), the job would hang.
+extern "C" int gshmemi_preload_kernels(void)
+{
+    cudaFuncAttributes a;
+    const void *kernels[] = {
+        reinterpret_cast<const void *>(amo_kernel),    reinterpret_cast<const void *>(signal_kernel),
+        reinterpret_cast<const void *>(wait_kernel),   reinterpret_cast<const void *>(barrier_kernel),
+        reinterpret_cast<const void *>(fence_kernel),
+    };
+    for (const void *k : kernels) {
+        cudaError_t err = cudaFuncGetAttributes(&a, k);
+        if (err != cudaSuccess)
+            return static_cast<int>(err);
+    }
+    return 0;
+}
