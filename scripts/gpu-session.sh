@@ -25,14 +25,19 @@ proxy_path() {
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
     for np in 2 4; do
-        echo "=== gpu_fifo $np" >>"$log"
-        timeout "$T" ./build/tools/gshmrun -n $np ./build/tests/gpu_fifo >>"$log" 2>&1
-        echo "gpu_fifo np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
+        for mode in "" amo; do
+            echo "=== gpu_fifo $mode $np" >>"$log"
+            timeout "$T" ./build/tools/gshmrun -n $np ./build/tests/gpu_fifo $mode >>"$log" 2>&1
+            echo "gpu_fifo $mode np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
+        done
     done
     echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
     for bytes in 8 48 256 4096; do
         timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate 1024 64 $bytes 2>&1 | tee -a "$b"
+    done
+    for warps in 8 64; do # GPU-memory sources with few producers: is it contention?
+        timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate $warps 64 256 2>&1 | tee -a "$b"
     done
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/tcp_put_bw 2>&1 | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_idle 2>&1 | tee -a "$b"
