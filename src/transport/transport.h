@@ -1,5 +1,5 @@
 /* Transports: how a PE reaches peers whose heap it has not mapped.  One ops
- * table per transport (tcp here; ibrc next).  Addresses are heap offsets,
+ * table per transport (tcp.c, ibrc.c; nic.c picks ibrc's RDMA device).  Addresses are heap offsets,
  * the same on every PE.  Host-initiated operations call these from the
  * calling thread; the target side is served by the transport's own thread. */
 #ifndef GSHMEMI_TRANSPORT_H
