@@ -100,8 +100,10 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_
     if (f->taken_cache == 0 || number - FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
         uint64_t t;
         unsigned spins = 0;
-        while (number - (t = FIFO_LOAD_ACQUIRE(f->taken)) >= f->capacity)
-            FIFO_RELAX(spins++); /* full: wait for the consumer, never overwrite */
+        while (number - (t = FIFO_LOAD_ACQUIRE(f->taken)) >= f->capacity) {
+            FIFO_RELAX(spins); /* full: wait for the consumer, never overwrite */
+            spins++;
+        }
         if (f->taken_cache != 0)
             FIFO_MAX(f->taken_cache, t);
     }
