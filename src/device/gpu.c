@@ -23,6 +23,9 @@ static struct {
     uint64_t *result;  /* pinned: atomics' fetched values */
     void *bounce;      /* pinned: poll reads */
     size_t bounce_len;
+    /* stream memory operations (NULL where the driver has none) */
+    CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 } gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 
 #define GPU_FAIL(call, what, err)                                                                \
@@ -121,6 +124,8 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
                      dev, cudaGetErrorString(err));
         cudaGetLastError();
     }
+    gpu.write64 = gshmemi_gpu_driver_symbol("cuStreamWriteValue64");
+    gpu.wait64 = gshmemi_gpu_driver_symbol("cuStreamWaitValue64");
     gpu.device = dev;
     GSHMEMI_INFO(CORE, "using GPU %d of %d", dev, count);
     return 0;
@@ -298,14 +303,8 @@ void gshmemi_gpu_stream_sync(const char *call, void *stream)
  * the application's kernels occupy every SM.  An add needs a kernel. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
 {
-    static CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-    static int looked;
-    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-        write64 = gshmemi_gpu_driver_symbol("cuStreamWriteValue64");
-        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
-    }
-    if (op == 0 && write64 != NULL &&
-        write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS)
+    if (op == 0 && gpu.write64 != NULL &&
+        gpu.write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS)
         return;
     int err = gshmemi_launch_signal(gpu.ops, addr, value, op);
     if (err != cudaSuccess)
@@ -347,15 +346,9 @@ int gshmemi_gpu_capturing(void *stream)
 
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq)
 {
-    static CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-    static int looked;
-    if (!looked) {
-        wait64 = gshmemi_gpu_driver_symbol("cuStreamWaitValue64");
-        looked = 1;
-    }
-    if (wait64 == NULL)
+    if (gpu.wait64 == NULL)
         return -1;
-    return wait64((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value,
+    return gpu.wait64((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value,
                   eq ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS ? 0 : -1;
 }
 
