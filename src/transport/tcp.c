@@ -386,7 +386,7 @@ static int serve_one(int pe)
     r.id = f.id;
     /* On the GPU heap everything else is applied in the operations
      * stream's order, after the puts before it. */
-    if (f.type != F_PUT && tcp.batch.n > 0)
+    if (f.type != F_PUT)
         put_batch_flush();
     switch (f.type) {
     case F_PUT:
@@ -472,8 +472,7 @@ static void serve(int pe)
         if (serve_one(pe) != 0)
             break;
     } while (c->rx_tail - c->rx_head >= sizeof(struct frame) && !c->bye);
-    if (tcp.batch.n > 0)
-        put_batch_flush();
+    put_batch_flush();
 }
 
 static void *progress_main(void *arg)
@@ -540,18 +539,6 @@ static void tcp_put(const char *call, int pe, uint64_t off, const void *src, siz
     send_frame(call, pe, &f, src, n);
 }
 
-static void tcp_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
-{
-    void *b = gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst) ? malloc(GET_CHUNK) : NULL;
-    for (size_t done = 0; done < n; done += GET_CHUNK) {
-        size_t len = GSHMEMI_MIN(n - done, (size_t)GET_CHUNK);
-        struct frame f = {.type = F_GET, .off = off + done, .len = len};
-        call_and_wait(call, pe, &f, NULL, 0, b != NULL ? b : (char *)dst + done, len);
-        if (b != NULL)
-            gshmemi_gpu_copy(call, (char *)dst + done, b, len, 1);
-    }
-    free(b);
-}
 
 static uint64_t tcp_atomic(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
                            uint64_t b, int fetch)
@@ -589,20 +576,17 @@ struct tcp_token {
 
 static void *tcp_get_start(const char *call, int pe, uint64_t off, void *dst, size_t n)
 {
+    const int to_gpu = gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst);
     struct tcp_token *t;
-    if (n > GET_CHUNK || (t = calloc(1, sizeof(*t) + n)) == NULL)
+    if (n > GET_CHUNK || (t = calloc(1, sizeof(*t) + (to_gpu ? n : 0))) == NULL)
         return NULL; /* the caller does it the blocking way */
     struct frame f = {.type = F_GET, .off = off, .len = n};
     t->pe = pe;
     t->n = n;
     t->since = gshmemi_now_ns();
     t->p.len = n;
-    if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst)) {
-        t->gpu_dst = dst;
-        t->p.dst = t + 1;
-    } else {
-        t->p.dst = dst;
-    }
+    t->p.dst = to_gpu ? (void *)(t + 1) : dst; /* into GPU memory: through a bounce */
+    t->gpu_dst = to_gpu ? dst : NULL;
     call_start(call, pe, &f, NULL, 0, &t->p);
     return t;
 }
@@ -629,6 +613,20 @@ static uint64_t tcp_finish(const char *call, void *token)
         gshmemi_gpu_copy(call, t->gpu_dst, t + 1, t->n, 1);
     free(t);
     return old;
+}
+
+/* A get of any size: chunks of GET_CHUNK, one at a time. */
+static void tcp_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
+{
+    for (size_t done = 0; done < n; done += GET_CHUNK) {
+        size_t len = GSHMEMI_MIN(n - done, (size_t)GET_CHUNK);
+        void *t = tcp_get_start(call, pe, off + done, (char *)dst + done, len);
+        if (t == NULL) { /* len <= GET_CHUNK: only memory can be short */
+            GSHMEMI_ERROR(RMA, "%s: out of memory for a %zu-byte get from pe %d", call, len, pe);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+        (void)tcp_finish(call, t);
+    }
 }
 
 /* Each connection applies in order: one round trip to every peer written
