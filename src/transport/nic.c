@@ -48,14 +48,13 @@ static void real(const char *sysfs, const char *fmt, const char *arg, char out[P
  * different PCI roots (the components "pci0000:00", ...). */
 static int pci_distance(const char *a, const char *b)
 {
-    int shared = 0, shared_root = 0, left = 0;
+    int shared_root = 0, left = 0;
     if (a[0] == '\0' || b[0] == '\0')
         return INT_MAX;
     while (*a && *b) {
         size_t la = strcspn(a + 1, "/") + 1, lb = strcspn(b + 1, "/") + 1;
         if (la != lb || strncmp(a, b, la) != 0)
             break;
-        shared++;
         shared_root |= strncmp(a, "/pci", 4) == 0;
         a += la;
         b += lb;
@@ -66,7 +65,6 @@ static int pci_distance(const char *a, const char *b)
         left += *a == '/';
     for (; *b; b++)
         left += *b == '/';
-    (void)shared;
     return left;
 }
 
