@@ -5,15 +5,17 @@
 # usage: check_info_peers.sh GSHMRUN GSHMEM_INFO [HEAP]  (HEAP: host or GPU)
 set -eu
 run=$1 info=$2 heap=${3:-host}
-peers() { timeout 60 "$run" -n 3 "$info" --peers | sed 's/ (heap [^)]*)//'; }
-place=$(timeout 60 "$run" -n 3 "$info" --peers | grep -c "(heap $( [ "$heap" = GPU ] && echo "on GPU" || echo "in host memory")")
+where=$([ "$heap" = GPU ] && echo "on GPU" || echo "in host memory")
+full=$(timeout 60 "$run" -n 3 "$info" --peers)
+place=$(printf '%s\n' "$full" | grep -c "(heap $where")
 [ "$place" = 3 ] || { echo "FAIL: $place of 3 PEs say their heap is $heap"; exit 1; }
-out=$(peers)
+out=$(printf '%s\n' "$full" | sed 's/ (heap [^)]*)//')
 want="pe 0: 0:self 1:mapped 2:mapped
 pe 1: 0:mapped 1:self 2:mapped
 pe 2: 0:mapped 1:mapped 2:self"
 [ "$out" = "$want" ] || { printf 'FAIL mapped: got\n%s\n' "$out"; exit 1; }
-out=$(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORT=tcp peers)
+out=$(GSHMEM_DISABLE_P2P=1 GSHMEM_TRANSPORT=tcp timeout 60 "$run" -n 3 "$info" --peers |
+      sed 's/ (heap [^)]*)//')
 want="pe 0: 0:self 1:tcp 2:tcp
 pe 1: 0:tcp 1:self 2:tcp
 pe 2: 0:tcp 1:tcp 2:self"
