@@ -584,13 +584,18 @@ err:
     return st == 0 ? GSHMEM_ERR_IO : st;
 }
 
-static void ibrc_close(void)
+static void beat_stop(void)
 {
-    /* Goodbye first: a closing PE's silence is no loss. */
     ib.closing = 1;
     if (ib.beat_up)
         pthread_join(ib.beat_thread, NULL);
     ib.beat_up = 0;
+}
+
+static void ibrc_close(void)
+{
+    /* Goodbye first: a closing PE's silence is no loss. */
+    beat_stop();
     pthread_mutex_lock(&ib.lock);
     int left = 0;
     for (int pe = 0; ib.qps != NULL && pe < gshmemi_rt.n_pes; pe++)
@@ -613,9 +618,7 @@ static void ibrc_close(void)
 static void ibrc_close_all(void)
 {
     gshmemi_heap_grow_hook = NULL;
-    ib.closing = 1;
-    if (ib.beat_up)
-        pthread_join(ib.beat_thread, NULL);
+    beat_stop();
     for (int i = 0; i < ib.n_chunks; i++) {
         ibv_dereg_mr(ib.chunks[i].mr);
         free(ib.chunks[i].rkeys);
