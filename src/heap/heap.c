@@ -52,6 +52,30 @@ static void grow_abandon(struct growth *g)
     gshmemi_heap.ops->destroy(&g->mem);
 }
 
+/* A mapped chunk is kept (heap.h says why); without room to keep it, its
+ * handle goes at once, as the mapping keeps the memory. */
+static void grow_keep(struct growth *g)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct gshmemi_heap_mem *c = realloc(h->chunks, (h->n_chunks + 1) * sizeof(*c));
+    if (c == NULL) {
+        grow_abandon(g);
+        return;
+    }
+    h->chunks = c;
+    h->chunks[h->n_chunks++] = g->mem;
+}
+
+static void chunks_free(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    for (size_t i = 0; i < h->n_chunks; i++)
+        h->ops->destroy(&h->chunks[i]);
+    free(h->chunks);
+    h->chunks = NULL;
+    h->n_chunks = 0;
+}
+
 /* Blob-shared chunks: every PE's handle through the bootstrap, imported
  * and mapped for each mapped peer. */
 static int share_by_blob(struct growth *g, size_t add)
@@ -119,7 +143,7 @@ static int grow_commit(struct growth *g)
                 close(fds[i]);
     }
     free(fds);
-    grow_abandon(g); /* the handle: the mapping keeps the memory */
+    grow_keep(g);
     if (st != 0) {
         GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no longer "
                       "match, ending the job", g->new_size);
@@ -427,6 +451,7 @@ err_ctrl:
     gshmemi_fdx_close(&h->fdx);
 err_release:
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
+    chunks_free();
 err_free:
     free(mappable);
     free(h->slot_of_pe);
@@ -450,6 +475,7 @@ void gshmemi_heap_fini(void)
         gshmemi_gpu_quiet("gshmem_finalize");
     gshmemi_gpu_free(h->dev_peer_base);
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
+    chunks_free();
     h->ops->close();
     gshmemi_gpu_close();
     gshmemi_alloc_fini(&h->alloc);

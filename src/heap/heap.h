@@ -31,6 +31,11 @@ struct gshmemi_heap {
     struct gshmemi_alloc alloc;
     struct gshmemi_fdx fdx;
     uint64_t growths;
+    /* This PE's chunks with their exported fds, kept until finalize: the
+     * driver charges ~1 ms to close an exported GPU chunk's fd and as much
+     * again for the next export once none is open (tens of us otherwise). */
+    struct gshmemi_heap_mem *chunks;
+    size_t n_chunks;
 
     /* GPU heap only: the runtime's own area in it (for kernels: the
      * on-stream barrier), and each PE's heap base as GPU-visible table
