@@ -22,6 +22,14 @@ extern "C" {
 #define GSHMEM_API
 #endif
 
+/* Functions with a device definition too (gshmem_device.cuh): in CUDA's
+ * device compilation pass they are declared for host and device. */
+#if defined(__CUDACC__) && defined(__CUDA_ARCH__)
+#define GSHMEMI_HD_API GSHMEM_API __host__ __device__
+#else
+#define GSHMEMI_HD_API GSHMEM_API
+#endif
+
 #define GSHMEM_MAJOR_VERSION 1
 #define GSHMEM_MINOR_VERSION 5
 #define GSHMEM_MAX_NAME_LEN 64
@@ -64,8 +72,8 @@ GSHMEM_API void gshmem_init(void);
 GSHMEM_API int gshmem_init_thread(int requested, int *provided);
 GSHMEM_API void gshmem_query_thread(int *provided);
 GSHMEM_API void gshmem_finalize(void);
-GSHMEM_API int gshmem_my_pe(void);
-GSHMEM_API int gshmem_n_pes(void);
+GSHMEMI_HD_API int gshmem_my_pe(void);
+GSHMEMI_HD_API int gshmem_n_pes(void);
 GSHMEM_API void gshmem_global_exit(int status) __attribute__((noreturn));
 GSHMEM_API void gshmem_info_get_version(int *major, int *minor);
 GSHMEM_API void gshmem_info_get_name(char *name);
@@ -77,139 +85,139 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
 GSHMEM_API void *gshmem_realloc(void *ptr, size_t size);
 GSHMEM_API void gshmem_free(void *ptr);
-GSHMEM_API void *gshmem_ptr(const void *dest, int pe);
+GSHMEMI_HD_API void *gshmem_ptr(const void *dest, int pe);
 GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe);
 GSHMEM_API int gshmem_pe_accessible(int pe);
 
 /* ---- RMA ------------------------------------------------------------ */
 
 #define GSHMEMI_DECL_RMA(NAME, TYPE, G)                                                    \
-    GSHMEM_API void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,     \
+    GSHMEMI_HD_API void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,     \
                                         int pe);                                           \
-    GSHMEM_API void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
+    GSHMEMI_HD_API void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
                                             int pe);                                       \
-    GSHMEM_API void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,     \
+    GSHMEMI_HD_API void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,     \
                                         int pe);                                           \
-    GSHMEM_API void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
+    GSHMEMI_HD_API void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
                                             int pe);                                       \
-    GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe);                     \
-    GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe);                         \
-    GSHMEM_API void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+    GSHMEMI_HD_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe);                     \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe);                         \
+    GSHMEMI_HD_API void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
                                          ptrdiff_t sst, size_t nelems, int pe);            \
-    GSHMEM_API void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+    GSHMEMI_HD_API void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
                                          ptrdiff_t sst, size_t nelems, int pe);            \
-    GSHMEM_API void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,             \
+    GSHMEMI_HD_API void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,             \
                                                size_t nelems, uint64_t *sig_addr,          \
                                                uint64_t signal, int sig_op, int pe);       \
-    GSHMEM_API void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,         \
+    GSHMEMI_HD_API void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,         \
                                                    size_t nelems, uint64_t *sig_addr,      \
                                                    uint64_t signal, int sig_op, int pe);
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_RMA)
 #undef GSHMEMI_DECL_RMA
 
 #define GSHMEMI_DECL_RMA_SIZED(BITS, TYPE)                                                 \
-    GSHMEM_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems,        \
+    GSHMEMI_HD_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems,        \
                                      int pe);                                              \
-    GSHMEM_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
+    GSHMEMI_HD_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
                                            int pe);                                        \
-    GSHMEM_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems,        \
+    GSHMEMI_HD_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems,        \
                                      int pe);                                              \
-    GSHMEM_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
+    GSHMEMI_HD_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
                                            int pe);                                        \
-    GSHMEM_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,       \
+    GSHMEMI_HD_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,       \
                                       ptrdiff_t sst, size_t nelems, int pe);               \
-    GSHMEM_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,       \
+    GSHMEMI_HD_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,       \
                                       ptrdiff_t sst, size_t nelems, int pe);               \
-    GSHMEM_API void gshmem_put##BITS##_signal(void *dest, const void *source,              \
+    GSHMEMI_HD_API void gshmem_put##BITS##_signal(void *dest, const void *source,              \
                                               size_t nelems, uint64_t *sig_addr,           \
                                               uint64_t signal, int sig_op, int pe);        \
-    GSHMEM_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,          \
+    GSHMEMI_HD_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,          \
                                                   size_t nelems, uint64_t *sig_addr,       \
                                                   uint64_t signal, int sig_op, int pe);
 GSHMEM_FOR_RMA_SIZES(GSHMEMI_DECL_RMA_SIZED)
 #undef GSHMEMI_DECL_RMA_SIZED
 
-GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-GSHMEM_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+GSHMEMI_HD_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+GSHMEMI_HD_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+GSHMEMI_HD_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+GSHMEMI_HD_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+GSHMEMI_HD_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-GSHMEM_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+GSHMEMI_HD_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
                                          uint64_t *sig_addr, uint64_t signal, int sig_op,
                                          int pe);
 
 /* ---- signals ---------------------------------------------------------- */
 
-GSHMEM_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
-GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+GSHMEMI_HD_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
+GSHMEMI_HD_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /* ---- atomics ---------------------------------------------------------- */
 
 #define GSHMEMI_DECL_AMO_EXTENDED(NAME, TYPE, G)                                     \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe);        \
-    GSHMEM_API void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);      \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe);        \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);      \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DECL_AMO_EXTENDED)
 #undef GSHMEMI_DECL_AMO_EXTENDED
 
 #define GSHMEMI_DECL_AMO_STANDARD(NAME, TYPE, G)                                         \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond,           \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond,           \
                                                         TYPE value, int pe);             \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                \
-    GSHMEM_API void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe);                      \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);    \
-    GSHMEM_API void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe);                      \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);    \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DECL_AMO_STANDARD)
 #undef GSHMEMI_DECL_AMO_STANDARD
 
 #define GSHMEMI_DECL_AMO_BITWISE(NAME, TYPE, G)                                        \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe);  \
-    GSHMEM_API void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe);        \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe);   \
-    GSHMEM_API void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe);         \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe);  \
-    GSHMEM_API void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe);
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe);  \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe);        \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe);   \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe);         \
+    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe);  \
+    GSHMEMI_HD_API void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe);
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_BITWISE)
 #undef GSHMEMI_DECL_AMO_BITWISE
 
 /* ---- point-to-point synchronisation ----------------------------------- */
 
 #define GSHMEMI_DECL_P2P_SYNC(NAME, TYPE, G)                                                 \
-    GSHMEM_API void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);         \
-    GSHMEM_API void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,               \
+    GSHMEMI_HD_API void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);         \
+    GSHMEMI_HD_API void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,               \
                                                    const int *status, int cmp,               \
                                                    TYPE cmp_value);                          \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,             \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,             \
                                                      const int *status, int cmp,             \
                                                      TYPE cmp_value);                        \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,            \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,            \
                                                       size_t *indices, const int *status,    \
                                                       int cmp, TYPE cmp_value);              \
-    GSHMEM_API void gshmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,        \
+    GSHMEMI_HD_API void gshmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,        \
                                                           const int *status, int cmp,        \
                                                           const TYPE *cmp_values);           \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,      \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,      \
                                                             const int *status, int cmp,      \
                                                             const TYPE *cmp_values);         \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_some_vector(                                \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_some_vector(                                \
         TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,             \
         const TYPE *cmp_values);                                                             \
-    GSHMEM_API int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                \
-    GSHMEM_API int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,   \
+    GSHMEMI_HD_API int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                \
+    GSHMEMI_HD_API int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,   \
                                             int cmp, TYPE cmp_value);                        \
-    GSHMEM_API size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems,                   \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems,                   \
                                                const int *status, int cmp, TYPE cmp_value);  \
-    GSHMEM_API size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices, \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices, \
                                                 const int *status, int cmp,                  \
                                                 TYPE cmp_value);                             \
-    GSHMEM_API int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,               \
+    GSHMEMI_HD_API int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,               \
                                                    const int *status, int cmp,               \
                                                    const TYPE *cmp_values);                  \
-    GSHMEM_API size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,            \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,            \
                                                       const int *status, int cmp,            \
                                                       const TYPE *cmp_values);               \
-    GSHMEM_API size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,           \
+    GSHMEMI_HD_API size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,           \
                                                        size_t *indices, const int *status,   \
                                                        int cmp, const TYPE *cmp_values);
 GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DECL_P2P_SYNC)
@@ -217,10 +225,10 @@ GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DECL_P2P_SYNC)
 
 /* ---- ordering and collective synchronisation -------------------------- */
 
-GSHMEM_API void gshmem_fence(void);
-GSHMEM_API void gshmem_quiet(void);
-GSHMEM_API void gshmem_barrier_all(void);
-GSHMEM_API void gshmem_sync_all(void);
+GSHMEMI_HD_API void gshmem_fence(void);
+GSHMEMI_HD_API void gshmem_quiet(void);
+GSHMEMI_HD_API void gshmem_barrier_all(void);
+GSHMEMI_HD_API void gshmem_sync_all(void);
 
 #ifdef __cplusplus
 }

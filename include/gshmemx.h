@@ -56,7 +56,7 @@ GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks,
 GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
 GSHMEM_API int gshmemx_init_status(void);
 
-GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+GSHMEMI_HD_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
 /* ---- stream-ordered forms (the symmetric heap in GPU memory) ------------
  * Each is enqueued on a CUDA stream (a cudaStream_t is a struct CUstream_st

@@ -60,6 +60,9 @@
     X(TIMEOUT, SECONDS, "300",                                                              \
       "Deadline of every blocking wait (wait_until, barriers, ...), in seconds; 0 waits "   \
       "forever. A wait past it ends the job with a message naming the call and values.")    \
+    X(DEBUG_CHECKS, BOOL, "0",                                                              \
+      "Kernels check every device call's PE, heap bounds and atomic alignment; a failed "  \
+      "check ends the job naming the call, block, thread, PE and address.")                \
     X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
     X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
     X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \

@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
+#include "device/device_state.h"
 #include "proxy/proxy.h"
 #include "transport/transport.h"
 
@@ -229,6 +230,11 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     st = gshmemi_transport_init();
     if (st == 0 && (st = gshmemi_proxy_start()) != 0)
         gshmemi_transport_fini();
+    if (st == 0 && (st = gshmemi_device_state_start()) != 0) {
+        gshmemi_device_state_stop();
+        gshmemi_proxy_stop();
+        gshmemi_transport_fini();
+    }
     if (st != 0) {
         rt->initialized = 0;
         goto err_heap;
@@ -293,6 +299,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_device_state_stop();
     gshmemi_proxy_stop();
     gshmemi_transport_fini();
     gshmemi_buffers_release();

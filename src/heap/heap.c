@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
+#include "device/device_state.h"
 #include "device/gpu.h"
 #include "heap/heap.h"
 
@@ -157,6 +158,7 @@ static int grow_commit(struct growth *g)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth");
     }
     st = gshmemi_alloc_extend(&h->alloc, g->new_size);
+    gshmemi_device_state_heap_grown();
     uint64_t t_end = gshmemi_now_ns();
     GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes: map %.3f ms, exchange %.3f ms, map %d "
                  "peers %.3f ms", add, g->new_size, (t_map - t0) * 1e-6, (t_exchange - t_map) * 1e-6,

@@ -3,7 +3,8 @@
 message (a regular expression, pointers abstracted), the exit status, and
 that the other PEs neither hang nor report a lost peer.
 
-usage: check_negative.py GSHMRUN NEGATIVE"""
+usage: check_negative.py GSHMRUN NEGATIVE [CASE...]
+       check_negative.py GSHMRUN DEVICE_API --device [CASE...]"""
 import os
 import re
 import subprocess
@@ -56,8 +57,28 @@ cases = {
                    r"or never allocated\)$", 0, {}),
 }
 
+# Device-side bad input (`device_api CASE`): pe 0's kernel fails, its watch
+# thread ends the job with the message.
+D = r"gshmem pe 0 \(\S+:\d+\) error core: "
+K = r" in a kernel \(block 0,0,0 thread 0,0,0\) failed: "
+device_cases = {
+    "dev-pe-range": (D + "gshmem_int_p" + K + r"pe 7 is not in \[0, 2\)$", ABORT,
+                     {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "dev-not-heap": (D + "gshmem_int_p" + K + rf"address {P} \(4 bytes\) is not in the symmetric "
+                     rf"heap \[{P}, {P}\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "dev-misaligned": (D + "gshmem_int_atomic_add" + K + rf"address {P} is not aligned to the "
+                       r"atomic's 4 bytes$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "dev-timeout": (D + "gshmem_int_wait_until" + K + rf"waited past GSHMEM_TIMEOUT \(2 s\) at {P} "
+                    r"for cmp 0 value 12345; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
+    "dev-unmapped": (D + "gshmem_int_p" + K + r"pe 1 is not mapped into this PE \(GSHMEM_DISABLE_P2P, "
+                     r"or no P2P path between the GPUs\), and kernels reach only mapped PEs so far$",
+                     ABORT, {"GSHMEM_DISABLE_P2P": "1"}),
+}
+
 failed = 0
 only = sys.argv[3:]
+if only[:1] == ["--device"]:
+    cases, only = device_cases, only[1:]
 for name, (pattern, want_status, env) in cases.items():
     if only and name not in only:
         continue

@@ -12,8 +12,8 @@ dups = {s for s in expected if expected.count(s) > 1}
 nm = subprocess.run(["nm", "-D", "--defined-only", lib], check=True,
                     capture_output=True, text=True).stdout
 exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
-exported_api = {s for s in exported if s.startswith(("gshmem_", "gshmemx_"))}
-others = sorted(s for s in exported if not s.startswith(("gshmem_", "gshmemx_"))
+exported_api = {s for s in exported if s.startswith(("gshmem_", "gshmemx_", "gshmemi_"))}
+others = sorted(s for s in exported if not s.startswith(("gshmem_", "gshmemx_", "gshmemi_"))
                 and not s.startswith("_"))
 missing = sorted(set(expected) - exported)
 extra = sorted(exported_api - set(expected))

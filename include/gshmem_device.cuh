@@ -1,0 +1,1060 @@
+/*
+ * gshmem device API: the OpenSHMEM / NVSHMEM families called from CUDA
+ * kernels, header-only.  Include it in each .cu file whose kernels use
+ * gshmem and build without relocatable device code:
+ *
+ *     nvcc -arch=sm_90 app.cu -lgshmem
+ *
+ * (-rdc=true works too.)  Each translation unit has its own copy of the
+ * device state (a static __constant__ object) and registers, from a static
+ * initialiser, a callback the library runs at gshmem_init, on heap growth
+ * and at gshmem_finalize; a library loaded with dlopen after init is
+ * brought up to date when it registers.
+ *
+ * Memory model (DESIGN.md section 5): puts to mapped PEs are weak stores;
+ * gshmem_fence orders them per PE; gshmem_quiet completes all; signals are
+ * release operations at system scope; waits spin with relaxed loads and
+ * acquire once satisfied.  Kernels reach mapped PEs (same GPU or P2P); a
+ * call on a PE reached only through the proxy stops the job with a message
+ * naming the call, the PE and the block/thread.
+ */
+#ifndef GSHMEM_DEVICE_CUH
+#define GSHMEM_DEVICE_CUH
+
+#ifndef __CUDACC__
+#error "gshmem_device.cuh is CUDA C++: compile this file with nvcc"
+#endif
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "gshmem.h"
+#include "gshmemi_device_state.h"
+#include "gshmemx.h"
+
+/* This translation unit's copy of the runtime's state. */
+static __constant__ struct gshmemi_device_state gshmemi_dstate;
+
+/* ---- registration (host) ------------------------------------------------ */
+
+namespace {
+
+int gshmemi_tu_update(const struct gshmemi_device_state *s, void *stream)
+{
+    return static_cast<int>(cudaMemcpyToSymbolAsync(gshmemi_dstate, s, sizeof(*s), 0,
+                                                    cudaMemcpyHostToDevice,
+                                                    static_cast<cudaStream_t>(stream)));
+}
+
+struct gshmemi_tu_registrar {
+    gshmemi_tu_registrar()
+    {
+        gshmemi_device_state_register(gshmemi_tu_update, GSHMEMI_DEVICE_STATE_VERSION,
+                                      sizeof(struct gshmemi_device_state));
+    }
+    ~gshmemi_tu_registrar() { gshmemi_device_state_unregister(gshmemi_tu_update); }
+};
+
+gshmemi_tu_registrar gshmemi_tu_registrar_instance;
+
+} // namespace
+
+/* ---- collective launch (host) ------------------------------------------- */
+
+/* Launches a kernel whose blocks all run at once (cooperative launch), as
+ * the device barrier_all/sync_all need; refuses, with a message, a grid
+ * that cannot be resident.  Returns 0 or a gshmem status. */
+inline int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args,
+                                                    size_t shmem, int *gridsize)
+{
+    (void)args;
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func,
+                                                      static_cast<int>(block.x * block.y * block.z),
+                                                      shmem) != cudaSuccess) {
+        cudaGetLastError();
+        return GSHMEM_ERR_CUDA;
+    }
+    *gridsize = per_sm * sms;
+    return 0;
+}
+
+inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
+                                     size_t shmem, cudaStream_t stream)
+{
+    int most = 0;
+    const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
+    int st = gshmemx_collective_launch_query_gridsize(func, block, args, shmem, &most);
+    if (st != 0) {
+        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: the occupancy of the "
+                     "kernel could not be read\n", gshmem_my_pe());
+        return st;
+    }
+    if (blocks > static_cast<unsigned long long>(most)) {
+        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: %llu blocks of %u threads "
+                     "cannot all be resident on this GPU (at most %d), as a kernel calling "
+                     "device barriers needs\n", gshmem_my_pe(), blocks,
+                     block.x * block.y * block.z, most);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    cudaError_t err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
+    if (err != cudaSuccess) {
+        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: %s\n", gshmem_my_pe(),
+                     cudaGetErrorString(err));
+        return GSHMEM_ERR_CUDA;
+    }
+    return 0;
+}
+
+/* ---- device internals --------------------------------------------------- */
+
+namespace {
+
+__device__ __forceinline__ const struct gshmemi_device_state &gshmemi_s() { return gshmemi_dstate; }
+
+/* The first failing thread of the PE records why (host-mapped memory), the
+ * PE's watch thread ends the job with that message; this thread stops. */
+__device__ __noinline__ void gshmemi_fail(const char *call, int reason, int pe, const void *addr,
+                                          uint64_t size, int cmp = 0, uint64_t expected = 0,
+                                          uint64_t found = 0)
+{
+    struct gshmemi_device_failure *f = gshmemi_dstate.failure;
+    if (f != nullptr && atomicCAS_system(&f->claimed, 0u, 1u) == 0u) {
+        f->reason = reason;
+        f->pe = pe;
+        f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
+        f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
+        f->addr = reinterpret_cast<uint64_t>(addr);
+        f->size = size;
+        f->cmp = cmp;
+        f->expected = expected;
+        f->found = found;
+        int i = 0;
+        for (; call[i] != 0 && i < static_cast<int>(sizeof(f->call)) - 1; i++)
+            f->call[i] = call[i];
+        f->call[i] = 0;
+        __threadfence_system();
+        atomicExch_system(&f->ready, 1u);
+    }
+    if (f == nullptr)
+        printf("gshmem: %s called in a kernel while gshmem is not initialised\n", call);
+    __trap();
+}
+
+__device__ __forceinline__ void gshmemi_check_pe(const char *call, int pe)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (!s.initialized)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_INIT, pe, nullptr, 0);
+    if (pe < 0 || pe >= s.n_pes)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_PE_RANGE, pe, nullptr, 0);
+}
+
+__device__ __forceinline__ void gshmemi_check_heap(const char *call, int pe, const void *p,
+                                                   size_t bytes)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const char *c = static_cast<const char *>(p);
+    if (c < s.heap_base || static_cast<uint64_t>(c - s.heap_base) > s.heap_size ||
+        bytes > s.heap_size - static_cast<uint64_t>(c - s.heap_base))
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_HEAP, pe, p, bytes);
+}
+
+/* The address of symmetric object `sym` in PE pe's heap, as mapped here. */
+__device__ __forceinline__ char *gshmemi_peer(const char *call, const void *sym, size_t bytes,
+                                              int pe)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (s.debug_checks) {
+        gshmemi_check_pe(call, pe);
+        gshmemi_check_heap(call, pe, sym, bytes);
+    }
+    char *base = s.peer_base[pe];
+    if (base == nullptr)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, sym, bytes);
+    return base + (static_cast<const char *>(sym) - s.heap_base);
+}
+
+template <typename T>
+__device__ __forceinline__ T *gshmemi_peer_atomic(const char *call, T *sym, int pe)
+{
+    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(sym) % sizeof(T) != 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, sym, sizeof(T));
+    return reinterpret_cast<T *>(gshmemi_peer(call, sym, sizeof(T), pe));
+}
+
+__device__ __forceinline__ uint64_t gshmemi_now_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ void gshmemi_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ __forceinline__ void gshmemi_fence_sc() { asm volatile("fence.sc.sys;" ::: "memory"); }
+
+/* ---- copies: the widest accesses both addresses allow, split over the
+ * group's threads (lane of n), four 16-byte vectors in flight per thread. */
+__device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t n, unsigned lane,
+                                             unsigned nthreads)
+{
+    const unsigned mis = static_cast<unsigned>(reinterpret_cast<uintptr_t>(dst) & 15);
+    if (mis == (reinterpret_cast<uintptr_t>(src) & 15) && n >= 64) {
+        const size_t head = mis != 0 ? 16 - mis : 0;
+        for (size_t i = lane; i < head; i += nthreads)
+            dst[i] = src[i];
+        dst += head, src += head, n -= head;
+        uint4 *d = reinterpret_cast<uint4 *>(dst);
+        const uint4 *s = reinterpret_cast<const uint4 *>(src);
+        const size_t nv = n / 16;
+        size_t i = lane;
+        for (; i + 3 * static_cast<size_t>(nthreads) < nv; i += 4 * static_cast<size_t>(nthreads)) {
+            uint4 a = s[i], b = s[i + nthreads], c = s[i + 2 * nthreads], e = s[i + 3 * nthreads];
+            d[i] = a, d[i + nthreads] = b, d[i + 2 * nthreads] = c, d[i + 3 * nthreads] = e;
+        }
+        for (; i < nv; i += nthreads)
+            d[i] = s[i];
+        for (size_t j = nv * 16 + lane; j < n; j += nthreads)
+            dst[j] = src[j];
+        return;
+    }
+    const unsigned common = static_cast<unsigned>(
+        (reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 7);
+    if (common == 0) {
+        uint64_t *d = reinterpret_cast<uint64_t *>(dst);
+        const uint64_t *s = reinterpret_cast<const uint64_t *>(src);
+        for (size_t i = lane; i < n / 8; i += nthreads)
+            d[i] = s[i];
+        for (size_t j = n / 8 * 8 + lane; j < n; j += nthreads)
+            dst[j] = src[j];
+    } else if ((common & 3) == 0) {
+        uint32_t *d = reinterpret_cast<uint32_t *>(dst);
+        const uint32_t *s = reinterpret_cast<const uint32_t *>(src);
+        for (size_t i = lane; i < n / 4; i += nthreads)
+            d[i] = s[i];
+        for (size_t j = n / 4 * 4 + lane; j < n; j += nthreads)
+            dst[j] = src[j];
+    } else {
+        for (size_t i = lane; i < n; i += nthreads)
+            dst[i] = src[i];
+    }
+}
+
+__device__ __forceinline__ unsigned gshmemi_lane()
+{
+    unsigned l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
+__device__ __forceinline__ unsigned gshmemi_block_rank()
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+__device__ __forceinline__ unsigned gshmemi_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+enum gshmemi_scope { GSHMEMI_THREAD, GSHMEMI_WARP, GSHMEMI_BLOCK };
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_group(unsigned *lane, unsigned *n)
+{
+    if (SCOPE == GSHMEMI_THREAD)
+        *lane = 0, *n = 1;
+    else if (SCOPE == GSHMEMI_WARP)
+        *lane = gshmemi_lane(), *n = 32;
+    else
+        *lane = gshmemi_block_rank(), *n = gshmemi_block_size();
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_group_sync()
+{
+    if (SCOPE == GSHMEMI_WARP)
+        __syncwarp();
+    else if (SCOPE == GSHMEMI_BLOCK)
+        __syncthreads();
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const void *src,
+                                            size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    char *d = gshmemi_peer(call, dest, bytes, pe);
+    gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
+    gshmemi_group_sync<SCOPE>();
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const void *src,
+                                            size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    const char *s = gshmemi_peer(call, src, bytes, pe);
+    gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
+    gshmemi_group_sync<SCOPE>();
+}
+
+__device__ __forceinline__ void gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
+                                               int op, int pe)
+{
+    unsigned long long *p = gshmemi_peer_atomic(call, reinterpret_cast<unsigned long long *>(sig), pe);
+    /* Release at system scope: the data written before lands first. */
+    if (op == GSHMEM_SIGNAL_ADD)
+        asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    else
+        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest, const void *src,
+                                                   size_t bytes, uint64_t *sig, uint64_t value,
+                                                   int op, int pe)
+{
+    gshmemi_put<SCOPE>(call, dest, src, bytes, pe);
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    if (lane == 0) {
+        if (SCOPE != GSHMEMI_THREAD)
+            gshmemi_fence_acq_rel(); /* the group's stores, seen through its barrier */
+        gshmemi_signal(call, sig, value, op, pe);
+    }
+    gshmemi_group_sync<SCOPE>();
+}
+
+/* A load that reaches memory every time (relaxed, system scope), for any
+ * type up to 8 bytes (half and bfloat16 have no volatile copy). */
+template <typename T>
+__device__ __forceinline__ T gshmemi_vload(const T *p)
+{
+    typedef typename std::conditional<
+        sizeof(T) == 1, uint8_t,
+        typename std::conditional<sizeof(T) == 2, uint16_t,
+                                  typename std::conditional<sizeof(T) == 4, uint32_t,
+                                                            uint64_t>::type>::type>::type U;
+    static_assert(sizeof(U) == sizeof(T), "gshmemi_vload: 1, 2, 4 or 8 bytes");
+    U u = *reinterpret_cast<const volatile U *>(p);
+    T v;
+    memcpy(&v, &u, sizeof(T));
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ bool gshmemi_compare(T v, int cmp, T ref)
+{
+    switch (cmp) {
+    case GSHMEM_CMP_EQ: return v == ref;
+    case GSHMEM_CMP_NE: return v != ref;
+    case GSHMEM_CMP_GT: return v > ref;
+    case GSHMEM_CMP_LE: return v <= ref;
+    case GSHMEM_CMP_LT: return v < ref;
+    case GSHMEM_CMP_GE: return v >= ref;
+    }
+    return false;
+}
+
+template <typename T>
+__device__ __forceinline__ uint64_t gshmemi_bits(T v)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    return b;
+}
+
+/* Spins with relaxed (volatile) loads; one acquire fence once satisfied.
+ * Past GSHMEM_TIMEOUT the job ends naming the call and the values. */
+template <typename T>
+__device__ __forceinline__ T gshmemi_wait(const char *call, T *ivar, int cmp, T value)
+{
+    const volatile T *p = ivar;
+    T v = *p;
+    if (!gshmemi_compare(v, cmp, value)) {
+        const uint64_t timeout = gshmemi_s().timeout_ns;
+        const uint64_t start = timeout != 0 ? gshmemi_now_ns() : 0;
+        for (unsigned spins = 1;; spins++) {
+            v = *p;
+            if (gshmemi_compare(v, cmp, value))
+                break;
+            if (timeout != 0 && (spins & 1023) == 0 && gshmemi_now_ns() - start > timeout)
+                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, ivar, sizeof(T),
+                             cmp, gshmemi_bits(value), gshmemi_bits(v));
+        }
+    }
+    gshmemi_fence_acq_rel();
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ bool gshmemi_test(T *ivar, int cmp, T value)
+{
+    T v = *static_cast<const volatile T *>(ivar);
+    if (!gshmemi_compare(v, cmp, value))
+        return false;
+    gshmemi_fence_acq_rel();
+    return true;
+}
+
+/* Multi-word waits and tests: entries with status[i] != 0 are left out. */
+template <typename T>
+__device__ __forceinline__ bool gshmemi_entry(T *ivars, size_t i, int cmp, const T *values, T value)
+{
+    return gshmemi_compare(*static_cast<const volatile T *>(ivars + i), cmp,
+                           values != nullptr ? values[i] : value);
+}
+
+template <typename T>
+__device__ __forceinline__ int gshmemi_test_all(T *ivars, size_t n, const int *status, int cmp,
+                                                const T *values, T value)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((status == nullptr || status[i] == 0) && !gshmemi_entry(ivars, i, cmp, values, value))
+            return 0;
+    gshmemi_fence_acq_rel();
+    return 1;
+}
+
+template <typename T>
+__device__ __forceinline__ size_t gshmemi_test_any(T *ivars, size_t n, const int *status, int cmp,
+                                                   const T *values, T value)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((status == nullptr || status[i] == 0) && gshmemi_entry(ivars, i, cmp, values, value)) {
+            gshmemi_fence_acq_rel();
+            return i;
+        }
+    return SIZE_MAX;
+}
+
+template <typename T>
+__device__ __forceinline__ size_t gshmemi_test_some(T *ivars, size_t n, size_t *indices,
+                                                    const int *status, int cmp, const T *values,
+                                                    T value)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((status == nullptr || status[i] == 0) && gshmemi_entry(ivars, i, cmp, values, value))
+            indices[k++] = i;
+    if (k != 0)
+        gshmemi_fence_acq_rel();
+    return k;
+}
+
+__device__ __forceinline__ bool gshmemi_all_excluded(size_t n, const int *status)
+{
+    for (size_t i = 0; status != nullptr && i < n; i++)
+        if (status[i] == 0)
+            return false;
+    return status != nullptr || n == 0;
+}
+
+/* Waits built on the tests; the deadline as for gshmemi_wait. */
+template <typename F>
+__device__ __forceinline__ void gshmemi_spin(const char *call, const void *at, F done)
+{
+    const uint64_t timeout = gshmemi_s().timeout_ns;
+    const uint64_t start = timeout != 0 ? gshmemi_now_ns() : 0;
+    for (unsigned spins = 1; !done(); spins++)
+        if (timeout != 0 && (spins & 255) == 0 && gshmemi_now_ns() - start > timeout)
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, at, 0);
+}
+
+/* Atomics on a PE's word, by size: the types' bits go through unsigned
+ * words of the same size (two's complement makes add the same). */
+template <typename T> struct gshmemi_word;
+template <> struct gshmemi_word<uint32_t> { typedef unsigned int type; };
+template <> struct gshmemi_word<uint64_t> { typedef unsigned long long type; };
+template <typename T>
+struct gshmemi_wordof {
+    typedef typename gshmemi_word<typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type type;
+};
+
+template <typename T>
+__device__ __forceinline__ typename gshmemi_wordof<T>::type gshmemi_w(T v)
+{
+    typename gshmemi_wordof<T>::type w;
+    memcpy(&w, &v, sizeof(T));
+    return w;
+}
+
+template <typename T>
+__device__ __forceinline__ T gshmemi_t(typename gshmemi_wordof<T>::type w)
+{
+    T v;
+    memcpy(&v, &w, sizeof(T));
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ typename gshmemi_wordof<T>::type *gshmemi_amo_ptr(const char *call,
+                                                                             const T *dest, int pe)
+{
+    return reinterpret_cast<typename gshmemi_wordof<T>::type *>(
+        gshmemi_peer_atomic(call, const_cast<T *>(dest), pe));
+}
+
+/* ---- device-wide barrier: every thread of the grid (a collective launch)
+ * on every PE.  Blocks meet at a counter in this PE's internal area; the
+ * last to arrive runs a dissemination barrier with the other PEs (one
+ * atomic per round into the partner's area) and releases the grid. */
+__device__ __noinline__ void gshmemi_pe_barrier(const char *call)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
+    const unsigned long long target = ++area[GSHMEMI_DEV_AREA_DBAR_EPOCH];
+    for (int r = 0, d = 1; d < s.n_pes; r++, d <<= 1) {
+        const int to = (s.my_pe + d) % s.n_pes;
+        char *base = s.peer_base[to];
+        if (base == nullptr)
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, to, nullptr, 0);
+        unsigned long long *theirs =
+            reinterpret_cast<unsigned long long *>(base + s.dev_area_off) + GSHMEMI_DEV_AREA_DBAR_ROUNDS + r;
+        asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        gshmemi_wait(call, &area[GSHMEMI_DEV_AREA_DBAR_ROUNDS + r], GSHMEM_CMP_GE, target);
+    }
+}
+
+__device__ __forceinline__ void gshmemi_grid_barrier(const char *call, bool complete)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (s.debug_checks)
+        gshmemi_check_pe(call, s.my_pe);
+    if (complete)
+        gshmemi_fence_sc(); /* quiet: this thread's puts are done */
+    __syncthreads();
+    if (gshmemi_block_rank() == 0) {
+        unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
+        unsigned long long *gen = &area[GSHMEMI_DEV_AREA_GRID_GEN];
+        const unsigned long long g = *static_cast<volatile unsigned long long *>(gen);
+        const unsigned long long blocks = 1ull * gridDim.x * gridDim.y * gridDim.z;
+        __threadfence();
+        if (atomicAdd(&area[GSHMEMI_DEV_AREA_GRID_ARRIVE], 1ull) + 1 == blocks) {
+            area[GSHMEMI_DEV_AREA_GRID_ARRIVE] = 0;
+            gshmemi_pe_barrier(call);
+            __threadfence();
+            atomicAdd(gen, 1ull);
+        } else {
+            gshmemi_wait(call, gen, GSHMEM_CMP_NE, g);
+        }
+        gshmemi_fence_acq_rel();
+    }
+    __syncthreads();
+}
+
+} // namespace
+
+/* ---- the API ------------------------------------------------------------ */
+
+#ifdef __CUDA_ARCH__
+extern "C" {
+
+__device__ inline int gshmem_my_pe(void) { return gshmemi_dstate.my_pe; }
+__device__ inline int gshmem_n_pes(void) { return gshmemi_dstate.n_pes; }
+
+__device__ inline void *gshmem_ptr(const void *dest, int pe)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (!s.initialized || pe < 0 || pe >= s.n_pes || s.peer_base[pe] == nullptr)
+        return nullptr;
+    return s.peer_base[pe] + (static_cast<const char *>(dest) - s.heap_base);
+}
+
+#define GSHMEMI_DEV_RMA(NAME, TYPE, G)                                                              \
+    __device__ inline void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,      \
+                                               int pe)                                             \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_" #NAME "_put", dest, source, nelems * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_" #NAME "_put_nbi", dest, source,                      \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,      \
+                                               int pe)                                             \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_" #NAME "_get", dest, source, nelems * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_" #NAME "_get_nbi", dest, source,                      \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                       \
+    {                                                                                              \
+        *reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_" #NAME "_p", dest, sizeof(TYPE), pe)) =    \
+            value;                                                                                 \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                           \
+    {                                                                                              \
+        return gshmemi_vload(reinterpret_cast<const TYPE *>(                                       \
+            gshmemi_peer("gshmem_" #NAME "_g", source, sizeof(TYPE), pe)));                        \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
+                                                ptrdiff_t sst, size_t nelems, int pe)              \
+    {                                                                                              \
+        if (nelems == 0)                                                                           \
+            return;                                                                                \
+        TYPE *d = reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_" #NAME "_iput", dest,             \
+                                                        ((nelems - 1) * dst + 1) * sizeof(TYPE), pe)); \
+        for (size_t i = 0; i < nelems; i++)                                                        \
+            d[i * dst] = source[i * sst];                                                          \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
+                                                ptrdiff_t sst, size_t nelems, int pe)              \
+    {                                                                                              \
+        if (nelems == 0)                                                                           \
+            return;                                                                                \
+        const TYPE *s = reinterpret_cast<const TYPE *>(gshmemi_peer(                               \
+            "gshmem_" #NAME "_iget", source, ((nelems - 1) * sst + 1) * sizeof(TYPE), pe));        \
+        for (size_t i = 0; i < nelems; i++)                                                        \
+            dest[i * dst] = s[i * sst];                                                            \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,              \
+                                                      size_t nelems, uint64_t *sig_addr,           \
+                                                      uint64_t signal, int sig_op, int pe)         \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_" #NAME "_put_signal", dest, source,            \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,          \
+                                                          size_t nelems, uint64_t *sig_addr,       \
+                                                          uint64_t signal, int sig_op, int pe)     \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_" #NAME "_put_signal_nbi", dest, source,        \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
+#undef GSHMEMI_DEV_RMA
+
+#define GSHMEMI_DEV_RMA_SIZED(BITS, TYPE)                                                          \
+    __device__ inline void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_put" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
+                                                  int pe)                                          \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_put" #BITS "_nbi", dest, source,                       \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_get" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
+    }                                                                                              \
+    __device__ inline void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
+                                                  int pe)                                          \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_get" #BITS "_nbi", dest, source,                       \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,        \
+                                             ptrdiff_t sst, size_t nelems, int pe)                 \
+    {                                                                                              \
+        if (nelems == 0)                                                                           \
+            return;                                                                                \
+        TYPE *d = reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_iput" #BITS, dest,                 \
+                                                        ((nelems - 1) * dst + 1) * sizeof(TYPE), pe)); \
+        const TYPE *s = static_cast<const TYPE *>(source);                                         \
+        for (size_t i = 0; i < nelems; i++)                                                        \
+            d[i * dst] = s[i * sst];                                                               \
+    }                                                                                              \
+    __device__ inline void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,        \
+                                             ptrdiff_t sst, size_t nelems, int pe)                 \
+    {                                                                                              \
+        if (nelems == 0)                                                                           \
+            return;                                                                                \
+        const TYPE *s = reinterpret_cast<const TYPE *>(gshmemi_peer(                               \
+            "gshmem_iget" #BITS, source, ((nelems - 1) * sst + 1) * sizeof(TYPE), pe));            \
+        TYPE *d = static_cast<TYPE *>(dest);                                                       \
+        for (size_t i = 0; i < nelems; i++)                                                        \
+            d[i * dst] = s[i * sst];                                                               \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_signal(void *dest, const void *source,               \
+                                                     size_t nelems, uint64_t *sig_addr,            \
+                                                     uint64_t signal, int sig_op, int pe)          \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_put" #BITS "_signal", dest, source,             \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,           \
+                                                         size_t nelems, uint64_t *sig_addr,        \
+                                                         uint64_t signal, int sig_op, int pe)      \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_put" #BITS "_signal_nbi", dest, source,         \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }
+GSHMEM_FOR_RMA_SIZES(GSHMEMI_DEV_RMA_SIZED)
+#undef GSHMEMI_DEV_RMA_SIZED
+
+__device__ inline void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_put<GSHMEMI_THREAD>("gshmem_putmem", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_put<GSHMEMI_THREAD>("gshmem_putmem_nbi", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_get<GSHMEMI_THREAD>("gshmem_getmem", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_get<GSHMEMI_THREAD>("gshmem_getmem_nbi", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_putmem_signal", dest, source, nelems, sig_addr,
+                                       signal, sig_op, pe);
+}
+__device__ inline void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe)
+{
+    gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
+                                       signal, sig_op, pe);
+}
+
+/* ---- signals ---- */
+__device__ inline uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(sig_addr) : "memory");
+    return v;
+}
+__device__ inline uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    return gshmemi_wait("gshmem_signal_wait_until", sig_addr, cmp, cmp_value);
+}
+__device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    gshmemi_signal("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
+}
+
+/* ---- atomics ---- */
+#define GSHMEMI_DEV_AMO_EXTENDED(NAME, TYPE, G)                                                    \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe)                \
+    {                                                                                              \
+        auto *p = gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch", source, pe);                    \
+        return gshmemi_t<TYPE>(*static_cast<volatile typename gshmemi_wordof<TYPE>::type *>(p));           \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe)              \
+    {                                                                                              \
+        atomicExch_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_set", dest, pe),                \
+                          gshmemi_w(value));                                                       \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe)             \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicExch_system(                                                  \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_swap", dest, pe), gshmemi_w(value)));         \
+    }
+GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
+#undef GSHMEMI_DEV_AMO_EXTENDED
+
+#define GSHMEMI_DEV_AMO_STANDARD(NAME, TYPE, G)                                                    \
+    __device__ inline TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,  \
+                                                               int pe)                             \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(                                                                    \
+            atomicCAS_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_compare_swap", dest, pe),    \
+                             gshmemi_w(cond), gshmemi_w(value)));                                  \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                    \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicAdd_system(                                                   \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_inc", dest, pe), gshmemi_w(static_cast<TYPE>(1))));  \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe)                          \
+    {                                                                                              \
+        atomicAdd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_inc", dest, pe),                 \
+                         gshmemi_w(static_cast<TYPE>(1)));                                                      \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe)        \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicAdd_system(                                                   \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_add", dest, pe), gshmemi_w(value)));    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe)              \
+    {                                                                                              \
+        atomicAdd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_add", dest, pe),                 \
+                         gshmemi_w(value));                                                        \
+    }
+GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
+#undef GSHMEMI_DEV_AMO_STANDARD
+
+#define GSHMEMI_DEV_AMO_BITWISE(NAME, TYPE, G)                                                     \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe)        \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicAnd_system(                                                   \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_and", dest, pe), gshmemi_w(value)));    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe)              \
+    {                                                                                              \
+        atomicAnd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_and", dest, pe),                 \
+                         gshmemi_w(value));                                                        \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe)         \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicOr_system(                                                    \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_or", dest, pe), gshmemi_w(value)));     \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe)               \
+    {                                                                                              \
+        atomicOr_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_or", dest, pe), gshmemi_w(value)); \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe)        \
+    {                                                                                              \
+        return gshmemi_t<TYPE>(atomicXor_system(                                                   \
+            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_xor", dest, pe), gshmemi_w(value)));    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe)              \
+    {                                                                                              \
+        atomicXor_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_xor", dest, pe),                 \
+                         gshmemi_w(value));                                                        \
+    }
+GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
+#undef GSHMEMI_DEV_AMO_BITWISE
+
+/* ---- point-to-point synchronisation ---- */
+#define GSHMEMI_DEV_P2P_SYNC(NAME, TYPE, G)                                                        \
+    __device__ inline void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)         \
+    {                                                                                              \
+        gshmemi_wait("gshmem_" #NAME "_wait_until", ivar, cmp, cmp_value);                         \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,              \
+                                                          const int *status, int cmp,              \
+                                                          TYPE cmp_value)                          \
+    {                                                                                              \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_all", ivars, [&] {                               \
+            return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value) != 0; \
+        });                                                                                        \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,            \
+                                                            const int *status, int cmp,            \
+                                                            TYPE cmp_value)                        \
+    {                                                                                              \
+        if (gshmemi_all_excluded(nelems, status))                                                  \
+            return SIZE_MAX;                                                                       \
+        size_t r = SIZE_MAX;                                                                       \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_any", ivars, [&] {                               \
+            return (r = gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)nullptr,        \
+                                         cmp_value)) != SIZE_MAX;                                  \
+        });                                                                                        \
+        return r;                                                                                  \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,           \
+                                                             size_t *indices, const int *status,   \
+                                                             int cmp, TYPE cmp_value)              \
+    {                                                                                              \
+        if (gshmemi_all_excluded(nelems, status))                                                  \
+            return 0;                                                                              \
+        size_t k = 0;                                                                              \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_some", ivars, [&] {                              \
+            return (k = gshmemi_test_some(ivars, nelems, indices, status, cmp,                     \
+                                          (const TYPE *)nullptr, cmp_value)) != 0;                 \
+        });                                                                                        \
+        return k;                                                                                  \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_wait_until_all_vector(                                  \
+        TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values)            \
+    {                                                                                              \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_all_vector", ivars, [&] {                        \
+            return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0)) != 0;          \
+        });                                                                                        \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_wait_until_any_vector(                                \
+        TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values)            \
+    {                                                                                              \
+        if (gshmemi_all_excluded(nelems, status))                                                  \
+            return SIZE_MAX;                                                                       \
+        size_t r = SIZE_MAX;                                                                       \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_any_vector", ivars, [&] {                        \
+            return (r = gshmemi_test_any(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0))) !=       \
+                   SIZE_MAX;                                                                       \
+        });                                                                                        \
+        return r;                                                                                  \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_wait_until_some_vector(                               \
+        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,                   \
+        const TYPE *cmp_values)                                                                    \
+    {                                                                                              \
+        if (gshmemi_all_excluded(nelems, status))                                                  \
+            return 0;                                                                              \
+        size_t k = 0;                                                                              \
+        gshmemi_spin("gshmem_" #NAME "_wait_until_some_vector", ivars, [&] {                       \
+            return (k = gshmemi_test_some(ivars, nelems, indices, status, cmp, cmp_values,         \
+                                          static_cast<TYPE>(0))) != 0;                                           \
+        });                                                                                        \
+        return k;                                                                                  \
+    }                                                                                              \
+    __device__ inline int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value)                \
+    {                                                                                              \
+        return gshmemi_test(ivar, cmp, cmp_value) ? 1 : 0;                                         \
+    }                                                                                              \
+    __device__ inline int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,  \
+                                                   int cmp, TYPE cmp_value)                        \
+    {                                                                                              \
+        return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value);     \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems,                  \
+                                                      const int *status, int cmp, TYPE cmp_value)  \
+    {                                                                                              \
+        return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value);     \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems,                 \
+                                                       size_t *indices, const int *status,         \
+                                                       int cmp, TYPE cmp_value)                    \
+    {                                                                                              \
+        return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)nullptr,       \
+                                 cmp_value);                                                       \
+    }                                                                                              \
+    __device__ inline int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,              \
+                                                          const int *status, int cmp,              \
+                                                          const TYPE *cmp_values)                  \
+    {                                                                                              \
+        return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0));                   \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,           \
+                                                             const int *status, int cmp,           \
+                                                             const TYPE *cmp_values)               \
+    {                                                                                              \
+        return gshmemi_test_any(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0));                   \
+    }                                                                                              \
+    __device__ inline size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,          \
+                                                              size_t *indices, const int *status,  \
+                                                              int cmp, const TYPE *cmp_values)     \
+    {                                                                                              \
+        return gshmemi_test_some(ivars, nelems, indices, status, cmp, cmp_values, static_cast<TYPE>(0));         \
+    }
+GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DEV_P2P_SYNC)
+#undef GSHMEMI_DEV_P2P_SYNC
+
+/* ---- ordering and synchronisation ---- */
+__device__ inline void gshmem_fence(void) { gshmemi_fence_acq_rel(); }
+__device__ inline void gshmem_quiet(void) { gshmemi_fence_sc(); }
+/* Every thread of the grid, on every PE, launched with gshmemx_collective_launch. */
+__device__ inline void gshmem_barrier_all(void) { gshmemi_grid_barrier("gshmem_barrier_all", true); }
+__device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync_all", false); }
+
+} /* extern "C" */
+#endif /* __CUDA_ARCH__ */
+
+/* ---- warp and block forms (device only) ---------------------------------
+ * Every thread of the warp (block) calls with the same arguments; the copy
+ * is split across them. */
+#define GSHMEMI_DEV_GROUP(SCOPE, SUFFIX)                                                           \
+    __device__ inline void gshmemx_putmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_put<SCOPE>("gshmemx_putmem_" #SUFFIX, dest, source, nelems, pe);                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_nbi_##SUFFIX(void *dest, const void *source,             \
+                                                       size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_put<SCOPE>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+    }                                                                                              \
+    __device__ inline void gshmemx_getmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_get<SCOPE>("gshmemx_getmem_" #SUFFIX, dest, source, nelems, pe);                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_getmem_nbi_##SUFFIX(void *dest, const void *source,             \
+                                                       size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_get<SCOPE>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_signal_##SUFFIX(void *dest, const void *source,          \
+                                                          size_t nelems, uint64_t *sig_addr,       \
+                                                          uint64_t signal, int sig_op, int pe)     \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE>("gshmemx_putmem_signal_" #SUFFIX, dest, source, nelems,          \
+                                  sig_addr, signal, sig_op, pe);                                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_signal_nbi_##SUFFIX(void *dest, const void *source,      \
+                                                              size_t nelems, uint64_t *sig_addr,   \
+                                                              uint64_t signal, int sig_op, int pe) \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source, nelems,      \
+                                  sig_addr, signal, sig_op, pe);                                   \
+    }
+GSHMEMI_DEV_GROUP(GSHMEMI_WARP, warp)
+GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
+#undef GSHMEMI_DEV_GROUP
+
+#define GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, G)                                                     \
+    __device__ inline void gshmemx_##NAME##_put_warp(TYPE *d, const TYPE *s, size_t n, int pe)     \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_WARP>("gshmemx_" #NAME "_put_warp", d, s, n * sizeof(TYPE), pe);       \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_WARP>("gshmemx_" #NAME "_put_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_warp(TYPE *d, const TYPE *s, size_t n, int pe)     \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_WARP>("gshmemx_" #NAME "_get_warp", d, s, n * sizeof(TYPE), pe);       \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_WARP>("gshmemx_" #NAME "_get_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_block", d, s, n * sizeof(TYPE), pe);     \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_nbi_block", d, s, n * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_BLOCK>("gshmemx_" #NAME "_get_block", d, s, n * sizeof(TYPE), pe);     \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_BLOCK>("gshmemx_" #NAME "_get_nbi_block", d, s, n * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_warp(TYPE *d, const TYPE *s, size_t n,      \
+                                                            uint64_t *sig, uint64_t v, int op,     \
+                                                            int pe)                                \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_WARP>("gshmemx_" #NAME "_put_signal_warp", d, s,                \
+                                         n * sizeof(TYPE), sig, v, op, pe);                        \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_block(TYPE *d, const TYPE *s, size_t n,     \
+                                                             uint64_t *sig, uint64_t v, int op,    \
+                                                             int pe)                               \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_signal_block", d, s,              \
+                                          n * sizeof(TYPE), sig, v, op, pe);                       \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_nbi_warp(TYPE *d, const TYPE *s, size_t n,  \
+                                                                uint64_t *sig, uint64_t v, int op, \
+                                                                int pe)                            \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_WARP>("gshmemx_" #NAME "_put_signal_nbi_warp", d, s,            \
+                                         n * sizeof(TYPE), sig, v, op, pe);                        \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_nbi_block(TYPE *d, const TYPE *s, size_t n, \
+                                                                 uint64_t *sig, uint64_t v,        \
+                                                                 int op, int pe)                   \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_signal_nbi_block", d, s,          \
+                                          n * sizeof(TYPE), sig, v, op, pe);                       \
+    }
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED)
+#undef GSHMEMI_DEV_GROUP_TYPED
+
+#endif /* GSHMEM_DEVICE_CUH */

@@ -1,0 +1,88 @@
+/*
+ * gshmem internal ABI between libgshmem and the device API header
+ * (gshmem_device.cuh): the state every translation unit's kernels read, and
+ * how a translation unit asks to be kept up to date.  Not for applications.
+ */
+#ifndef GSHMEMI_DEVICE_STATE_H
+#define GSHMEMI_DEVICE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raise on any change to the structures below: a translation unit built
+ * against another version is refused with a message at registration. */
+#define GSHMEMI_DEVICE_STATE_VERSION 1
+
+/* Words of the runtime's internal area of each PE's GPU heap used by device
+ * barriers (the on-stream barrier uses words 0-64). */
+#define GSHMEMI_DEV_AREA_DBAR_ROUNDS 128 /* 64 dissemination round counters */
+#define GSHMEMI_DEV_AREA_DBAR_EPOCH 192  /* device barriers done by this PE */
+#define GSHMEMI_DEV_AREA_GRID_ARRIVE 193 /* blocks arrived at this grid barrier */
+#define GSHMEMI_DEV_AREA_GRID_GEN 194    /* grid barriers completed */
+
+/* Why a device thread stopped the job. */
+enum {
+    GSHMEMI_DEV_FAIL_NONE = 0,
+    GSHMEMI_DEV_FAIL_PE_RANGE,    /* pe outside [0, n_pes) */
+    GSHMEMI_DEV_FAIL_NOT_HEAP,    /* a symmetric address outside the heap */
+    GSHMEMI_DEV_FAIL_MISALIGNED,  /* an atomic's address not aligned to its size */
+    GSHMEMI_DEV_FAIL_UNMAPPED,    /* the pe is reached only through the proxy */
+    GSHMEMI_DEV_FAIL_TIMEOUT,     /* a wait passed GSHMEM_TIMEOUT */
+    GSHMEMI_DEV_FAIL_NOT_INIT,    /* gshmem is not initialised */
+};
+
+/* Host-mapped memory: the first failing device thread claims it, fills it
+ * and sets `ready`; a host thread of the PE turns it into the job's end. */
+struct gshmemi_device_failure {
+    unsigned int claimed;
+    unsigned int ready;
+    int reason; /* GSHMEMI_DEV_FAIL_* */
+    int pe;     /* the target (or waited-on) PE, -1 if none */
+    unsigned int block[3], thread[3];
+    uint64_t addr;
+    uint64_t size;     /* bytes of the access */
+    uint64_t expected; /* waits: the comparison's value */
+    uint64_t found;    /* waits: the value last seen */
+    int cmp;           /* waits: GSHMEM_CMP_* */
+    char call[64];     /* the API call */
+};
+
+struct gshmemi_device_state {
+    uint32_t version;
+    uint32_t bytes; /* sizeof(struct gshmemi_device_state) */
+    int initialized;
+    int my_pe;
+    int n_pes;
+    int debug_checks; /* GSHMEM_DEBUG_CHECKS */
+    char *heap_base;  /* this PE's heap */
+    uint64_t heap_size;
+    char *const *peer_base; /* GPU memory: each PE's heap here, NULL where not mapped */
+    uint64_t *dev_area;     /* this PE's internal area (same offset in every heap) */
+    uint64_t dev_area_off;  /* its offset in the heap */
+    uint64_t timeout_ns;    /* GSHMEM_TIMEOUT, 0 = none */
+    struct gshmemi_device_failure *failure;
+};
+
+/* A translation unit's copy of the state is refreshed through its own
+ * callback (its __constant__ object belongs to its own CUDA module):
+ * `stream` is a non-blocking CUDA stream to copy on; the library waits for
+ * it after calling every callback. */
+typedef int (*gshmemi_device_state_update_fn)(const struct gshmemi_device_state *state,
+                                              void *stream);
+
+/* Called from each translation unit's static initialiser; after init the
+ * callback runs at once.  Returns 0, or nonzero (with a message) when the
+ * header and the library disagree on the version. */
+int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
+                                  size_t bytes);
+void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSHMEMI_DEVICE_STATE_H */

@@ -1,0 +1,223 @@
+/* The device API's state: what kernels read (my pe, heap bases, timeouts),
+ * copied into every registered translation unit's __constant__ object at
+ * init, on heap growth and at finalize; and the watch that turns a device
+ * thread's failure (bad input, a wait past its deadline) into the end of
+ * the job with one message naming the call, block, thread and PE. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gshmem.h>
+#include <gshmemi_device_state.h>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "device/device_state.h"
+#include "device/gpu.h"
+#include "heap/heap.h"
+
+#define API __attribute__((visibility("default")))
+
+static struct {
+    pthread_mutex_t lock;
+    gshmemi_device_state_update_fn *fns;
+    size_t n_fns, cap_fns;
+    struct gshmemi_device_state state; /* what the last publication copied */
+    void *stream;
+    struct gshmemi_device_failure *failure; /* host-mapped, read by the watch */
+    pthread_t watch;
+    int watching;
+    volatile int stop_watch;
+} ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Copies ds.state to every registered translation unit.  Caller holds lock. */
+static void publish_locked(const char *call)
+{
+    for (size_t i = 0; i < ds.n_fns; i++) {
+        int err = ds.fns[i](&ds.state, ds.stream);
+        if (err != 0)
+            gshmemi_gpu_launch_failed(call, "the copy of the device state into a kernel module", err);
+    }
+    if (ds.stream != NULL)
+        gshmemi_gpu_stream_sync(call, ds.stream);
+}
+
+API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
+                                      size_t bytes)
+{
+    if (version != GSHMEMI_DEVICE_STATE_VERSION || bytes != sizeof(struct gshmemi_device_state)) {
+        fprintf(stderr, "gshmem: a translation unit was built with gshmem_device.cuh of device-state "
+                "version %u (%zu bytes); this libgshmem has version %u (%zu bytes): rebuild it "
+                "against the installed headers\n", version, bytes, GSHMEMI_DEVICE_STATE_VERSION,
+                sizeof(struct gshmemi_device_state));
+        return -1;
+    }
+    pthread_mutex_lock(&ds.lock);
+    if (ds.n_fns == ds.cap_fns) {
+        size_t cap = ds.cap_fns ? 2 * ds.cap_fns : 16;
+        gshmemi_device_state_update_fn *f = realloc(ds.fns, cap * sizeof(*f));
+        if (f == NULL) {
+            pthread_mutex_unlock(&ds.lock);
+            fprintf(stderr, "gshmem: out of memory registering a translation unit's device state\n");
+            return -1;
+        }
+        ds.fns = f;
+        ds.cap_fns = cap;
+    }
+    ds.fns[ds.n_fns++] = fn;
+    /* Loaded after init (a library opened with dlopen): brought up to date now. */
+    if (ds.state.initialized) {
+        int err = fn(&ds.state, ds.stream);
+        if (err == 0 && ds.stream != NULL)
+            gshmemi_gpu_stream_sync("gshmemi_device_state_register", ds.stream);
+        else if (err != 0)
+            gshmemi_gpu_launch_failed("gshmemi_device_state_register",
+                                      "the copy of the device state into a kernel module", err);
+    }
+    pthread_mutex_unlock(&ds.lock);
+    return 0;
+}
+
+API void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn)
+{
+    pthread_mutex_lock(&ds.lock);
+    for (size_t i = 0; i < ds.n_fns; i++) {
+        if (ds.fns[i] == fn) {
+            ds.fns[i] = ds.fns[--ds.n_fns];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ds.lock);
+}
+
+static const char *reason_text(const struct gshmemi_device_failure *f, char *buf, size_t n)
+{
+    switch (f->reason) {
+    case GSHMEMI_DEV_FAIL_PE_RANGE:
+        snprintf(buf, n, "pe %d is not in [0, %d)", f->pe, gshmemi_rt.n_pes);
+        break;
+    case GSHMEMI_DEV_FAIL_NOT_HEAP:
+        snprintf(buf, n, "address %#llx (%llu bytes) is not in the symmetric heap [%p, %p)",
+                 (unsigned long long)f->addr, (unsigned long long)f->size, ds.state.heap_base,
+                 ds.state.heap_base + ds.state.heap_size);
+        break;
+    case GSHMEMI_DEV_FAIL_MISALIGNED:
+        snprintf(buf, n, "address %#llx is not aligned to the atomic's %llu bytes",
+                 (unsigned long long)f->addr, (unsigned long long)f->size);
+        break;
+    case GSHMEMI_DEV_FAIL_UNMAPPED:
+        snprintf(buf, n, "pe %d is not mapped into this PE (GSHMEM_DISABLE_P2P, or no P2P path "
+                 "between the GPUs), and kernels reach only mapped PEs so far", f->pe);
+        break;
+    case GSHMEMI_DEV_FAIL_TIMEOUT:
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s) at %#llx for cmp %d value %llu; it "
+                 "holds %llu", gshmemi_env.TIMEOUT, (unsigned long long)f->addr, f->cmp,
+                 (unsigned long long)f->expected, (unsigned long long)f->found);
+        break;
+    case GSHMEMI_DEV_FAIL_NOT_INIT:
+        snprintf(buf, n, "gshmem is not initialised");
+        break;
+    default:
+        snprintf(buf, n, "failure %d", f->reason);
+    }
+    return buf;
+}
+
+/* A device failure is final for the job: the failing kernel has trapped,
+ * so this PE's CUDA context is gone and its peers would wait for ever. */
+static void *watch_main(void *arg)
+{
+    struct gshmemi_device_failure *f = arg;
+    while (!ds.stop_watch) {
+        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) {
+            char why[256], call[sizeof(f->call) + 1];
+            memcpy(call, f->call, sizeof(f->call));
+            call[sizeof(f->call)] = 0;
+            GSHMEMI_ERROR(CORE, "%s in a kernel (block %u,%u,%u thread %u,%u,%u) failed: %s", call,
+                          f->block[0], f->block[1], f->block[2], f->thread[0], f->thread[1],
+                          f->thread[2], reason_text(f, why, sizeof(why)));
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "a device-side failure");
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+int gshmemi_device_state_start(void)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct gshmemi_device_state *s = &ds.state;
+
+    if (!h->on_device)
+        return 0;
+    pthread_mutex_lock(&ds.lock);
+    memset(s, 0, sizeof(*s));
+    s->version = GSHMEMI_DEVICE_STATE_VERSION;
+    s->bytes = sizeof(*s);
+    s->my_pe = gshmemi_rt.my_pe;
+    s->n_pes = gshmemi_rt.n_pes;
+    s->debug_checks = gshmemi_env.DEBUG_CHECKS;
+    s->heap_base = h->my_base;
+    s->heap_size = h->size;
+    s->peer_base = h->dev_peer_base;
+    s->dev_area = (uint64_t *)(void *)h->dev_internal;
+    s->dev_area_off = (uint64_t)(h->dev_internal - h->my_base);
+    s->timeout_ns = gshmemi_env.TIMEOUT > 0 ? (uint64_t)(gshmemi_env.TIMEOUT * 1e9) : 0;
+    if (ds.failure == NULL)
+        ds.failure = gshmemi_gpu_host_alloc(sizeof(*ds.failure));
+    s->failure = ds.failure;
+    ds.stream = gshmemi_gpu_stream_new("gshmem_init");
+    if (s->failure == NULL || ds.stream == NULL) {
+        pthread_mutex_unlock(&ds.lock);
+        GSHMEMI_ERROR(CORE, "gshmem_init: no memory for the device state");
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    ds.stop_watch = 0;
+    if (pthread_create(&ds.watch, NULL, watch_main, s->failure) != 0) {
+        pthread_mutex_unlock(&ds.lock);
+        GSHMEMI_ERROR(CORE, "gshmem_init: cannot start the device-failure watch thread");
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    ds.watching = 1;
+    s->initialized = 1;
+    publish_locked("gshmem_init");
+    pthread_mutex_unlock(&ds.lock);
+    return 0;
+}
+
+void gshmemi_device_state_heap_grown(void)
+{
+    pthread_mutex_lock(&ds.lock);
+    if (ds.state.initialized) {
+        ds.state.heap_size = gshmemi_heap.size;
+        publish_locked("gshmem_malloc");
+    }
+    pthread_mutex_unlock(&ds.lock);
+}
+
+void gshmemi_device_state_stop(void)
+{
+    pthread_mutex_lock(&ds.lock);
+    if (ds.state.initialized) {
+        /* Kernels launched after finalize fail with "not initialised". */
+        memset(&ds.state, 0, sizeof(ds.state));
+        ds.state.version = GSHMEMI_DEVICE_STATE_VERSION;
+        ds.state.bytes = sizeof(ds.state);
+        ds.state.my_pe = -1;
+        publish_locked("gshmem_finalize");
+    }
+    if (ds.watching) {
+        ds.stop_watch = 1;
+        pthread_join(ds.watch, NULL);
+        ds.watching = 0;
+    }
+    gshmemi_gpu_stream_free(ds.stream);
+    ds.stream = NULL;
+    /* The failure page stays for the next init: a kernel still running
+     * after finalize may yet write it. */
+    pthread_mutex_unlock(&ds.lock);
+}

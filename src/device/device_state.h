@@ -1,0 +1,11 @@
+/* The device API's state (include/gshmemi_device_state.h): published to
+ * every registered translation unit at init, heap growth and finalize. */
+#ifndef GSHMEMI_DEVICE_DEVICE_STATE_H
+#define GSHMEMI_DEVICE_DEVICE_STATE_H
+
+/* After the heap and the transports are up (GPU heap only; else nothing). */
+int gshmemi_device_state_start(void);
+void gshmemi_device_state_heap_grown(void);
+void gshmemi_device_state_stop(void);
+
+#endif
