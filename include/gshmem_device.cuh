@@ -175,7 +175,7 @@ __device__ __forceinline__ char *gshmemi_peer(const char *call, const void *sym,
         gshmemi_check_pe(call, pe);
         gshmemi_check_heap(call, pe, sym, bytes);
     }
-    char *base = s.peer_base[pe];
+    char *base = pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
     if (base == nullptr)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, sym, bytes);
     return base + (static_cast<const char *>(sym) - s.heap_base);
@@ -282,7 +282,10 @@ __device__ __forceinline__ void gshmemi_group_sync()
         __syncthreads();
 }
 
-template <int SCOPE>
+/* A blocking group call returns together (the source may then be reused
+ * by any thread of the group); an nbi one does not wait for the group, so
+ * its warps keep more stores in flight (completion is quiet's). */
+template <int SCOPE, bool NBI = false>
 __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const void *src,
                                             size_t bytes, int pe)
 {
@@ -290,10 +293,11 @@ __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const 
     gshmemi_group<SCOPE>(&lane, &n);
     char *d = gshmemi_peer(call, dest, bytes, pe);
     gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
-    gshmemi_group_sync<SCOPE>();
+    if (!NBI)
+        gshmemi_group_sync<SCOPE>();
 }
 
-template <int SCOPE>
+template <int SCOPE, bool NBI = false>
 __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const void *src,
                                             size_t bytes, int pe)
 {
@@ -301,7 +305,8 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
     gshmemi_group<SCOPE>(&lane, &n);
     const char *s = gshmemi_peer(call, src, bytes, pe);
     gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
-    gshmemi_group_sync<SCOPE>();
+    if (!NBI)
+        gshmemi_group_sync<SCOPE>();
 }
 
 __device__ __forceinline__ void gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
@@ -323,11 +328,10 @@ __device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest,
     gshmemi_put<SCOPE>(call, dest, src, bytes, pe);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
-    if (lane == 0) {
-        if (SCOPE != GSHMEMI_THREAD)
-            gshmemi_fence_acq_rel(); /* the group's stores, seen through its barrier */
+    /* The release is cumulative: it covers the group's stores, which the
+     * group barrier in gshmemi_put ordered before it. */
+    if (lane == 0)
         gshmemi_signal(call, sig, value, op, pe);
-    }
     gshmemi_group_sync<SCOPE>();
 }
 
@@ -345,6 +349,30 @@ __device__ __forceinline__ T gshmemi_vload(const T *p)
     U u = *reinterpret_cast<const volatile U *>(p);
     T v;
     memcpy(&v, &u, sizeof(T));
+    return v;
+}
+
+/* An acquire load at system scope: what the writer released before the
+ * value is visible to this thread's later accesses, with no fence (a fence
+ * would also wait for this thread's own outstanding stores). */
+template <typename T>
+__device__ __forceinline__ T gshmemi_load_acquire(const T *p)
+{
+    T v;
+    if (sizeof(T) == 8) {
+        uint64_t u;
+        asm volatile("ld.acquire.sys.global.b64 %0, [%1];" : "=l"(u) : "l"(p) : "memory");
+        memcpy(&v, &u, 8);
+    } else if (sizeof(T) == 4) {
+        uint32_t u;
+        asm volatile("ld.acquire.sys.global.b32 %0, [%1];" : "=r"(u) : "l"(p) : "memory");
+        memcpy(&v, &u, 4);
+    } else {
+        static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "2, 4 or 8 bytes");
+        uint16_t u;
+        asm volatile("ld.acquire.sys.global.b16 %0, [%1];" : "=h"(u) : "l"(p) : "memory");
+        memcpy(&v, &u, 2);
+    }
     return v;
 }
 
@@ -370,44 +398,38 @@ __device__ __forceinline__ uint64_t gshmemi_bits(T v)
     return b;
 }
 
-/* Spins with relaxed (volatile) loads; one acquire fence once satisfied.
- * Past GSHMEM_TIMEOUT the job ends naming the call and the values. */
+/* Spins with acquire loads (no fence: the ping-pong latency is the price
+ * of ordering, DESIGN.md section 5).  Past GSHMEM_TIMEOUT the job ends
+ * naming the call and the values. */
 template <typename T>
 __device__ __forceinline__ T gshmemi_wait(const char *call, T *ivar, int cmp, T value)
 {
-    const volatile T *p = ivar;
-    T v = *p;
-    if (!gshmemi_compare(v, cmp, value)) {
-        const uint64_t timeout = gshmemi_s().timeout_ns;
-        const uint64_t start = timeout != 0 ? gshmemi_now_ns() : 0;
-        for (unsigned spins = 1;; spins++) {
-            v = *p;
-            if (gshmemi_compare(v, cmp, value))
-                break;
-            if (timeout != 0 && (spins & 1023) == 0 && gshmemi_now_ns() - start > timeout)
+    T v;
+    uint64_t start = 0; /* the clock is read only once a wait is long */
+    for (unsigned spins = 1; !gshmemi_compare(v = gshmemi_load_acquire(ivar), cmp, value); spins++) {
+        if ((spins & 1023) == 0 && gshmemi_s().timeout_ns != 0) {
+            const uint64_t now = gshmemi_now_ns();
+            if (start == 0)
+                start = now;
+            else if (now - start > gshmemi_s().timeout_ns)
                 gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, ivar, sizeof(T),
                              cmp, gshmemi_bits(value), gshmemi_bits(v));
         }
     }
-    gshmemi_fence_acq_rel();
     return v;
 }
 
 template <typename T>
 __device__ __forceinline__ bool gshmemi_test(T *ivar, int cmp, T value)
 {
-    T v = *static_cast<const volatile T *>(ivar);
-    if (!gshmemi_compare(v, cmp, value))
-        return false;
-    gshmemi_fence_acq_rel();
-    return true;
+    return gshmemi_compare(gshmemi_load_acquire(ivar), cmp, value);
 }
 
 /* Multi-word waits and tests: entries with status[i] != 0 are left out. */
 template <typename T>
 __device__ __forceinline__ bool gshmemi_entry(T *ivars, size_t i, int cmp, const T *values, T value)
 {
-    return gshmemi_compare(*static_cast<const volatile T *>(ivars + i), cmp,
+    return gshmemi_compare(gshmemi_load_acquire(ivars + i), cmp,
                            values != nullptr ? values[i] : value);
 }
 
@@ -418,7 +440,6 @@ __device__ __forceinline__ int gshmemi_test_all(T *ivars, size_t n, const int *s
     for (size_t i = 0; i < n; i++)
         if ((status == nullptr || status[i] == 0) && !gshmemi_entry(ivars, i, cmp, values, value))
             return 0;
-    gshmemi_fence_acq_rel();
     return 1;
 }
 
@@ -427,10 +448,8 @@ __device__ __forceinline__ size_t gshmemi_test_any(T *ivars, size_t n, const int
                                                    const T *values, T value)
 {
     for (size_t i = 0; i < n; i++)
-        if ((status == nullptr || status[i] == 0) && gshmemi_entry(ivars, i, cmp, values, value)) {
-            gshmemi_fence_acq_rel();
+        if ((status == nullptr || status[i] == 0) && gshmemi_entry(ivars, i, cmp, values, value))
             return i;
-        }
     return SIZE_MAX;
 }
 
@@ -443,8 +462,6 @@ __device__ __forceinline__ size_t gshmemi_test_some(T *ivars, size_t n, size_t *
     for (size_t i = 0; i < n; i++)
         if ((status == nullptr || status[i] == 0) && gshmemi_entry(ivars, i, cmp, values, value))
             indices[k++] = i;
-    if (k != 0)
-        gshmemi_fence_acq_rel();
     return k;
 }
 
@@ -460,11 +477,16 @@ __device__ __forceinline__ bool gshmemi_all_excluded(size_t n, const int *status
 template <typename F>
 __device__ __forceinline__ void gshmemi_spin(const char *call, const void *at, F done)
 {
-    const uint64_t timeout = gshmemi_s().timeout_ns;
-    const uint64_t start = timeout != 0 ? gshmemi_now_ns() : 0;
-    for (unsigned spins = 1; !done(); spins++)
-        if (timeout != 0 && (spins & 255) == 0 && gshmemi_now_ns() - start > timeout)
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, at, 0);
+    uint64_t start = 0;
+    for (unsigned spins = 1; !done(); spins++) {
+        if ((spins & 255) == 0 && gshmemi_s().timeout_ns != 0) {
+            const uint64_t now = gshmemi_now_ns();
+            if (start == 0)
+                start = now;
+            else if (now - start > gshmemi_s().timeout_ns)
+                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, at, 0);
+        }
+    }
 }
 
 /* Atomics on a PE's word, by size: the types' bits go through unsigned
@@ -502,49 +524,55 @@ __device__ __forceinline__ typename gshmemi_wordof<T>::type *gshmemi_amo_ptr(con
 }
 
 /* ---- device-wide barrier: every thread of the grid (a collective launch)
- * on every PE.  Blocks meet at a counter in this PE's internal area; the
- * last to arrive runs a dissemination barrier with the other PEs (one
- * atomic per round into the partner's area) and releases the grid. */
+ * on every PE.  Blocks meet at a counter in this PE's internal area (GPU
+ * scope); the last to arrive runs a dissemination barrier with the other
+ * PEs (one release add per round into the partner's area, acquire spins)
+ * and releases the grid.  Release is cumulative over what the block's
+ * threads wrote before __syncthreads, so the barrier also completes their
+ * puts to mapped PEs (barrier_all's quiet) at no extra cost. */
 __device__ __noinline__ void gshmemi_pe_barrier(const char *call)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
-    const unsigned long long target = ++area[GSHMEMI_DEV_AREA_DBAR_EPOCH];
+    unsigned long long target = 0;
     for (int r = 0, d = 1; d < s.n_pes; r++, d <<= 1) {
         const int to = (s.my_pe + d) % s.n_pes;
-        char *base = s.peer_base[to];
+        char *base = to < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[to] : s.peer_base[to];
         if (base == nullptr)
             gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, to, nullptr, 0);
         unsigned long long *theirs =
             reinterpret_cast<unsigned long long *>(base + s.dev_area_off) + GSHMEMI_DEV_AREA_DBAR_ROUNDS + r;
         asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        if (r == 0) /* read after the first signal left: the two latencies overlap */
+            area[GSHMEMI_DEV_AREA_DBAR_EPOCH] = target = area[GSHMEMI_DEV_AREA_DBAR_EPOCH] + 1;
         gshmemi_wait(call, &area[GSHMEMI_DEV_AREA_DBAR_ROUNDS + r], GSHMEM_CMP_GE, target);
     }
 }
 
-__device__ __forceinline__ void gshmemi_grid_barrier(const char *call, bool complete)
+__device__ __forceinline__ void gshmemi_grid_barrier(const char *call)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     if (s.debug_checks)
         gshmemi_check_pe(call, s.my_pe);
-    if (complete)
-        gshmemi_fence_sc(); /* quiet: this thread's puts are done */
     __syncthreads();
     if (gshmemi_block_rank() == 0) {
-        unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
-        unsigned long long *gen = &area[GSHMEMI_DEV_AREA_GRID_GEN];
-        const unsigned long long g = *static_cast<volatile unsigned long long *>(gen);
         const unsigned long long blocks = 1ull * gridDim.x * gridDim.y * gridDim.z;
-        __threadfence();
-        if (atomicAdd(&area[GSHMEMI_DEV_AREA_GRID_ARRIVE], 1ull) + 1 == blocks) {
-            area[GSHMEMI_DEV_AREA_GRID_ARRIVE] = 0;
+        if (blocks == 1) {
             gshmemi_pe_barrier(call);
-            __threadfence();
-            atomicAdd(gen, 1ull);
         } else {
-            gshmemi_wait(call, gen, GSHMEM_CMP_NE, g);
+            unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
+            unsigned long long *gen = &area[GSHMEMI_DEV_AREA_GRID_GEN], old, g;
+            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(g) : "l"(gen) : "memory");
+            asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;"
+                         : "=l"(old) : "l"(&area[GSHMEMI_DEV_AREA_GRID_ARRIVE]) : "memory");
+            if (old + 1 == blocks) {
+                area[GSHMEMI_DEV_AREA_GRID_ARRIVE] = 0;
+                gshmemi_pe_barrier(call);
+                asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(gen) : "memory");
+            } else {
+                gshmemi_wait(call, gen, GSHMEM_CMP_NE, g);
+            }
         }
-        gshmemi_fence_acq_rel();
     }
     __syncthreads();
 }
@@ -945,8 +973,8 @@ GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DEV_P2P_SYNC)
 __device__ inline void gshmem_fence(void) { gshmemi_fence_acq_rel(); }
 __device__ inline void gshmem_quiet(void) { gshmemi_fence_sc(); }
 /* Every thread of the grid, on every PE, launched with gshmemx_collective_launch. */
-__device__ inline void gshmem_barrier_all(void) { gshmemi_grid_barrier("gshmem_barrier_all", true); }
-__device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync_all", false); }
+__device__ inline void gshmem_barrier_all(void) { gshmemi_grid_barrier("gshmem_barrier_all"); }
+__device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync_all"); }
 
 } /* extern "C" */
 #endif /* __CUDA_ARCH__ */
@@ -963,7 +991,7 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
     __device__ inline void gshmemx_putmem_nbi_##SUFFIX(void *dest, const void *source,             \
                                                        size_t nelems, int pe)                      \
     {                                                                                              \
-        gshmemi_put<SCOPE>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+        gshmemi_put<SCOPE, true>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
     }                                                                                              \
     __device__ inline void gshmemx_getmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
                                                    int pe)                                         \
@@ -973,7 +1001,7 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
     __device__ inline void gshmemx_getmem_nbi_##SUFFIX(void *dest, const void *source,             \
                                                        size_t nelems, int pe)                      \
     {                                                                                              \
-        gshmemi_get<SCOPE>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+        gshmemi_get<SCOPE, true>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
     }                                                                                              \
     __device__ inline void gshmemx_putmem_signal_##SUFFIX(void *dest, const void *source,          \
                                                           size_t nelems, uint64_t *sig_addr,       \
@@ -1000,7 +1028,7 @@ GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_put_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_WARP>("gshmemx_" #NAME "_put_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+        gshmemi_put<GSHMEMI_WARP, true>("gshmemx_" #NAME "_put_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_get_warp(TYPE *d, const TYPE *s, size_t n, int pe)     \
     {                                                                                              \
@@ -1008,7 +1036,7 @@ GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_get_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_WARP>("gshmemx_" #NAME "_get_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+        gshmemi_get<GSHMEMI_WARP, true>("gshmemx_" #NAME "_get_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_put_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
     {                                                                                              \
@@ -1016,7 +1044,7 @@ GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_put_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_nbi_block", d, s, n * sizeof(TYPE), pe); \
+        gshmemi_put<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_put_nbi_block", d, s, n * sizeof(TYPE), pe); \
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_get_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
     {                                                                                              \
@@ -1024,7 +1052,7 @@ GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_get_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_BLOCK>("gshmemx_" #NAME "_get_nbi_block", d, s, n * sizeof(TYPE), pe); \
+        gshmemi_get<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_get_nbi_block", d, s, n * sizeof(TYPE), pe); \
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_put_signal_warp(TYPE *d, const TYPE *s, size_t n,      \
                                                             uint64_t *sig, uint64_t v, int op,     \

@@ -15,7 +15,9 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 1
+#define GSHMEMI_DEVICE_STATE_VERSION 2
+/* PEs whose heap bases the state holds itself (one constant-cache load). */
+#define GSHMEMI_DEVICE_NEAR_PES 64
 
 /* Words of the runtime's internal area of each PE's GPU heap used by device
  * barriers (the on-stream barrier uses words 0-64). */
@@ -61,6 +63,7 @@ struct gshmemi_device_state {
     char *heap_base;  /* this PE's heap */
     uint64_t heap_size;
     char *const *peer_base; /* GPU memory: each PE's heap here, NULL where not mapped */
+    char *peer_base_near[GSHMEMI_DEVICE_NEAR_PES]; /* the first PEs' entries, in constant memory */
     uint64_t *dev_area;     /* this PE's internal area (same offset in every heap) */
     uint64_t dev_area_off;  /* its offset in the heap */
     uint64_t timeout_ns;    /* GSHMEM_TIMEOUT, 0 = none */

@@ -55,6 +55,16 @@ for np in ${NPS:-1 2 4}; do
         echo "$p np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
 done
+for np in ${NPS:-1 2 4}; do
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/device_api >>"$log" 2>&1
+    echo "device_api np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
+for p in device_tu device_tu_rdc; do
+    timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1
+    echo "$p rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
+timeout 300 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
+    build/tests/device_api --device 2>&1 | tail -1
 GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp \
@@ -71,6 +81,17 @@ if [ -n "$NV" ]; then
         "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
         -Xlinker -rpath="$NV/lib" -o /tmp/startup_nvshmem
 fi
+if [ -n "$NV" ]; then
+    nvcc -arch=sm_90 -rdc=true -I"$NV/include" -Iinclude bench/nvshmem/device_bench_nvshmem.cu \
+        "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
+        -Xlinker -rpath="$NV/lib" -o /tmp/device_bench_nvshmem
+fi
+echo "== device_bench" | tee -a "$b"
+for i in 1 2; do
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/device_bench 2>&1 | tee -a "$b"
+    [ -x /tmp/device_bench_nvshmem ] && LD_LIBRARY_PATH=$NV/lib timeout "$T" ./build/tools/gshmrun \
+        -n 2 /tmp/device_bench_nvshmem /tmp/dbuid.$i 2>&1 | tee -a "$b"
+done
 for i in 1 2 3 4 5 6 7; do
     ./build/tools/gshmrun -n 2 ./build/bench/startup 2>&1 | grep RESULT | tr '\n' ' ' | tee -a "$b"
     echo " (gshmem)" | tee -a "$b"

@@ -102,23 +102,23 @@ __global__ void barrier_kernel(char *const *peer_base, unsigned long long off, i
 {
     unsigned long long *mine = reinterpret_cast<unsigned long long *>(peer_base[me] + off);
     const unsigned long long target = ++mine[GSHMEMI_DEV_AREA_EPOCH];
-    __threadfence_system();
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         const int to = (me + d) % n;
-        atomicAdd_system(reinterpret_cast<unsigned long long *>(peer_base[to] + off) + r, 1ull);
+        // Release: this PE's earlier work (and what it learnt in earlier
+        // rounds) is visible before the partner counts this arrival.
+        unsigned long long *theirs = reinterpret_cast<unsigned long long *>(peer_base[to] + off) + r;
+        asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
         const unsigned long long start = now_ns();
         unsigned long long v;
-        while ((v = load_acquire(&mine[r])) < target) {
-            if (timeout_ns != 0 && now_ns() - start > timeout_ns) {
+        for (unsigned spins = 1; (v = load_acquire(&mine[r])) < target; spins++) {
+            if (timeout_ns != 0 && (spins & 1023) == 0 && now_ns() - start > timeout_ns) {
                 printf("gshmem pe %d: gshmemx_barrier_all_on_stream timed out (GSHMEM_TIMEOUT) "
                        "in round %d waiting for pe %d: count %llu of %llu\n",
                        me, r, (me - d + n) % n, v, target);
                 __trap();
             }
-            __nanosleep(64);
         }
     }
-    __threadfence_system();
 }
 
 __global__ void fence_kernel()

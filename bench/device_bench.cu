@@ -1,0 +1,341 @@
+// device_bench: device-initiated communication between PE 0 and PE 1 (two
+// GPUs), for the targets of the device-API issue.  The same measurement
+// code is built against NVSHMEM by bench/nvshmem/device_bench_nvshmem.cu
+// (which defines BENCH_NVSHMEM), so both run exactly the same kernels.
+//
+//   gshmrun -n 2 ./bench/device_bench
+//
+// Bandwidth: PE 0 moves the bytes (put: to PE 1; get: from PE 1) with
+// putmem_nbi_block / getmem_nbi_block over B blocks of 1024 threads, the
+// whole transfer repeated in one kernel until 64 MiB have moved, then quiet;
+// GB/s = bytes one side moved / kernel time (CUDA events), median of 7 runs
+// after a warm-up; the data is checked once.  Next to it: a plain
+// store kernel over the same mapping (the hardware reference).
+// Latency: one thread per PE, 20000 round trips after 1000 warm-up ones;
+// one-way = kernel time / (2 x round trips); fetch_add: PE 0 alone.
+// Barriers: 1 block of 32 threads (collective launch), 20000 barriers; and
+// barrier_all_on_stream enqueued 2000 times.  One RESULT line per point.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include <vector>
+
+#ifdef BENCH_NVSHMEM
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#define SYS "nvshmem"
+#define A_(n) nvshmem_##n
+#define AX_(n) nvshmemx_##n
+#define CMP_EQ NVSHMEM_CMP_EQ
+#define SIG_SET NVSHMEM_SIGNAL_SET
+#else
+#include <gshmem_device.cuh>
+#define SYS "gshmem"
+#define A_(n) gshmem_##n
+#define AX_(n) gshmemx_##n
+#define CMP_EQ GSHMEM_CMP_EQ
+#define SIG_SET GSHMEM_SIGNAL_SET
+#endif
+
+#define RUNS 7
+#define CUDA(x)                                                                            \
+    do {                                                                                   \
+        cudaError_t e_ = (x);                                                              \
+        if (e_ != cudaSuccess) {                                                           \
+            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                  \
+            A_(global_exit)(1);                                                            \
+        }                                                                                  \
+    } while (0)
+
+static int me;
+
+#ifdef BENCH_NVSHMEM
+// Launched by gshmrun: the unique id travels through a file.
+static void bench_init(const char *uid_file)
+{
+    int rank = atoi(getenv("GSHMEM_LAUNCH_RANK")), size = atoi(getenv("GSHMEM_LAUNCH_SIZE"));
+    int ngpu = 0;
+    cudaGetDeviceCount(&ngpu);
+    cudaSetDevice(rank % ngpu);
+    nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (rank == 0) {
+        nvshmemx_get_uniqueid(&uid);
+        char tmp[512];
+        snprintf(tmp, sizeof(tmp), "%s.tmp", uid_file);
+        FILE *f = fopen(tmp, "wb");
+        fwrite(&uid, sizeof(uid), 1, f);
+        fclose(f);
+        rename(tmp, uid_file);
+    } else {
+        FILE *f = nullptr;
+        while ((f = fopen(uid_file, "rb")) == nullptr)
+            usleep(1000);
+        if (fread(&uid, sizeof(uid), 1, f) != 1)
+            exit(2);
+        fclose(f);
+    }
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr);
+    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    nvshmem_barrier_all();
+    if (rank == 0)
+        unlink(uid_file);
+}
+#else
+static void bench_init(const char *) { gshmem_init(); }
+#endif
+
+__global__ void fill(unsigned *p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = (unsigned)i * 2654435761u + seed;
+}
+
+__global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        if (p[i] != (unsigned)i * 2654435761u + seed)
+            atomicAdd(bad, 1);
+}
+
+// Each block moves its contiguous slice, reps times (one launch: its
+// overhead is not the transfer's).
+__global__ void put_kernel(char *dst, const char *src, size_t n, int pe, int reps)
+{
+    const size_t per = (n / gridDim.x + 15) / 16 * 16, off = per * blockIdx.x;
+    for (int r = 0; r < reps; r++)
+        if (off < n)
+            AX_(putmem_nbi_block)(dst + off, src + off, per < n - off ? per : n - off, pe);
+    A_(quiet)();
+}
+
+__global__ void get_kernel(char *dst, const char *src, size_t n, int pe, int reps)
+{
+    const size_t per = (n / gridDim.x + 15) / 16 * 16, off = per * blockIdx.x;
+    for (int r = 0; r < reps; r++)
+        if (off < n)
+            AX_(getmem_nbi_block)(dst + off, src + off, per < n - off ? per : n - off, pe);
+    A_(quiet)();
+}
+
+// The hardware reference: 16-byte accesses over the whole grid through the
+// peer's mapping, reps times.
+__global__ void store_kernel(uint4 *dst, const uint4 *src, size_t n16, int reps)
+{
+    for (int r = 0; r < reps; r++)
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
+            dst[i] = src[i];
+}
+
+template <typename F>
+static double median_us(F launch)
+{
+    cudaEvent_t a, b;
+    CUDA(cudaEventCreate(&a));
+    CUDA(cudaEventCreate(&b));
+    std::vector<double> t;
+    for (int r = -1; r < RUNS; r++) {
+        A_(barrier_all)();
+        CUDA(cudaEventRecord(a));
+        launch();
+        CUDA(cudaEventRecord(b));
+        CUDA(cudaEventSynchronize(b));
+        float ms;
+        CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 0)
+            t.push_back(ms * 1e3);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+static void bandwidth(char *sym_dst, char *sym_src, char *local, int *bad)
+{
+    struct point { const char *op; size_t bytes; int blocks; } pts[] = {
+        {"put", 64 << 10, 4},  {"put", 4 << 20, 32},  {"put", 16 << 20, 32},
+        {"put", 64 << 20, 32}, {"put", 256 << 20, 32}, {"get", 256 << 20, 32},
+    };
+    for (const point &p : pts) {
+        const bool put = p.op[0] == 'p';
+        const int reps = p.bytes >= (64u << 20) ? 1 : (int)((64u << 20) / p.bytes);
+        double us = 0, us_store = 0;
+        fill<<<256, 256>>>((unsigned *)sym_src, p.bytes / 4, 7u + me);
+        fill<<<256, 256>>>((unsigned *)local, p.bytes / 4, 11u + me);
+        CUDA(cudaMemset(sym_dst, 0, p.bytes));
+        CUDA(cudaDeviceSynchronize());
+        A_(barrier_all)();
+        if (me == 0) {
+            if (put)
+                us = median_us([&] { put_kernel<<<p.blocks, 1024>>>(sym_dst, local, p.bytes, 1, reps); });
+            else
+                us = median_us([&] { get_kernel<<<p.blocks, 1024>>>(local, sym_src, p.bytes, 1, reps); });
+        } else {
+            for (int r = -1; r < RUNS; r++)
+                A_(barrier_all)();
+        }
+        A_(barrier_all)();
+        // check: put -> PE 1's sym_dst holds PE 0's local; get -> PE 0's local holds PE 1's sym_src
+        *bad = 0;
+        if (put && me == 1)
+            verify<<<256, 256>>>((const unsigned *)sym_dst, p.bytes / 4, 11u, bad);
+        if (!put && me == 0)
+            verify<<<256, 256>>>((const unsigned *)local, p.bytes / 4, 8u, bad);
+        CUDA(cudaDeviceSynchronize());
+        if (*bad != 0) {
+            std::fprintf(stderr, "pe %d: %s of %zu bytes: %d wrong words\n", me, p.op, p.bytes, *bad);
+            A_(global_exit)(1);
+        }
+        A_(barrier_all)();
+        // the reference: plain stores (put) or loads (get) through the peer mapping
+        if (me == 0) {
+            char *peer_dst = (char *)A_(ptr)(sym_dst, 1), *peer_src = (char *)A_(ptr)(sym_src, 1);
+            if (put)
+                us_store = median_us([&] {
+                    store_kernel<<<p.blocks, 1024>>>((uint4 *)peer_dst, (const uint4 *)local, p.bytes / 16, reps);
+                });
+            else
+                us_store = median_us([&] {
+                    store_kernel<<<p.blocks, 1024>>>((uint4 *)local, (const uint4 *)peer_src, p.bytes / 16, reps);
+                });
+            std::printf("RESULT sys=%s op=%s_nbi_block bytes=%zu blocks=%d threads=1024 reps=%d "
+                        "GBps=%.1f store_kernel_GBps=%.1f\n", SYS, p.op, p.bytes, p.blocks, reps,
+                        (double)p.bytes * reps / us * 1e-3, (double)p.bytes * reps / us_store * 1e-3);
+            std::fflush(stdout);
+        } else {
+            for (int r = -1; r < RUNS; r++)
+                A_(barrier_all)();
+        }
+        A_(barrier_all)();
+    }
+}
+
+#define ITERS 20000
+#define WARM 1000
+
+__global__ void p_pingpong(int *flag, int me_)
+{
+    const int peer = 1 - me_;
+    for (int i = 1; i <= ITERS + WARM; i++) {
+        if (me_ == 0) {
+            A_(int_p)(flag, i, peer);
+            A_(int_wait_until)(flag, CMP_EQ, i);
+        } else {
+            A_(int_wait_until)(flag, CMP_EQ, i);
+            A_(int_p)(flag, i, peer);
+        }
+    }
+}
+
+__global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int me_)
+{
+    const int peer = 1 - me_;
+    for (uint64_t i = 1; i <= ITERS + WARM; i++) {
+        if (me_ == 0) {
+            A_(putmem_signal)(data, src, 8, sig, i, SIG_SET, peer);
+            A_(signal_wait_until)(sig, CMP_EQ, i);
+        } else {
+            A_(signal_wait_until)(sig, CMP_EQ, i);
+            A_(putmem_signal)(data, src, 8, sig, i, SIG_SET, peer);
+        }
+    }
+}
+
+__global__ void fetch_add_loop(long *word, long *out)
+{
+    long s = 0;
+    for (int i = 0; i < ITERS; i++)
+        s += A_(long_atomic_fetch_add)(word, 1, 1);
+    *out = s;
+}
+
+__global__ void barrier_loop(int iters)
+{
+    for (int i = 0; i < iters; i++)
+        A_(barrier_all)();
+}
+
+static void latency(int *flag, char *data, char *src, uint64_t *sig, long *word, long *out)
+{
+    double us;
+    us = median_us([&] { p_pingpong<<<1, 1>>>(flag, me); });
+    if (me == 0)
+        std::printf("RESULT sys=%s op=int_p_pingpong one_way_us=%.3f (incl. %d warm-up trips)\n", SYS,
+                    us / (2.0 * (ITERS + WARM)), WARM);
+    A_(barrier_all)();
+    us = median_us([&] { signal_pingpong<<<1, 1>>>(data, src, sig, me); });
+    if (me == 0)
+        std::printf("RESULT sys=%s op=putmem_signal_8B_pingpong one_way_us=%.3f\n", SYS,
+                    us / (2.0 * (ITERS + WARM)));
+    A_(barrier_all)();
+    if (me == 0) {
+        us = median_us([&] { fetch_add_loop<<<1, 1>>>(word, out); });
+        std::printf("RESULT sys=%s op=long_atomic_fetch_add latency_us=%.3f\n", SYS, us / ITERS);
+    } else {
+        for (int r = -1; r < RUNS; r++)
+            A_(barrier_all)();
+    }
+    A_(barrier_all)();
+    int iters = 20000;
+    void *args[] = {&iters};
+    us = median_us([&] {
+        if (AX_(collective_launch)((const void *)barrier_loop, 1, 32, args, 0, 0) != 0)
+            A_(global_exit)(1);
+    });
+    if (me == 0)
+        std::printf("RESULT sys=%s op=device_barrier_all us=%.3f\n", SYS, us / iters);
+    A_(barrier_all)();
+    cudaStream_t s;
+    CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t a, b;
+    CUDA(cudaEventCreate(&a));
+    CUDA(cudaEventCreate(&b));
+    std::vector<double> t;
+    for (int r = -1; r < RUNS; r++) {
+        A_(barrier_all)();
+        CUDA(cudaEventRecord(a, s));
+        for (int i = 0; i < 2000; i++)
+            AX_(barrier_all_on_stream)(s);
+        CUDA(cudaEventRecord(b, s));
+        CUDA(cudaEventSynchronize(b));
+        float ms;
+        CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 0)
+            t.push_back(ms * 1e3 / 2000);
+    }
+    std::sort(t.begin(), t.end());
+    if (me == 0)
+        std::printf("RESULT sys=%s op=barrier_all_on_stream us=%.3f\n", SYS, t[t.size() / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    bench_init(argc > 1 ? argv[1] : "/tmp/device_bench.uid");
+    me = A_(my_pe)();
+    if (A_(n_pes)() != 2) {
+        std::fprintf(stderr, "device_bench: run with 2 PEs\n");
+        A_(global_exit)(2);
+    }
+    const size_t max = 256 << 20;
+    char *sym_dst = (char *)A_(malloc)(max), *sym_src = (char *)A_(malloc)(max), *local;
+    int *flag = (int *)A_(calloc)(1, sizeof(int)), *bad;
+    char *data = (char *)A_(calloc)(1, 64);
+    uint64_t *sig = (uint64_t *)A_(calloc)(1, sizeof(uint64_t));
+    long *word = (long *)A_(calloc)(1, sizeof(long)), *out;
+    CUDA(cudaMalloc(&local, max));
+    CUDA(cudaMalloc(&out, sizeof(long)));
+    CUDA(cudaMallocManaged(&bad, sizeof(int)));
+    if (me == 0) {
+        int dev;
+        cudaDeviceProp prop;
+        cudaGetDevice(&dev);
+        cudaGetDeviceProperties(&prop, dev);
+        std::printf("# %s device_bench: PE 0 -> PE 1, %s; GB/s = bytes one side moved / time "
+                    "(1e9 B/s); medians of %d runs\n", SYS, prop.name, RUNS);
+    }
+    bandwidth(sym_dst, sym_src, local, bad);
+    latency(flag, data, local, sig, word, out);
+    A_(barrier_all)();
+    A_(finalize)();
+    return 0;
+}
