@@ -65,6 +65,12 @@ for p in device_tu device_tu_rdc; do
 done
 timeout 300 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/device_api --device 2>&1 | tail -1
+for ex in ring jacobi; do
+    for np in 2 4; do
+        timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/examples/$ex" >>"$log" 2>&1
+        echo "example $ex np=$np rc=$? $(tail -1 "$log" | cut -c1-160)"
+    done
+done
 GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp \
