@@ -24,6 +24,7 @@
 #ifdef BENCH_NVSHMEM
 #include <nvshmem.h>
 #include <nvshmemx.h>
+#include "nvshmem/uid_file.h"
 #define SYS "nvshmem"
 #define A_(n) nvshmem_##n
 #define AX_(n) nvshmemx_##n
@@ -37,6 +38,8 @@
 #define CMP_EQ GSHMEM_CMP_EQ
 #define SIG_SET GSHMEM_SIGNAL_SET
 #endif
+
+#include "bench_cuda.cuh"
 
 #define RUNS 7
 #define CUDA(x)                                                                            \
@@ -59,21 +62,9 @@ static void bench_init(const char *uid_file)
     cudaGetDeviceCount(&ngpu);
     cudaSetDevice(rank % ngpu);
     nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
-    if (rank == 0) {
-        nvshmemx_get_uniqueid(&uid);
-        char tmp[512];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", uid_file);
-        FILE *f = fopen(tmp, "wb");
-        fwrite(&uid, sizeof(uid), 1, f);
-        fclose(f);
-        rename(tmp, uid_file);
-    } else {
-        FILE *f = nullptr;
-        while ((f = fopen(uid_file, "rb")) == nullptr)
-            usleep(1000);
-        if (fread(&uid, sizeof(uid), 1, f) != 1)
-            exit(2);
-        fclose(f);
+    if (twin_uid_exchange(rank, uid_file, &uid) != 0) {
+        std::fprintf(stderr, "rank %d: no NVSHMEM unique id through %s\n", rank, uid_file);
+        exit(2);
     }
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
     nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr);
@@ -86,18 +77,6 @@ static void bench_init(const char *uid_file)
 static void bench_init(const char *) { gshmem_init(); }
 #endif
 
-__global__ void fill(unsigned *p, size_t n, unsigned seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        p[i] = (unsigned)i * 2654435761u + seed;
-}
-
-__global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        if (p[i] != (unsigned)i * 2654435761u + seed)
-            atomicAdd(bad, 1);
-}
 
 // Each block moves its contiguous slice, reps times (one launch: its
 // overhead is not the transfer's).

@@ -17,6 +17,8 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
+#include "bench_cuda.cuh"
+
 #define RUNS 7
 #define CUDA(x)                                                                            \
     do {                                                                                   \
@@ -27,18 +29,6 @@
         }                                                                                  \
     } while (0)
 
-__global__ void fill(unsigned *p, size_t n, unsigned seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        p[i] = (unsigned)i * 2654435761u + seed;
-}
-
-__global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        if (p[i] != (unsigned)i * 2654435761u + seed)
-            atomicAdd(bad, 1);
-}
 
 template <typename F>
 static double median_us(cudaStream_t s, long iters, F op)

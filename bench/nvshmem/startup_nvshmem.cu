@@ -12,6 +12,8 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
+#include "uid_file.h"
+
 static double now_ms()
 {
     return std::chrono::duration<double, std::milli>(
@@ -28,22 +30,8 @@ int main(int argc, char **argv)
     cudaFree(nullptr);
 
     nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
-    if (rank == 0) {
-        nvshmemx_get_uniqueid(&uid);
-        char tmp[512];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", file);
-        FILE *f = fopen(tmp, "wb");
-        fwrite(&uid, sizeof(uid), 1, f);
-        fclose(f);
-        rename(tmp, file);
-    } else {
-        FILE *f = nullptr;
-        while ((f = fopen(file, "rb")) == nullptr)
-            usleep(1000);
-        if (fread(&uid, sizeof(uid), 1, f) != 1)
-            return 2;
-        fclose(f);
-    }
+    if (twin_uid_exchange(rank, file, &uid) != 0)
+        return 2;
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
     nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr);
     double t0 = now_ms();

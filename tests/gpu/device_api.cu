@@ -16,18 +16,10 @@
 
 #include <gshmem_device.cuh>
 
+#include "gpu_check.h"
+
 static int me, npes, nxt, prv;
 
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            std::fprintf(stderr, "FAIL pe %d line %d: %s: ", me, __LINE__, #cond);      \
-            std::fprintf(stderr, __VA_ARGS__);                                          \
-            std::fprintf(stderr, "\n");                                                 \
-            gshmem_global_exit(1);                                                      \
-        }                                                                               \
-    } while (0)
-#define CUDA(x) CHECK((x) == cudaSuccess, "%s", cudaGetErrorString(x))
 
 __host__ __device__ unsigned char byte_of(int pe, int round, size_t i)
 {

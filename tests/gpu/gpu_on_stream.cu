@@ -11,21 +11,13 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
+#include "gpu_check.h"
+
 #define N (1 << 20) /* ints per message */
 #define REPLAYS 10
 
 static int me, npes, to, from;
 
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            std::fprintf(stderr, "FAIL pe %d line %d: %s: ", me, __LINE__, #cond);      \
-            std::fprintf(stderr, __VA_ARGS__);                                          \
-            std::fprintf(stderr, "\n");                                                 \
-            gshmem_global_exit(1);                                                      \
-        }                                                                               \
-    } while (0)
-#define CUDA(x) CHECK((x) == cudaSuccess, "%s", #x)
 
 __global__ void fill(int *p, int base)
 {
