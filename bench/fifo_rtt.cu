@@ -31,7 +31,7 @@ __global__ void round_trips(gshmemi_fifo f, int to, int trips, unsigned long lon
         const unsigned long long t0 = gtime();
         uint64_t n = gshmemi_fifo_push(&f, nullptr, 0, gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to));
         push_ns[i] = gtime() - t0;
-        while (gshmemi_fifo_completed(&f) <= n)
+        while (gshmemi_fifo_completed(&f, 0) <= n)
             if (gtime() - t0 > 2000000000ull) {
                 *stalled = i;
                 return;

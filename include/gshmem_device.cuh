@@ -14,9 +14,12 @@
  * Memory model (DESIGN.md section 5): puts to mapped PEs are weak stores;
  * gshmem_fence orders them per PE; gshmem_quiet completes all; signals are
  * release operations at system scope; waits spin with relaxed loads and
- * acquire once satisfied.  Kernels reach mapped PEs (same GPU or P2P); a
- * call on a PE reached only through the proxy stops the job with a message
- * naming the call, the PE and the block/thread.
+ * acquire once satisfied.  Kernels reach mapped PEs (same GPU or P2P)
+ * with loads and stores, and every other PE through the proxy: requests in
+ * a FIFO that a CPU thread carries out on the network transport.  Without
+ * a proxy (a single-node job with some pair unmapped and no transport) a
+ * call on an unmapped PE stops the job with a message naming the call, the
+ * PE and the block/thread.
  */
 #ifndef GSHMEM_DEVICE_CUH
 #define GSHMEM_DEVICE_CUH
@@ -43,8 +46,21 @@ static __constant__ struct gshmemi_device_state gshmemi_dstate;
 
 namespace {
 
+/* A kernel of this unit's own, through which the library finds the unit's
+ * module and loads all its kernels (gshmemi_device_load_unit). */
+__global__ void gshmemi_tu_anchor() {}
+
 int gshmemi_tu_update(const struct gshmemi_device_state *s, void *stream)
 {
+    static bool loaded;
+    if (s->has_proxy && !loaded) {
+        cudaFunction_t f;
+        loaded = true;
+        if (cudaGetFuncBySymbol(&f, reinterpret_cast<const void *>(gshmemi_tu_anchor)) == cudaSuccess)
+            gshmemi_device_load_unit(f);
+        else
+            gshmemi_device_load_unit(nullptr), (void)cudaGetLastError();
+    }
     return static_cast<int>(cudaMemcpyToSymbolAsync(gshmemi_dstate, s, sizeof(*s), 0,
                                                     cudaMemcpyHostToDevice,
                                                     static_cast<cudaStream_t>(stream)));
@@ -166,9 +182,10 @@ __device__ __forceinline__ void gshmemi_check_heap(const char *call, int pe, con
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_HEAP, pe, p, bytes);
 }
 
-/* The address of symmetric object `sym` in PE pe's heap, as mapped here. */
-__device__ __forceinline__ char *gshmemi_peer(const char *call, const void *sym, size_t bytes,
-                                              int pe)
+/* The address of symmetric object `sym` in PE pe's heap as mapped here, or
+ * NULL where pe is reached through the proxy. */
+__device__ __forceinline__ char *gshmemi_lookup(const char *call, const void *sym, size_t bytes,
+                                                int pe)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     if (s.debug_checks) {
@@ -176,17 +193,7 @@ __device__ __forceinline__ char *gshmemi_peer(const char *call, const void *sym,
         gshmemi_check_heap(call, pe, sym, bytes);
     }
     char *base = pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
-    if (base == nullptr)
-        gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, sym, bytes);
-    return base + (static_cast<const char *>(sym) - s.heap_base);
-}
-
-template <typename T>
-__device__ __forceinline__ T *gshmemi_peer_atomic(const char *call, T *sym, int pe)
-{
-    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(sym) % sizeof(T) != 0)
-        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, sym, sizeof(T));
-    return reinterpret_cast<T *>(gshmemi_peer(call, sym, sizeof(T), pe));
+    return base == nullptr ? nullptr : base + (static_cast<const char *>(sym) - s.heap_base);
 }
 
 __device__ __forceinline__ uint64_t gshmemi_now_ns()
@@ -195,6 +202,117 @@ __device__ __forceinline__ uint64_t gshmemi_now_ns()
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+
+/* ---- the proxy: requests for PEs that are not mapped (gshmemi_fifo.h) --- */
+
+__device__ __forceinline__ uint64_t gshmemi_heap_off(const void *sym)
+{
+    return static_cast<uint64_t>(static_cast<const char *>(sym) - gshmemi_s().heap_base);
+}
+
+__device__ __noinline__ uint64_t gshmemi_push(const char *call, int pe, int kind, int op, int size,
+                                              const uint64_t *w, int nw)
+{
+    if (!gshmemi_s().has_proxy)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, nullptr, 0);
+    struct gshmemi_fifo f = gshmemi_s().fifo;
+    return gshmemi_fifo_push(&f, w, nw, gshmemi_req_tag(kind, op, size, pe));
+}
+
+/* Until request n (and every one before it) has taken effect. */
+__device__ __noinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
+{
+    const struct gshmemi_fifo &f = gshmemi_s().fifo;
+    uint64_t start = 0;
+    for (unsigned look = 0; gshmemi_fifo_completed(&f, look) <= n; look++) {
+        if (look >= GSHMEMI_FIFO_DIRECT_LOOKS)
+            FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
+        if ((look & 255) == 255 && gshmemi_s().timeout_ns != 0) {
+            const uint64_t now = gshmemi_now_ns();
+            if (start == 0)
+                start = now;
+            else if (now - start > gshmemi_s().timeout_ns)
+                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, f.completed, 8,
+                             GSHMEM_CMP_GT, n, gshmemi_fifo_completed(&f, 0));
+        }
+    }
+}
+
+/* A put for the proxy: small ones travel inside the request, and so does a
+ * source the proxy cannot read (shared or local memory), a request for
+ * each 48 bytes.  Returns the number of the request that reads the source
+ * (when it is complete, the source may be reused), or GSHMEMI_REQ_NONE
+ * where the bytes travelled inside the requests. */
+#define GSHMEMI_REQ_NONE (~0ull)
+__device__ __noinline__ uint64_t gshmemi_proxy_put(const char *call, void *dest, const void *src,
+                                                   size_t bytes, int pe)
+{
+    if (bytes > GSHMEMI_REQ_INLINE_MAX && __isGlobal(src)) {
+        const uint64_t w[3] = {gshmemi_heap_off(dest), reinterpret_cast<uint64_t>(src), bytes};
+        return gshmemi_push(call, pe, GSHMEMI_REQ_PUT, 0, 0, w, 3);
+    }
+    for (size_t done = 0; done < bytes; done += GSHMEMI_REQ_INLINE_MAX) {
+        const size_t n = bytes - done < GSHMEMI_REQ_INLINE_MAX ? bytes - done : GSHMEMI_REQ_INLINE_MAX;
+        uint64_t w[GSHMEMI_FIFO_WORDS] = {gshmemi_heap_off(static_cast<char *>(dest) + done)};
+        unsigned char *b = reinterpret_cast<unsigned char *>(&w[1]);
+        for (size_t i = 0; i < n; i++)
+            b[i] = static_cast<const unsigned char *>(src)[done + i];
+        gshmemi_push(call, pe, GSHMEMI_REQ_PUT_INLINE, 0, static_cast<int>(n), w,
+                     1 + static_cast<int>((n + 7) / 8));
+    }
+    return GSHMEMI_REQ_NONE;
+}
+
+/* The answer to fetching request n (an atomic's old value, a g's bytes). */
+__device__ __noinline__ uint64_t gshmemi_proxy_answer(const char *call, uint64_t n)
+{
+    gshmemi_proxy_wait(call, n);
+    const struct gshmemi_fifo f = gshmemi_s().fifo;
+    return gshmemi_fifo_take_answer(&f, n);
+}
+
+/* Up to 8 bytes from pe's heap through the proxy (a g, a fetch). */
+__device__ __forceinline__ uint64_t gshmemi_proxy_g(const char *call, const void *src,
+                                                    size_t bytes, int pe)
+{
+    const uint64_t w[3] = {gshmemi_heap_off(src), GSHMEMI_REQ_TO_CELL, bytes};
+    return gshmemi_proxy_answer(call, gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3));
+}
+
+/* A get through the proxy into memory it cannot write (shared or local):
+ * 8 bytes a request, answered in the requests' cells, 16 requests in
+ * flight (a cell is answered again only once read). */
+__device__ __noinline__ void gshmemi_proxy_get_small(const char *call, void *dest, const void *src,
+                                                     size_t bytes, int pe)
+{
+    const struct gshmemi_fifo f = gshmemi_s().fifo;
+    unsigned char *d = static_cast<unsigned char *>(dest);
+    for (size_t done = 0; done < bytes;) {
+        uint64_t number[16];
+        int n = 0;
+        for (size_t at = done; at < bytes && n < 16; at += 8, n++) {
+            const uint64_t w[3] = {gshmemi_heap_off(static_cast<const char *>(src) + at),
+                                   GSHMEMI_REQ_TO_CELL, bytes - at < 8 ? bytes - at : 8};
+            number[n] = gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3);
+        }
+        gshmemi_proxy_wait(call, number[n - 1]);
+        for (int i = 0; i < n; i++, done += 8) {
+            const uint64_t v = gshmemi_fifo_take_answer(&f, number[i]);
+            for (size_t k = 0; k < 8 && done + k < bytes; k++)
+                d[done + k] = static_cast<unsigned char>(v >> (8 * k));
+        }
+    }
+}
+
+/* Everything this thread pushed has taken effect (quiet's proxy half). */
+__device__ __forceinline__ void gshmemi_proxy_quiet(const char *call)
+{
+    if (gshmemi_s().has_proxy)
+        gshmemi_proxy_wait(call, gshmemi_push(call, gshmemi_s().my_pe, GSHMEMI_REQ_QUIET, 0, 0,
+                                              nullptr, 0));
+}
+
+
 
 __device__ __forceinline__ void gshmemi_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 __device__ __forceinline__ void gshmemi_fence_sc() { asm volatile("fence.sc.sys;" ::: "memory"); }
@@ -260,6 +378,16 @@ __device__ __forceinline__ unsigned gshmemi_block_rank()
 
 __device__ __forceinline__ unsigned gshmemi_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 
+template <typename T>
+__device__ __forceinline__ void gshmemi_p(const char *call, T *dest, T value, int pe)
+{
+    T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, sizeof(T), pe));
+    if (d != nullptr)
+        *d = value;
+    else
+        gshmemi_proxy_put(call, dest, &value, sizeof(T), pe);
+}
+
 enum gshmemi_scope { GSHMEMI_THREAD, GSHMEMI_WARP, GSHMEMI_BLOCK };
 
 template <int SCOPE>
@@ -291,8 +419,19 @@ __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const 
 {
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
-    char *d = gshmemi_peer(call, dest, bytes, pe);
-    gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
+    char *d = gshmemi_lookup(call, dest, bytes, pe);
+    if (d != nullptr) {
+        gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
+    } else {
+        /* One request for the group, once the group's source is written;
+         * a blocking put returns when the proxy has read the source. */
+        gshmemi_group_sync<SCOPE>();
+        if (lane == 0) {
+            const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
+            if (!NBI && r != GSHMEMI_REQ_NONE)
+                gshmemi_proxy_wait(call, r);
+        }
+    }
     if (!NBI)
         gshmemi_group_sync<SCOPE>();
 }
@@ -303,35 +442,59 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
 {
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
-    const char *s = gshmemi_peer(call, src, bytes, pe);
-    gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
+    const char *s = gshmemi_lookup(call, src, bytes, pe);
+    if (s != nullptr) {
+        gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
+    } else if (lane == 0 && !__isGlobal(dest)) {
+        gshmemi_proxy_get_small(call, dest, src, bytes, pe); /* done at once, even nbi */
+    } else if (lane == 0 && bytes > 0) {
+        /* The proxy writes dest (global memory); a blocking get waits for it. */
+        const uint64_t w[3] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), bytes};
+        const uint64_t r = gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3);
+        if (!NBI)
+            gshmemi_proxy_wait(call, r);
+    }
     if (!NBI)
         gshmemi_group_sync<SCOPE>();
 }
 
-__device__ __forceinline__ void gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
-                                               int op, int pe)
+/* Returns the proxy request's number, or 0 for a mapped PE. */
+__device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
+                                                   int op, int pe)
 {
-    unsigned long long *p = gshmemi_peer_atomic(call, reinterpret_cast<unsigned long long *>(sig), pe);
+    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(sig) % 8 != 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, sig, 8);
+    unsigned long long *p = reinterpret_cast<unsigned long long *>(gshmemi_lookup(call, sig, 8, pe));
+    if (p == nullptr) {
+        const uint64_t w[2] = {gshmemi_heap_off(sig), value};
+        return gshmemi_push(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8, w, 2);
+    }
     /* Release at system scope: the data written before lands first. */
     if (op == GSHMEM_SIGNAL_ADD)
         asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
     else
         asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    return 0;
 }
 
-template <int SCOPE>
+template <int SCOPE, bool NBI = false>
 __device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest, const void *src,
                                                    size_t bytes, uint64_t *sig, uint64_t value,
                                                    int op, int pe)
 {
-    gshmemi_put<SCOPE>(call, dest, src, bytes, pe);
+    /* Through the proxy the signal's request follows the data's, and the
+     * target applies them in that order. */
+    gshmemi_put<SCOPE, true>(call, dest, src, bytes, pe);
+    gshmemi_group_sync<SCOPE>();
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     /* The release is cumulative: it covers the group's stores, which the
-     * group barrier in gshmemi_put ordered before it. */
-    if (lane == 0)
-        gshmemi_signal(call, sig, value, op, pe);
+     * group barrier above ordered before it. */
+    if (lane == 0) {
+        const uint64_t r = gshmemi_signal(call, sig, value, op, pe);
+        if (!NBI && r != 0)
+            gshmemi_proxy_wait(call, r); /* the source may be reused */
+    }
     gshmemi_group_sync<SCOPE>();
 }
 
@@ -350,6 +513,54 @@ __device__ __forceinline__ T gshmemi_vload(const T *p)
     T v;
     memcpy(&v, &u, sizeof(T));
     return v;
+}
+
+/* g: a load of the mapped word, or the proxy's answer. */
+template <typename T>
+__device__ __forceinline__ T gshmemi_g(const char *call, const T *src, int pe)
+{
+    const T *p = reinterpret_cast<const T *>(gshmemi_lookup(call, src, sizeof(T), pe));
+    if (p != nullptr)
+        return gshmemi_vload(p);
+    const uint64_t v = gshmemi_proxy_g(call, src, sizeof(T), pe);
+    T t;
+    memcpy(&t, &v, sizeof(T));
+    return t;
+}
+
+/* Strided put and get: element by element (through the proxy, a request
+ * each: the elements travel inside the requests, or come back in cells). */
+template <typename T>
+__device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T *src, ptrdiff_t dst,
+                                             ptrdiff_t sst, size_t nelems, int pe)
+{
+    if (nelems == 0)
+        return;
+    T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, ((nelems - 1) * dst + 1) * sizeof(T), pe));
+    for (size_t i = 0; i < nelems; i++) {
+        if (d != nullptr)
+            d[i * dst] = src[i * sst];
+        else
+            gshmemi_proxy_put(call, dest + i * dst, &src[i * sst], sizeof(T), pe);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void gshmemi_iget(const char *call, T *dest, const T *src, ptrdiff_t dst,
+                                             ptrdiff_t sst, size_t nelems, int pe)
+{
+    if (nelems == 0)
+        return;
+    const T *s = reinterpret_cast<const T *>(
+        gshmemi_lookup(call, src, ((nelems - 1) * sst + 1) * sizeof(T), pe));
+    for (size_t i = 0; i < nelems; i++) {
+        if (s != nullptr) {
+            dest[i * dst] = s[i * sst];
+        } else {
+            const uint64_t v = gshmemi_proxy_g(call, src + i * sst, sizeof(T), pe);
+            memcpy(&dest[i * dst], &v, sizeof(T));
+        }
+    }
 }
 
 /* An acquire load at system scope: what the writer released before the
@@ -515,12 +726,38 @@ __device__ __forceinline__ T gshmemi_t(typename gshmemi_wordof<T>::type w)
     return v;
 }
 
-template <typename T>
-__device__ __forceinline__ typename gshmemi_wordof<T>::type *gshmemi_amo_ptr(const char *call,
-                                                                             const T *dest, int pe)
+/* A fetching atomic: `on_word` applied to the mapped word, or the request
+ * (op with a and b) through the proxy, answered in the request's cell. */
+template <typename T, typename F>
+__device__ __forceinline__ T gshmemi_amo_fetch(const char *call, const T *dest, int op, T a, T b,
+                                               int pe, F on_word)
 {
-    return reinterpret_cast<typename gshmemi_wordof<T>::type *>(
-        gshmemi_peer_atomic(call, const_cast<T *>(dest), pe));
+    using W = typename gshmemi_wordof<T>::type;
+    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(dest) % sizeof(T) != 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, dest, sizeof(T));
+    char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
+    if (p != nullptr)
+        return gshmemi_t<T>(on_word(reinterpret_cast<W *>(p)));
+    const uint64_t w[4] = {gshmemi_heap_off(dest), static_cast<uint64_t>(gshmemi_w(a)),
+                           static_cast<uint64_t>(gshmemi_w(b)), GSHMEMI_REQ_TO_CELL};
+    const uint64_t n = gshmemi_push(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)), w, 4);
+    return gshmemi_t<T>(static_cast<W>(gshmemi_proxy_answer(call, n)));
+}
+
+/* A non-fetching atomic: the mapped word, or NULL once the request for the
+ * proxy is pushed. */
+template <typename T>
+__device__ __forceinline__ typename gshmemi_wordof<T>::type *
+gshmemi_amo_nf(const char *call, T *dest, int op, T a, int pe)
+{
+    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(dest) % sizeof(T) != 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, dest, sizeof(T));
+    char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
+    if (p == nullptr) {
+        const uint64_t w[4] = {gshmemi_heap_off(dest), static_cast<uint64_t>(gshmemi_w(a)), 0, 0};
+        gshmemi_push(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)), w, 4);
+    }
+    return reinterpret_cast<typename gshmemi_wordof<T>::type *>(p);
 }
 
 /* ---- device-wide barrier: every thread of the grid (a collective launch)
@@ -535,14 +772,18 @@ __device__ __noinline__ void gshmemi_pe_barrier(const char *call)
     const struct gshmemi_device_state &s = gshmemi_s();
     unsigned long long *area = reinterpret_cast<unsigned long long *>(s.dev_area);
     unsigned long long target = 0;
+    /* What the grid pushed for the proxy is done before anybody is told. */
+    gshmemi_proxy_quiet(call);
     for (int r = 0, d = 1; d < s.n_pes; r++, d <<= 1) {
         const int to = (s.my_pe + d) % s.n_pes;
         char *base = to < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[to] : s.peer_base[to];
-        if (base == nullptr)
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, to, nullptr, 0);
-        unsigned long long *theirs =
-            reinterpret_cast<unsigned long long *>(base + s.dev_area_off) + GSHMEMI_DEV_AREA_DBAR_ROUNDS + r;
-        asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        const uint64_t word = s.dev_area_off + 8 * (GSHMEMI_DEV_AREA_DBAR_ROUNDS + r);
+        if (base == nullptr) {
+            const uint64_t w[2] = {word, 1};
+            gshmemi_push(call, to, GSHMEMI_REQ_SIGNAL, 1 /* add */, 8, w, 2);
+        } else {
+            asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(base + word) : "memory");
+        }
         if (r == 0) /* read after the first signal left: the two latencies overlap */
             area[GSHMEMI_DEV_AREA_DBAR_EPOCH] = target = area[GSHMEMI_DEV_AREA_DBAR_EPOCH] + 1;
         gshmemi_wait(call, &area[GSHMEMI_DEV_AREA_DBAR_ROUNDS + r], GSHMEM_CMP_GE, target);
@@ -604,7 +845,7 @@ __device__ inline void *gshmem_ptr(const void *dest, int pe)
     __device__ inline void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
                                                    int pe)                                         \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD>("gshmem_" #NAME "_put_nbi", dest, source,                      \
+        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_nbi", dest, source,                      \
                                     nelems * sizeof(TYPE), pe);                                    \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,      \
@@ -615,38 +856,26 @@ __device__ inline void *gshmem_ptr(const void *dest, int pe)
     __device__ inline void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
                                                    int pe)                                         \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD>("gshmem_" #NAME "_get_nbi", dest, source,                      \
+        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_" #NAME "_get_nbi", dest, source,                      \
                                     nelems * sizeof(TYPE), pe);                                    \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                       \
     {                                                                                              \
-        *reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_" #NAME "_p", dest, sizeof(TYPE), pe)) =    \
-            value;                                                                                 \
+        gshmemi_p("gshmem_" #NAME "_p", dest, value, pe);                                          \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                           \
     {                                                                                              \
-        return gshmemi_vload(reinterpret_cast<const TYPE *>(                                       \
-            gshmemi_peer("gshmem_" #NAME "_g", source, sizeof(TYPE), pe)));                        \
+        return gshmemi_g("gshmem_" #NAME "_g", source, pe);                                        \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
                                                 ptrdiff_t sst, size_t nelems, int pe)              \
     {                                                                                              \
-        if (nelems == 0)                                                                           \
-            return;                                                                                \
-        TYPE *d = reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_" #NAME "_iput", dest,             \
-                                                        ((nelems - 1) * dst + 1) * sizeof(TYPE), pe)); \
-        for (size_t i = 0; i < nelems; i++)                                                        \
-            d[i * dst] = source[i * sst];                                                          \
+        gshmemi_iput("gshmem_" #NAME "_iput", dest, source, dst, sst, nelems, pe);                 \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
                                                 ptrdiff_t sst, size_t nelems, int pe)              \
     {                                                                                              \
-        if (nelems == 0)                                                                           \
-            return;                                                                                \
-        const TYPE *s = reinterpret_cast<const TYPE *>(gshmemi_peer(                               \
-            "gshmem_" #NAME "_iget", source, ((nelems - 1) * sst + 1) * sizeof(TYPE), pe));        \
-        for (size_t i = 0; i < nelems; i++)                                                        \
-            dest[i * dst] = s[i * sst];                                                            \
+        gshmemi_iget("gshmem_" #NAME "_iget", dest, source, dst, sst, nelems, pe);                 \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,              \
                                                       size_t nelems, uint64_t *sig_addr,           \
@@ -659,7 +888,7 @@ __device__ inline void *gshmem_ptr(const void *dest, int pe)
                                                           size_t nelems, uint64_t *sig_addr,       \
                                                           uint64_t signal, int sig_op, int pe)     \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_" #NAME "_put_signal_nbi", dest, source,        \
+        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_signal_nbi", dest, source,        \
                                            nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
     }
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
@@ -673,7 +902,7 @@ GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
     __device__ inline void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
                                                   int pe)                                          \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD>("gshmem_put" #BITS "_nbi", dest, source,                       \
+        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_nbi", dest, source,                       \
                                     nelems * sizeof(TYPE), pe);                                    \
     }                                                                                              \
     __device__ inline void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) \
@@ -683,30 +912,20 @@ GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
     __device__ inline void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
                                                   int pe)                                          \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD>("gshmem_get" #BITS "_nbi", dest, source,                       \
+        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_get" #BITS "_nbi", dest, source,                       \
                                     nelems * sizeof(TYPE), pe);                                    \
     }                                                                                              \
     __device__ inline void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,        \
                                              ptrdiff_t sst, size_t nelems, int pe)                 \
     {                                                                                              \
-        if (nelems == 0)                                                                           \
-            return;                                                                                \
-        TYPE *d = reinterpret_cast<TYPE *>(gshmemi_peer("gshmem_iput" #BITS, dest,                 \
-                                                        ((nelems - 1) * dst + 1) * sizeof(TYPE), pe)); \
-        const TYPE *s = static_cast<const TYPE *>(source);                                         \
-        for (size_t i = 0; i < nelems; i++)                                                        \
-            d[i * dst] = s[i * sst];                                                               \
+        gshmemi_iput("gshmem_iput" #BITS, static_cast<TYPE *>(dest),                               \
+                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
     }                                                                                              \
     __device__ inline void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,        \
                                              ptrdiff_t sst, size_t nelems, int pe)                 \
     {                                                                                              \
-        if (nelems == 0)                                                                           \
-            return;                                                                                \
-        const TYPE *s = reinterpret_cast<const TYPE *>(gshmemi_peer(                               \
-            "gshmem_iget" #BITS, source, ((nelems - 1) * sst + 1) * sizeof(TYPE), pe));            \
-        TYPE *d = static_cast<TYPE *>(dest);                                                       \
-        for (size_t i = 0; i < nelems; i++)                                                        \
-            d[i * dst] = s[i * sst];                                                               \
+        gshmemi_iget("gshmem_iget" #BITS, static_cast<TYPE *>(dest),                               \
+                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
     }                                                                                              \
     __device__ inline void gshmem_put##BITS##_signal(void *dest, const void *source,               \
                                                      size_t nelems, uint64_t *sig_addr,            \
@@ -719,7 +938,7 @@ GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
                                                          size_t nelems, uint64_t *sig_addr,        \
                                                          uint64_t signal, int sig_op, int pe)      \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_put" #BITS "_signal_nbi", dest, source,         \
+        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_signal_nbi", dest, source,         \
                                            nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
     }
 GSHMEM_FOR_RMA_SIZES(GSHMEMI_DEV_RMA_SIZED)
@@ -731,7 +950,7 @@ __device__ inline void gshmem_putmem(void *dest, const void *source, size_t nele
 }
 __device__ inline void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_put<GSHMEMI_THREAD>("gshmem_putmem_nbi", dest, source, nelems, pe);
+    gshmemi_put<GSHMEMI_THREAD, true>("gshmem_putmem_nbi", dest, source, nelems, pe);
 }
 __device__ inline void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
@@ -739,7 +958,7 @@ __device__ inline void gshmem_getmem(void *dest, const void *source, size_t nele
 }
 __device__ inline void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    gshmemi_get<GSHMEMI_THREAD>("gshmem_getmem_nbi", dest, source, nelems, pe);
+    gshmemi_get<GSHMEMI_THREAD, true>("gshmem_getmem_nbi", dest, source, nelems, pe);
 }
 __device__ inline void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
                                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
@@ -751,7 +970,7 @@ __device__ inline void gshmem_putmem_signal_nbi(void *dest, const void *source, 
                                                 uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                 int pe)
 {
-    gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
+    gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
                                        signal, sig_op, pe);
 }
 
@@ -768,25 +987,28 @@ __device__ inline uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp,
 }
 __device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    gshmemi_signal("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
+    (void)gshmemi_signal("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
 }
 
 /* ---- atomics ---- */
 #define GSHMEMI_DEV_AMO_EXTENDED(NAME, TYPE, G)                                                    \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe)                \
     {                                                                                              \
-        auto *p = gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch", source, pe);                    \
-        return gshmemi_t<TYPE>(*static_cast<volatile typename gshmemi_wordof<TYPE>::type *>(p));           \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch", source, GSHMEMI_AMO_FETCH,       \
+                                 static_cast<TYPE>(0), static_cast<TYPE>(0), pe, [](auto *w) {                               \
+            return *static_cast<volatile typename gshmemi_wordof<TYPE>::type *>(w);                \
+        });                                                                                        \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe)              \
     {                                                                                              \
-        atomicExch_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_set", dest, pe),                \
-                          gshmemi_w(value));                                                       \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_set", dest, GSHMEMI_AMO_SET, value, pe)) \
+            atomicExch_system(w, gshmemi_w(value));                                                \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe)             \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicExch_system(                                                  \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_swap", dest, pe), gshmemi_w(value)));         \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_swap", dest, GSHMEMI_AMO_SWAP, value,    \
+                                 static_cast<TYPE>(0), pe,                                                      \
+                                 [&](auto *w) { return atomicExch_system(w, gshmemi_w(value)); }); \
     }
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
 #undef GSHMEMI_DEV_AMO_EXTENDED
@@ -795,29 +1017,33 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
     __device__ inline TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,  \
                                                                int pe)                             \
     {                                                                                              \
-        return gshmemi_t<TYPE>(                                                                    \
-            atomicCAS_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_compare_swap", dest, pe),    \
-                             gshmemi_w(cond), gshmemi_w(value)));                                  \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_compare_swap", dest, GSHMEMI_AMO_CSWAP,  \
+                                 cond, value, pe, [&](auto *w) {                                   \
+            return atomicCAS_system(w, gshmemi_w(cond), gshmemi_w(value));                         \
+        });                                                                                        \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                    \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicAdd_system(                                                   \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_inc", dest, pe), gshmemi_w(static_cast<TYPE>(1))));  \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_inc", dest, GSHMEMI_AMO_ADD,       \
+                                 static_cast<TYPE>(1), static_cast<TYPE>(0), pe,                                             \
+                                 [](auto *w) { return atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1))); }); \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe)                          \
     {                                                                                              \
-        atomicAdd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_inc", dest, pe),                 \
-                         gshmemi_w(static_cast<TYPE>(1)));                                                      \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_inc", dest, GSHMEMI_AMO_ADD,         \
+                                     static_cast<TYPE>(1), pe))                                    \
+            atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1)));                                  \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe)        \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicAdd_system(                                                   \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_add", dest, pe), gshmemi_w(value)));    \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_add", dest, GSHMEMI_AMO_ADD, value, \
+                                 static_cast<TYPE>(0), pe,                                                      \
+                                 [&](auto *w) { return atomicAdd_system(w, gshmemi_w(value)); }); \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe)              \
     {                                                                                              \
-        atomicAdd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_add", dest, pe),                 \
-                         gshmemi_w(value));                                                        \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_add", dest, GSHMEMI_AMO_ADD, value, pe)) \
+            atomicAdd_system(w, gshmemi_w(value));                                                 \
     }
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
 #undef GSHMEMI_DEV_AMO_STANDARD
@@ -825,32 +1051,36 @@ GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
 #define GSHMEMI_DEV_AMO_BITWISE(NAME, TYPE, G)                                                     \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe)        \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicAnd_system(                                                   \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_and", dest, pe), gshmemi_w(value)));    \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_and", dest, GSHMEMI_AMO_AND, value, \
+                                 static_cast<TYPE>(0), pe,                                                      \
+                                 [&](auto *w) { return atomicAnd_system(w, gshmemi_w(value)); }); \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe)              \
     {                                                                                              \
-        atomicAnd_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_and", dest, pe),                 \
-                         gshmemi_w(value));                                                        \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_and", dest, GSHMEMI_AMO_AND, value, pe)) \
+            atomicAnd_system(w, gshmemi_w(value));                                                 \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe)         \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicOr_system(                                                    \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_or", dest, pe), gshmemi_w(value)));     \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_or", dest, GSHMEMI_AMO_OR, value, \
+                                 static_cast<TYPE>(0), pe,                                                      \
+                                 [&](auto *w) { return atomicOr_system(w, gshmemi_w(value)); }); \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe)               \
     {                                                                                              \
-        atomicOr_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_or", dest, pe), gshmemi_w(value)); \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_or", dest, GSHMEMI_AMO_OR, value, pe)) \
+            atomicOr_system(w, gshmemi_w(value));                                                  \
     }                                                                                              \
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe)        \
     {                                                                                              \
-        return gshmemi_t<TYPE>(atomicXor_system(                                                   \
-            gshmemi_amo_ptr("gshmem_" #NAME "_atomic_fetch_xor", dest, pe), gshmemi_w(value)));    \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_xor", dest, GSHMEMI_AMO_XOR, value, \
+                                 static_cast<TYPE>(0), pe,                                                      \
+                                 [&](auto *w) { return atomicXor_system(w, gshmemi_w(value)); }); \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe)              \
     {                                                                                              \
-        atomicXor_system(gshmemi_amo_ptr("gshmem_" #NAME "_atomic_xor", dest, pe),                 \
-                         gshmemi_w(value));                                                        \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_xor", dest, GSHMEMI_AMO_XOR, value, pe)) \
+            atomicXor_system(w, gshmemi_w(value));                                                 \
     }
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
 #undef GSHMEMI_DEV_AMO_BITWISE
@@ -970,8 +1200,17 @@ GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DEV_P2P_SYNC)
 #undef GSHMEMI_DEV_P2P_SYNC
 
 /* ---- ordering and synchronisation ---- */
-__device__ inline void gshmem_fence(void) { gshmemi_fence_acq_rel(); }
-__device__ inline void gshmem_quiet(void) { gshmemi_fence_sc(); }
+__device__ inline void gshmem_fence(void)
+{
+    gshmemi_fence_acq_rel();
+    if (gshmemi_s().has_proxy) /* the proxy's transport keeps later puts behind */
+        gshmemi_push("gshmem_fence", gshmemi_s().my_pe, GSHMEMI_REQ_FENCE, 0, 0, nullptr, 0);
+}
+__device__ inline void gshmem_quiet(void)
+{
+    gshmemi_fence_sc();
+    gshmemi_proxy_quiet("gshmem_quiet");
+}
 /* Every thread of the grid, on every PE, launched with gshmemx_collective_launch. */
 __device__ inline void gshmem_barrier_all(void) { gshmemi_grid_barrier("gshmem_barrier_all"); }
 __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync_all"); }
@@ -1014,7 +1253,7 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
                                                               size_t nelems, uint64_t *sig_addr,   \
                                                               uint64_t signal, int sig_op, int pe) \
     {                                                                                              \
-        gshmemi_put_signal<SCOPE>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source, nelems,      \
+        gshmemi_put_signal<SCOPE, true>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source, nelems,      \
                                   sig_addr, signal, sig_op, pe);                                   \
     }
 GSHMEMI_DEV_GROUP(GSHMEMI_WARP, warp)
@@ -1072,14 +1311,14 @@ GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
                                                                 uint64_t *sig, uint64_t v, int op, \
                                                                 int pe)                            \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_WARP>("gshmemx_" #NAME "_put_signal_nbi_warp", d, s,            \
+        gshmemi_put_signal<GSHMEMI_WARP, true>("gshmemx_" #NAME "_put_signal_nbi_warp", d, s,            \
                                          n * sizeof(TYPE), sig, v, op, pe);                        \
     }                                                                                              \
     __device__ inline void gshmemx_##NAME##_put_signal_nbi_block(TYPE *d, const TYPE *s, size_t n, \
                                                                  uint64_t *sig, uint64_t v,        \
                                                                  int op, int pe)                   \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_signal_nbi_block", d, s,          \
+        gshmemi_put_signal<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_put_signal_nbi_block", d, s,          \
                                           n * sizeof(TYPE), sig, v, op, pe);                       \
     }
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED)

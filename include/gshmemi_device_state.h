@@ -9,13 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gshmemi_fifo.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 2
+#define GSHMEMI_DEVICE_STATE_VERSION 3
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -68,6 +70,8 @@ struct gshmemi_device_state {
     uint64_t dev_area_off;  /* its offset in the heap */
     uint64_t timeout_ns;    /* GSHMEM_TIMEOUT, 0 = none */
     struct gshmemi_device_failure *failure;
+    int has_proxy;           /* fifo is the proxy's: unmapped PEs are reached through it */
+    struct gshmemi_fifo fifo;
 };
 
 /* A translation unit's copy of the state is refreshed through its own
@@ -83,6 +87,11 @@ typedef int (*gshmemi_device_state_update_fn)(const struct gshmemi_device_state 
 int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
                                   size_t bytes);
 void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn);
+/* Loads every kernel of the translation unit holding `function` (a
+ * CUfunction from cudaGetFuncBySymbol).  Called by a unit's callback
+ * the first time it is updated with the proxy in use: see
+ * gshmemi_gpu_load_module_of for why. */
+void gshmemi_device_load_unit(void *function);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,20 @@ proxy_path() {
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
     for np in 2 4; do
-        for mode in "" amo; do
+        for p in device_proxy device_api; do
+            echo "=== $p tcp $np" >>"$log"
+            timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
+            echo "$p tcp np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
+        done
+    done
+    timeout 120 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
+        build/tests/device_api --device dev-proxy-timeout 2>&1 | tail -1
+    # Fetching atomics at 4 PEs put two PEs' contexts on each GPU: the GPU
+    # time-slices between them while both grids spin, and each batch of
+    # atomics the target applies waits for its slice.  Two PEs only.
+    for mode in "" "amo"; do
+        for np in 2 4; do
+            [ "$mode" = amo ] && [ $np = 4 ] && continue
             echo "=== gpu_fifo $mode $np" >>"$log"
             timeout "$T" ./build/tools/gshmrun -n $np ./build/tests/gpu_fifo $mode >>"$log" 2>&1
             echo "gpu_fifo $mode np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"

@@ -18,6 +18,7 @@
 #include "device/device_state.h"
 #include "device/gpu.h"
 #include "heap/heap.h"
+#include "proxy/proxy.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -81,6 +82,17 @@ API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigne
     return 0;
 }
 
+API void gshmemi_device_load_unit(void *function)
+{
+    static int warned;
+    int rc = gshmemi_gpu_load_module_of(function);
+    if (rc != 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        GSHMEMI_WARN(CORE, "gshmem_init: cannot load the kernels of a translation unit that uses "
+                     "the device API (status %d); with CUDA's lazy loading, a kernel launched for "
+                     "the first time while another waits on the proxy can hang the job: set "
+                     "CUDA_MODULE_LOADING=EAGER", rc);
+}
+
 API void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn)
 {
     pthread_mutex_lock(&ds.lock);
@@ -110,12 +122,16 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
         break;
     case GSHMEMI_DEV_FAIL_UNMAPPED:
         snprintf(buf, n, "pe %d is not mapped into this PE (GSHMEM_DISABLE_P2P, or no P2P path "
-                 "between the GPUs), and kernels reach only mapped PEs so far", f->pe);
+                 "between the GPUs) and no proxy is running to reach it", f->pe);
         break;
     case GSHMEMI_DEV_FAIL_TIMEOUT:
         snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s) at %#llx for cmp %d value %llu; it "
-                 "holds %llu", gshmemi_env.TIMEOUT, (unsigned long long)f->addr, f->cmp,
-                 (unsigned long long)f->expected, (unsigned long long)f->found);
+                 "holds %llu%s", gshmemi_env.TIMEOUT, (unsigned long long)f->addr, f->cmp,
+                 (unsigned long long)f->expected, (unsigned long long)f->found,
+                 ds.state.has_proxy ? " (with the proxy in use, one cause is a kernel outside the "
+                                      "device API's units launched for the first time meanwhile: "
+                                      "CUDA's lazy loading then stalls the proxy; "
+                                      "CUDA_MODULE_LOADING=EAGER rules that out)" : "");
         break;
     case GSHMEMI_DEV_FAIL_NOT_INIT:
         snprintf(buf, n, "gshmem is not initialised");
@@ -133,7 +149,7 @@ static void *watch_main(void *arg)
     struct gshmemi_device_failure *f = arg;
     while (!ds.stop_watch) {
         if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) {
-            char why[256], call[sizeof(f->call) + 1];
+            char why[512], call[sizeof(f->call) + 1];
             memcpy(call, f->call, sizeof(f->call));
             call[sizeof(f->call)] = 0;
             GSHMEMI_ERROR(CORE, "%s in a kernel (block %u,%u,%u thread %u,%u,%u) failed: %s", call,
@@ -171,6 +187,10 @@ int gshmemi_device_state_start(void)
     s->dev_area = (uint64_t *)(void *)h->dev_internal;
     s->dev_area_off = (uint64_t)(h->dev_internal - h->my_base);
     s->timeout_ns = gshmemi_env.TIMEOUT > 0 ? (uint64_t)(gshmemi_env.TIMEOUT * 1e9) : 0;
+    if (gshmemi_proxy_fifo() != NULL) {
+        s->fifo = *gshmemi_proxy_fifo();
+        s->has_proxy = 1;
+    }
     if (ds.failure == NULL)
         ds.failure = gshmemi_gpu_host_alloc(sizeof(*ds.failure));
     s->failure = ds.failure;

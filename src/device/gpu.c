@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gshmem.h>
@@ -20,7 +21,7 @@ static struct {
     int device;
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
-    uint64_t *result;  /* pinned: atomics' fetched values */
+    uint64_t *result;  /* pinned: a batch of atomics' fetched values */
     void *bounce;      /* pinned: poll reads */
     size_t bounce_len;
     /* stream memory operations (NULL where the driver has none) */
@@ -40,14 +41,51 @@ static struct {
             GPU_FAIL(call, what, gpu_err_);                                                      \
     } while (0)
 
-void *gshmemi_gpu_driver_symbol(const char *name)
+static void *driver_symbol(const char *name, unsigned int version)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
+    if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        cudaGetLastError();
         return NULL;
+    }
     return fn;
+}
+
+void *gshmemi_gpu_driver_symbol(const char *name) { return driver_symbol(name, 12000); }
+
+/* With lazy loading (CUDA's default) a kernel is loaded at its first
+ * launch, and the loader waits for the GPU's running kernels while it
+ * holds the context's lock.  When a running kernel waits on the proxy,
+ * whose copies then wait on that lock, the job hangs: so every kernel of
+ * a translation unit that uses the device API is loaded at init. */
+int gshmemi_gpu_load_module_of(void *function)
+{
+    CUresult (*mode)(CUmoduleLoadingMode *) = driver_symbol("cuModuleGetLoadingMode", 12000);
+    CUresult (*module_of)(CUmodule *, CUfunction) = driver_symbol("cuFuncGetModule", 12000);
+    CUresult (*count)(unsigned int *, CUmodule) = driver_symbol("cuModuleGetFunctionCount", 12040);
+    CUresult (*list)(CUfunction *, unsigned int, CUmodule) =
+        driver_symbol("cuModuleEnumerateFunctions", 12040);
+    CUresult (*load)(CUfunction) = driver_symbol("cuFuncLoad", 12040);
+    CUmoduleLoadingMode m;
+    CUmodule mod;
+    unsigned int n = 0;
+
+    if (mode == NULL || mode(&m) != CUDA_SUCCESS || m == CU_MODULE_EAGER_LOADING)
+        return 0;
+    if (module_of == NULL || count == NULL || list == NULL || load == NULL ||
+        module_of(&mod, (CUfunction)function) != CUDA_SUCCESS || count(&n, mod) != CUDA_SUCCESS)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    CUfunction *fns = calloc(n ? n : 1, sizeof(*fns));
+    if (fns == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    int rc = list(fns, n, mod) == CUDA_SUCCESS ? 0 : GSHMEM_ERR_CUDA;
+    for (unsigned int i = 0; i < n && rc == 0; i++)
+        if (load(fns[i]) != CUDA_SUCCESS)
+            rc = GSHMEM_ERR_CUDA;
+    free(fns);
+    return rc;
 }
 
 /* Whether the application made a context current before gshmem_init. */
@@ -112,7 +150,8 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
             cudaSuccess ||
         (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
             cudaSuccess ||
-        (err = cudaHostAlloc((void **)&gpu.result, sizeof(uint64_t), cudaHostAllocMapped)) !=
+        (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_GPU_AMO_BATCH * sizeof(uint64_t),
+                            cudaHostAllocMapped)) !=
             cudaSuccess) {
         GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
         return GSHMEM_ERR_CUDA;
@@ -230,32 +269,47 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
     pthread_mutex_unlock(&gpu.lock);
 }
 
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, size_t n,
+                         uint64_t *old)
+{
+    if (n == 0)
+        return;
+    if (old == NULL) {
+        int err = gshmemi_launch_amos(gpu.ops, ops, n, NULL);
+        if (err != cudaSuccess)
+            GPU_FAIL(call, "the atomics kernel", (cudaError_t)err);
+        return;
+    }
+    pthread_mutex_lock(&gpu.lock);
+    int err = gshmemi_launch_amos(gpu.ops, ops, n, gpu.result);
+    if (err != cudaSuccess)
+        GPU_FAIL(call, "the atomics kernel", (cudaError_t)err);
+    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    for (size_t i = 0; i < n; i++)
+        old[i] = ops[i].size == 4 ? (uint32_t)gpu.result[i] : gpu.result[i];
+    pthread_mutex_unlock(&gpu.lock);
+}
+
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch)
 {
-    if (!fetch) {
-        int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, NULL);
-        if (err != cudaSuccess)
-            GPU_FAIL(call, "the atomic kernel", (cudaError_t)err);
-        return 0;
-    }
-    pthread_mutex_lock(&gpu.lock);
-    int err = gshmemi_launch_amo(gpu.ops, addr, op, (int)size, a, b, gpu.result);
-    if (err != cudaSuccess)
-        GPU_FAIL(call, "the atomic kernel", (cudaError_t)err);
-    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
-    uint64_t v = *(volatile uint64_t *)gpu.result;
-    pthread_mutex_unlock(&gpu.lock);
-    return size == 4 ? (uint32_t)v : v;
+    const struct gshmemi_gpu_amo o = {.addr = addr, .a = a, .b = b, .op = op, .size = (int32_t)size};
+    uint64_t old = 0;
+    gshmemi_gpu_atomics(call, &o, 1, fetch ? &old : NULL);
+    return old;
 }
 
 void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
                             const size_t *sizes, size_t n, int src_now, void *stream)
 {
     cudaStream_t s = stream != NULL ? (cudaStream_t)stream : gpu.ops;
+    /* Copy engines, not SMs: a copy kernel would wait behind the
+     * application's kernels, which may be waiting for this very copy (a
+     * device put through the proxy), and its module may need loading. */
     struct cudaMemcpyAttributes attr = {
         .srcAccessOrder = src_now ? cudaMemcpySrcAccessOrderDuringApiCall
-                                  : cudaMemcpySrcAccessOrderStream};
+                                  : cudaMemcpySrcAccessOrderStream,
+        .flags = cudaMemcpyFlagPreferOverlapWithCompute};
     size_t first = 0;
     if (n == 0)
         return;
@@ -443,6 +497,7 @@ int gshmemi_gpu_device(void) { return -1; }
 void gshmemi_gpu_bind_thread(void) {}
 int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
+int gshmemi_gpu_load_module_of(void *function) { (void)function; return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]) { (void)dev; (void)uuid; return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]) { (void)uuid; return -1; }
 int gshmemi_gpu_can_access(int dev, int peer_dev) { (void)dev; (void)peer_dev; return 0; }
@@ -462,6 +517,8 @@ void gshmemi_gpu_read(const char *call, void *d, const void *s, size_t n) { (voi
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch)
 { (void)addr; (void)op; (void)size; (void)a; (void)b; (void)fetch; no_gpu(call); return 0; }
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *o, size_t n, uint64_t *old)
+{ (void)o; (void)n; (void)old; no_gpu(call); }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
 void gshmemi_gpu_copy_on(const char *call, void *d, const void *s, size_t n, void *st)
@@ -489,8 +546,8 @@ int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t 
 int gshmemi_launch_barrier(void *s, char *const *b, size_t o, int me, int n, uint64_t t)
 { (void)s; (void)b; (void)o; (void)me; (void)n; (void)t; return -1; }
 int gshmemi_launch_fence(void *s) { (void)s; return -1; }
-int gshmemi_launch_amo(void *s, void *a, int op, int sz, uint64_t x, uint64_t y, uint64_t *r)
-{ (void)s; (void)a; (void)op; (void)sz; (void)x; (void)y; (void)r; return -1; }
+int gshmemi_launch_amos(void *s, const struct gshmemi_gpu_amo *o, size_t n, uint64_t *r)
+{ (void)s; (void)o; (void)n; (void)r; return -1; }
 int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
 int gshmemi_preload_kernels(void) { return -1; }
 

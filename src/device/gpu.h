@@ -6,6 +6,7 @@
 #ifndef GSHMEMI_DEVICE_GPU_H
 #define GSHMEMI_DEVICE_GPU_H
 
+#include <gshmemi_fifo.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,21 +32,15 @@ int gshmemi_gpu_bus_id(char *buf, size_t len);
 void gshmemi_gpu_bind_thread(void);
 /* The driver entry point of `name` (cuMemCreate, ...), or NULL. */
 void *gshmemi_gpu_driver_symbol(const char *name);
+/* Loads every kernel of the module holding `function` (a CUfunction) when
+ * CUDA loads lazily; 0, or a gshmem status. */
+int gshmemi_gpu_load_module_of(void *function);
 /* UUID of a visible device (16 bytes), and the ordinal of a UUID (or -1). */
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]);
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]);
 int gshmemi_gpu_can_access(int dev, int peer_dev);
 
-enum gshmemi_amo_op {
-    GSHMEMI_AMO_FETCH,
-    GSHMEMI_AMO_SET,
-    GSHMEMI_AMO_SWAP,
-    GSHMEMI_AMO_CSWAP, /* a: the condition, b: the new value */
-    GSHMEMI_AMO_ADD,
-    GSHMEMI_AMO_AND,
-    GSHMEMI_AMO_OR,
-    GSHMEMI_AMO_XOR,
-};
+/* enum gshmemi_amo_op: in <gshmemi_fifo.h>, which the proxy's AMO requests use too */
 
 /* Copies n bytes between any memories (host or GPU, local or peer
  * mapping); blocking waits until the copy is done. */
@@ -60,6 +55,18 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n);
  * fetch, else returns 0 at once (it completes by the next quiet). */
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch);
+/* Up to GSHMEMI_GPU_AMO_BATCH atomics applied in order by one kernel (a
+ * launch and a wait cost far more than an atomic).  With `old`, waits and
+ * returns each one's old value there; without, returns at once (they
+ * complete by the next quiet). */
+#define GSHMEMI_GPU_AMO_BATCH 64
+struct gshmemi_gpu_amo {
+    void *addr;
+    uint64_t a, b;
+    int32_t op, size;
+};
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, size_t n,
+                         uint64_t *old);
 /* Signal set or add on a 64-bit word, after every earlier operation. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
 /* Waits for every operation issued so far. */
@@ -113,8 +120,8 @@ int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t va
 int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me, int n,
                            uint64_t timeout_ns);
 int gshmemi_launch_fence(void *stream);
-int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a, uint64_t b,
-                       uint64_t *result);
+int gshmemi_launch_amos(void *stream, const struct gshmemi_gpu_amo *ops, size_t n,
+                        uint64_t *results);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
 /* Loads the kernels above (no lazy loading at first launch: see host_kernels.cu). */
 int gshmemi_preload_kernels(void);

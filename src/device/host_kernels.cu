@@ -26,17 +26,27 @@ __device__ T amo(T *p, int op, T a, T b)
     return T(0);
 }
 
-__global__ void amo_kernel(void *addr, int op, int size, unsigned long long a,
-                           unsigned long long b, unsigned long long *result)
+// A batch travels as the kernel's parameter (2 KiB of the 4 KiB allowed),
+// so no buffer is shared between launches and a batch needs no wait.
+struct amo_batch {
+    gshmemi_gpu_amo ops[GSHMEMI_GPU_AMO_BATCH];
+    int n;
+};
+
+// One thread, in order: a batch holds one peer's requests as it sent them.
+__global__ void amo_kernel(const amo_batch batch, unsigned long long *results)
 {
-    unsigned long long old;
-    if (size == 4)
-        old = amo<unsigned>(static_cast<unsigned *>(addr), op, unsigned(a), unsigned(b));
-    else
-        old = amo<unsigned long long>(static_cast<unsigned long long *>(addr), op, a, b);
+    for (int i = 0; i < batch.n; i++) {
+        const gshmemi_gpu_amo &o = batch.ops[i];
+        unsigned long long old;
+        if (o.size == 4)
+            old = amo<unsigned>(static_cast<unsigned *>(o.addr), o.op, unsigned(o.a), unsigned(o.b));
+        else
+            old = amo<unsigned long long>(static_cast<unsigned long long *>(o.addr), o.op, o.a, o.b);
+        if (results != nullptr)
+            results[i] = old;
+    }
     __threadfence_system();
-    if (result != nullptr)
-        *result = old;
 }
 
 __global__ void signal_kernel(unsigned long long *addr, unsigned long long value, int op)
@@ -101,13 +111,15 @@ __global__ void barrier_kernel(char *const *peer_base, unsigned long long off, i
                                unsigned long long timeout_ns)
 {
     unsigned long long *mine = reinterpret_cast<unsigned long long *>(peer_base[me] + off);
-    const unsigned long long target = ++mine[GSHMEMI_DEV_AREA_EPOCH];
+    unsigned long long target = 0;
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         const int to = (me + d) % n;
         // Release: this PE's earlier work (and what it learnt in earlier
         // rounds) is visible before the partner counts this arrival.
         unsigned long long *theirs = reinterpret_cast<unsigned long long *>(peer_base[to] + off) + r;
         asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        if (r == 0) // read while the first signal is in flight
+            mine[GSHMEMI_DEV_AREA_EPOCH] = target = mine[GSHMEMI_DEV_AREA_EPOCH] + 1;
         const unsigned long long start = now_ns();
         unsigned long long v;
         for (unsigned spins = 1; (v = load_acquire(&mine[r])) < target; spins++) {
@@ -150,11 +162,15 @@ extern "C" int gshmemi_launch_fence(void *stream)
     return static_cast<int>(cudaGetLastError());
 }
 
-extern "C" int gshmemi_launch_amo(void *stream, void *addr, int op, int size, uint64_t a,
-                                  uint64_t b, uint64_t *result)
+extern "C" int gshmemi_launch_amos(void *stream, const gshmemi_gpu_amo *ops, size_t n,
+                                   uint64_t *results)
 {
+    amo_batch batch;
+    batch.n = static_cast<int>(n);
+    for (size_t i = 0; i < n; i++)
+        batch.ops[i] = ops[i];
     amo_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
-        addr, op, size, a, b, reinterpret_cast<unsigned long long *>(result));
+        batch, reinterpret_cast<unsigned long long *>(results));
     return static_cast<int>(cudaGetLastError());
 }
 

@@ -12,6 +12,7 @@
 #include <gshmem.h>
 
 #include "core/api.h"
+#include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -30,7 +31,8 @@
 static struct {
     struct gshmemi_fifo fifo;
     uint64_t counters[3 * 8]; /* CPU producers: head, taken, completed a cache line apart */
-    int on_gpu;               /* GPU producers: slots and counters in mapped host memory, head in GPU memory */
+    int on_gpu;               /* GPU producers: slots and counters in mapped host memory; head, the
+                               * counters' copies and their pollers' locks in GPU memory */
     void *gpu_host, *gpu_own;
     void *stage, *stream;     /* GPU producers: their put sources, read in batches */
     pthread_t thread;
@@ -45,9 +47,16 @@ struct gshmemi_fifo *gshmemi_proxy_fifo(void) { return px.running ? &px.fifo : N
  * gets in flight stay well under what the sockets buffer: two progress
  * threads each sending the other a reply must never both block. */
 #define GET_BYTES_IN_FLIGHT (1u << 20)
+struct answer {
+    uint64_t *result;              /* the producer's address, or */
+    struct gshmemi_fifo_cell *cell; /* its slot's cell, */
+    uint64_t number;               /* tagged with the request's number */
+};
 struct in_flight {
     void *token;
-    uint64_t *result; /* a fetching atomic's old value goes here */
+    struct answer to; /* a fetching atomic's old value, or a g's bytes */
+    uint64_t bytes;   /* a g's bytes land here first */
+    int is_g;
 };
 struct batch_state {
     struct in_flight fl[BATCH];
@@ -55,7 +64,31 @@ struct batch_state {
     size_t get_bytes;
 };
 
-static void execute(const struct gshmemi_fifo_slot *s, struct batch_state *bs)
+/* A fetching request's answer where the producer reads it. */
+static void answer(const struct answer *to, uint64_t value)
+{
+    if (to->cell != NULL) {
+        /* The cell's answer of a lap ago must have been read (it was
+         * complete before this request was pushed: its reader is not
+         * waiting on this proxy). */
+        while (__atomic_load_n(&to->cell->tag, __ATOMIC_ACQUIRE) != GSHMEMI_FIFO_CELL_FREE)
+            gshmemi_cpu_relax();
+        __atomic_store_n(&to->cell->value, value, __ATOMIC_RELAXED);
+        __atomic_store_n(&to->cell->tag, to->number, __ATOMIC_RELEASE);
+    } else if (to->result != NULL) {
+        __atomic_store_n(to->result, value, __ATOMIC_RELEASE);
+    }
+}
+
+/* Where request `number`'s answer goes, given the address it names. */
+static struct answer answer_to(uint64_t address, uint64_t number)
+{
+    if (address == GSHMEMI_REQ_TO_CELL && px.fifo.cells != NULL)
+        return (struct answer){NULL, &px.fifo.cells[number & (px.fifo.capacity - 1)], number};
+    return (struct answer){(uint64_t *)(uintptr_t)address, NULL, number};
+}
+
+static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct batch_state *bs)
 {
     const int kind = (int)(s->ctrl & 0xff), op = (int)(s->ctrl >> 8 & 0xff);
     const int size = (int)(s->ctrl >> 16 & 0xffff), pe = (int)(s->ctrl >> 32 & 0x7fffffff);
@@ -69,31 +102,45 @@ static void execute(const struct gshmemi_fifo_slot *s, struct batch_state *bs)
         t->put("proxy put", pe, s->w[0], &s->w[1], (size_t)size);
         break;
     case GSHMEMI_REQ_GET: {
+        if (s->w[1] == GSHMEMI_REQ_TO_CELL) { /* a g: at most 8 bytes, answered in the cell */
+            struct in_flight *fl = &bs->fl[bs->n];
+            const size_t n = s->w[2] < 8 ? s->w[2] : 8;
+            *fl = (struct in_flight){NULL, answer_to(s->w[1], number), 0, 1};
+            fl->token = t->get_start ? t->get_start("proxy g", pe, s->w[0], &fl->bytes, n) : NULL;
+            if (fl->token != NULL) {
+                bs->n++;
+            } else {
+                t->get("proxy g", pe, s->w[0], &fl->bytes, n);
+                answer(&fl->to, fl->bytes);
+            }
+            break;
+        }
         void *dst = (void *)(uintptr_t)s->w[1];
         void *token = t->get_start && bs->get_bytes + s->w[2] <= GET_BYTES_IN_FLIGHT
                           ? t->get_start("proxy get", pe, s->w[0], dst, s->w[2])
                           : NULL;
         if (token != NULL) {
-            bs->fl[bs->n++] = (struct in_flight){token, NULL};
+            bs->fl[bs->n++] = (struct in_flight){token, {NULL, NULL, 0}, 0, 0};
             bs->get_bytes += s->w[2];
         } else
             t->get("proxy get", pe, s->w[0], dst, s->w[2]);
         break;
     }
     case GSHMEMI_REQ_AMO: {
-        uint64_t *result = (uint64_t *)(uintptr_t)s->w[3];
-        void *token = result != NULL && t->atomic_start
+        const struct answer to = answer_to(s->w[3], number);
+        const int fetch = to.result != NULL || to.cell != NULL;
+        void *token = fetch && t->atomic_start
                           ? t->atomic_start("proxy atomic", pe, s->w[0], op, (size_t)size,
                                             s->w[1], s->w[2])
                           : NULL;
         if (token != NULL) {
-            bs->fl[bs->n++] = (struct in_flight){token, result};
+            bs->fl[bs->n++] = (struct in_flight){token, to, 0, 0};
             break;
         }
         uint64_t old = t->atomic("proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1], s->w[2],
-                                 result != NULL);
-        if (result != NULL)
-            __atomic_store_n(result, old, __ATOMIC_RELEASE);
+                                 fetch);
+        if (fetch)
+            answer(&to, old);
         break;
     }
     case GSHMEMI_REQ_SIGNAL:
@@ -101,6 +148,10 @@ static void execute(const struct gshmemi_fifo_slot *s, struct batch_state *bs)
         break;
     case GSHMEMI_REQ_QUIET:
         t->quiet("proxy quiet");
+        break;
+    case GSHMEMI_REQ_FENCE:
+        if (t->fence != NULL)
+            t->fence();
         break;
     default:
         GSHMEMI_ERROR(CORE, "proxy: a request of unknown kind %d", kind);
@@ -172,13 +223,12 @@ static void *proxy_main(void *arg)
             if (t->batch_begin != NULL)
                 t->batch_begin();
             for (int i = 0; i < n; i++)
-                execute(&b[i], &bs);
+                execute(&b[i], next + (uint64_t)i, &bs);
             if (t->batch_end != NULL)
                 t->batch_end();
             for (int i = 0; i < bs.n; i++) {
                 uint64_t old = t->finish("proxy", bs.fl[i].token);
-                if (bs.fl[i].result != NULL)
-                    __atomic_store_n(bs.fl[i].result, old, __ATOMIC_RELEASE);
+                answer(&bs.fl[i].to, bs.fl[i].is_g ? bs.fl[i].bytes : old);
             }
             next += (uint64_t)n;
             __atomic_store_n(f->completed, next, __ATOMIC_RELEASE);
@@ -222,9 +272,10 @@ int gshmemi_proxy_start(void)
          * write slots the proxy reads, and read what the proxy publishes
          * (taken only when their own copy says the ring may be full). */
         size_t slots = FIFO_CAPACITY * sizeof(*px.fifo.slots);
+        size_t cells = FIFO_CAPACITY * sizeof(*px.fifo.cells);
         px.on_gpu = 1;
-        px.gpu_host = gshmemi_gpu_host_alloc(slots + 2 * 64);
-        px.gpu_own = gshmemi_gpu_dev_alloc(2 * 128);
+        px.gpu_host = gshmemi_gpu_host_alloc(slots + 2 * 64 + cells);
+        px.gpu_own = gshmemi_gpu_dev_alloc(4 * 128);
         px.stage = gshmemi_gpu_host_alloc(STAGE_BYTES);
         px.stream = gshmemi_gpu_stream_new("gshmem_init");
         if (px.gpu_host == NULL || px.gpu_own == NULL || px.stage == NULL || px.stream == NULL) {
@@ -235,8 +286,12 @@ int gshmemi_proxy_start(void)
         px.fifo.slots = px.gpu_host;
         px.fifo.taken = (uint64_t *)((char *)px.gpu_host + slots);
         px.fifo.completed = (uint64_t *)((char *)px.gpu_host + slots + 64);
+        px.fifo.cells = (struct gshmemi_fifo_cell *)((char *)px.gpu_host + slots + 2 * 64);
+        memset(px.fifo.cells, 0xff, cells); /* every tag GSHMEMI_FIFO_CELL_FREE */
         px.fifo.head = px.gpu_own;
         px.fifo.taken_cache = (uint64_t *)((char *)px.gpu_own + 128);
+        px.fifo.completed_cache = (uint64_t *)((char *)px.gpu_own + 256);
+        px.fifo.look_lock = (uint32_t *)((char *)px.gpu_own + 384);
     } else {
         px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
         if (px.fifo.slots == NULL)
@@ -253,6 +308,29 @@ int gshmemi_proxy_start(void)
     pthread_setname_np(px.thread, "gshmem-proxy");
     px.running = 1;
     return 0;
+}
+
+void gshmemi_proxy_drain(const char *call)
+{
+    uint64_t head;
+    if (!px.running)
+        return;
+    if (px.on_gpu)
+        gshmemi_gpu_read(call, &head, px.fifo.head, sizeof(head));
+    else
+        head = __atomic_load_n(px.fifo.head, __ATOMIC_ACQUIRE);
+    struct gshmemi_backoff backoff = {0};
+    const uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    while (__atomic_load_n(px.fifo.completed, __ATOMIC_ACQUIRE) < head) {
+        gshmemi_backoff_wait(&backoff);
+        if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
+            GSHMEMI_ERROR(CORE, "%s: the proxy has done %llu of the %llu requests kernels pushed, "
+                          "and did no more within GSHMEM_TIMEOUT (%g s)", call,
+                          (unsigned long long)__atomic_load_n(px.fifo.completed, __ATOMIC_ACQUIRE),
+                          (unsigned long long)head, gshmemi_env.TIMEOUT);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
 }
 
 void gshmemi_proxy_stop(void)

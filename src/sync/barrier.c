@@ -10,8 +10,10 @@
 
 #include "core/log.h"
 #include "device/gpu.h"
+#include "proxy/proxy.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "transport/transport.h"
 
 
 GSHMEM_API void gshmem_fence(void)
@@ -19,12 +21,15 @@ GSHMEM_API void gshmem_fence(void)
     /* Host heap: stores reach mapped peers in order once ordered here.
      * Device heap: one stream carries every operation, in order. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (gshmemi_transport != NULL && gshmemi_transport->fence != NULL)
+        gshmemi_transport->fence();
 }
 
 GSHMEM_API void gshmem_quiet(void)
 {
     if (gshmemi_heap.on_device)
         gshmemi_gpu_quiet(__func__);
+    gshmemi_proxy_drain(__func__); /* kernels' requests, then the transport's completion */
     if (gshmemi_transport != NULL)
         gshmemi_transport->quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

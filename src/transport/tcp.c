@@ -2,8 +2,9 @@
  * tcp transport: one TCP connection per pair of PEs that do not map each
  * other, opened with the job secret.  The initiator writes requests from
  * its own thread; the target's progress thread applies each to its heap in
- * arrival order (so operations to one PE stay ordered, and fence is free)
- * and answers gets, fetching atomics and quiet.  Replies come back on the
+ * arrival order and answers gets, fetching atomics and quiet.  Into a GPU
+ * heap, small puts go to the GPU together, in no particular order among
+ * themselves, unless a fence came between (PUT_FENCED).  Replies come back on the
  * same connection and are handed to the waiting caller.
  *
  * A connection that closes without a goodbye is a lost PE: every PE that
@@ -45,6 +46,10 @@
 enum frame_type {
     F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE, F_HEARTBEAT,
 };
+/* A put's op: a fence came before it, so the target applies it after every
+ * put before it (small puts into a GPU heap otherwise go out together, in
+ * no particular order). */
+#define PUT_FENCED 1u
 
 struct frame {
     uint32_t type;
@@ -81,6 +86,7 @@ struct conn {
     uint64_t last_rx, last_tx; /* for heartbeats and silence */
     pthread_mutex_t send_lock;
     int corked; /* TCP_CORK is on: a batch's requests leave together */
+    int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */
     char *rx; /* received, not yet taken: [rx_head, rx_tail) */
     size_t rx_head, rx_tail;
 };
@@ -134,15 +140,23 @@ static void lost(int pe, const char *what)
     gshmemi_end_for_lost_pe(pe, how);
 }
 
-static void send_frame(const char *call, int pe, const struct frame *f, const void *payload,
+static void send_frame(const char *call, int pe, const struct frame *frame, const void *payload,
                        size_t len)
 {
     struct conn *c = &tcp.conns[pe];
     uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    struct frame fenced;
+    const struct frame *f = frame;
     int st;
 
     const int answered = f->type == F_GET || f->type == F_QUIET || (f->type == F_AMO && f->fetch);
     pthread_mutex_lock(&c->send_lock);
+    if (f->type == F_PUT && c->fence_next) {
+        fenced = *f;
+        fenced.op |= PUT_FENCED;
+        f = &fenced;
+        c->fence_next = 0;
+    }
     if (in_batch && !answered && !c->corked)
         set_cork(c, 1);
     if (len > 0 && len <= SMALL_SEND - sizeof(*f)) { /* one system call, one segment */
@@ -344,10 +358,9 @@ static char *heap_range(int pe, uint64_t off, uint64_t len)
     return gshmemi_heap.my_base + off;
 }
 
+/* An atomic on the host heap (the GPU heap's: serve_gpu_amos). */
 static uint64_t apply_amo(char *p, int op, size_t size, uint64_t a, uint64_t b)
 {
-    if (gshmemi_heap.on_device)
-        return gshmemi_gpu_atomic("tcp", p, op, size, a, b, 1);
 #define HOST_AMO(T)                                                                           \
     do {                                                                                      \
         T *w = (T *)p, x = (T)a, y = (T)b;                                                    \
@@ -372,6 +385,48 @@ static uint64_t apply_amo(char *p, int op, size_t size, uint64_t a, uint64_t b)
     return 0;
 }
 
+/* Atomics on the GPU heap: `first` and the atomics pe sent right after it
+ * (already received) go to the GPU in one kernel, in their order, and the
+ * fetching ones are answered together: one launch and one wait for a
+ * proxy's whole batch instead of one each. */
+static void serve_gpu_amos(int pe, const struct frame *first)
+{
+    struct conn *c = &tcp.conns[pe];
+    struct frame f[GSHMEMI_GPU_AMO_BATCH];
+    struct gshmemi_gpu_amo ops[GSHMEMI_GPU_AMO_BATCH];
+    uint64_t old[GSHMEMI_GPU_AMO_BATCH];
+    size_t n = 0;
+    int fetch = 0;
+
+    f[n++] = *first;
+    while (n < GSHMEMI_GPU_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct frame) &&
+           ((const struct frame *)(const void *)(c->rx + c->rx_head))->type == F_AMO) {
+        memcpy(&f[n++], c->rx + c->rx_head, sizeof(struct frame));
+        c->rx_head += sizeof(struct frame);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ops[i] = (struct gshmemi_gpu_amo){.addr = heap_range(pe, f[i].off, f[i].size),
+                                          .a = f[i].a, .b = f[i].b, .op = (int32_t)f[i].op,
+                                          .size = (int32_t)f[i].size};
+        fetch |= f[i].fetch != 0;
+    }
+    gshmemi_gpu_atomics("tcp", ops, n, fetch ? old : NULL);
+    if (!fetch)
+        return;
+    in_batch = 1; /* the answers leave corked, together */
+    for (size_t i = 0; i < n; i++) {
+        if (!f[i].fetch)
+            continue;
+        struct frame r = {.type = F_REPLY, .id = f[i].id, .a = old[i]};
+        send_frame("tcp", pe, &r, NULL, 0);
+    }
+    in_batch = 0;
+    pthread_mutex_lock(&c->send_lock);
+    if (c->corked)
+        set_cork(c, 0);
+    pthread_mutex_unlock(&c->send_lock);
+}
+
 /* One frame from pe; returns nonzero when the connection is gone. */
 static int serve_one(int pe)
 {
@@ -391,6 +446,8 @@ static int serve_one(int pe)
     switch (f.type) {
     case F_PUT:
         p = heap_range(pe, f.off, f.len);
+        if (gshmemi_heap.on_device && (f.op & PUT_FENCED))
+            put_batch_flush();
         if (gshmemi_heap.on_device)
             put_to_gpu(pe, p, f.len);
         else
@@ -406,6 +463,10 @@ static int serve_one(int pe)
         send_frame("tcp", pe, &r, p, f.len);
         break;
     case F_AMO:
+        if (gshmemi_heap.on_device) {
+            serve_gpu_amos(pe, &f);
+            break;
+        }
         p = heap_range(pe, f.off, f.size);
         r.a = apply_amo(p, (int)f.op, f.size, f.a, f.b);
         if (f.fetch)
@@ -657,6 +718,16 @@ static void tcp_quiet(const char *call)
     }
 }
 
+static void tcp_fence(void)
+{
+    for (int i = 0; i < tcp.n_peers; i++) {
+        struct conn *c = &tcp.conns[tcp.peers[i]];
+        pthread_mutex_lock(&c->send_lock);
+        c->fence_next = 1;
+        pthread_mutex_unlock(&c->send_lock);
+    }
+}
+
 static void tcp_batch_begin(void) { in_batch = 1; }
 
 static void tcp_batch_end(void)
@@ -844,6 +915,7 @@ const struct gshmemi_transport_ops gshmemi_tcp_ops = {
     .signal = tcp_signal,
     .ctrl_add = tcp_ctrl_add,
     .quiet = tcp_quiet,
+    .fence = tcp_fence,
     .batch_begin = tcp_batch_begin,
     .batch_end = tcp_batch_end,
     .get_start = tcp_get_start,

@@ -31,6 +31,9 @@ struct gshmemi_transport_ops {
 
     /* completion: everything issued to every peer is done at the target */
     void (*quiet)(const char *call);
+    /* optional: puts issued after this to a peer take effect there after
+     * those issued before (NULL: the transport keeps every put in order) */
+    void (*fence)(void);
 
     /* optional: the calling thread is about to issue many operations (the
      * proxy's batch) and may hold them back until batch_end; an operation

@@ -365,14 +365,14 @@ __global__ void bad_kernel(int which, int *sym, int *local)
     case 1: gshmem_int_p(local, 1, 1); break;                               // not heap
     case 2: gshmem_int_atomic_add((int *)((char *)sym + 2), 1, 1); break;   // misaligned
     case 3: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout
-    case 4: gshmem_int_p(sym, 1, 1); break;                                 // unmapped
+    case 4: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout, proxy in use
     }
 }
 
 static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
-                           "dev-unmapped"};
+                           "dev-proxy-timeout"};
     int which = -1;
     for (int i = 0; i < 5; i++)
         if (std::strcmp(name, names[i]) == 0)

@@ -6,7 +6,9 @@
 // fetching add each; each block then waits for its requests to complete as
 // device quiet will.  Data and counters are checked on the host.  Exit 77
 // without a GPU.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cuda_runtime.h>
@@ -35,7 +37,7 @@ __global__ void push_requests(gshmemi_fifo f, uint64_t counter_off, uint64_t inb
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t amo[4] = {counter_off, 1, 0, (uint64_t)(uintptr_t)&fetched[tid]};
     if (amos)
-        gshmemi_fifo_push(&f, amo, 4, gshmemi_req_tag(GSHMEMI_REQ_AMO, 2 /* add */, 8, to));
+        gshmemi_fifo_push(&f, amo, 4, gshmemi_req_tag(GSHMEMI_REQ_AMO, GSHMEMI_AMO_ADD, 8, to));
     if (threadIdx.x % 32 == 0) {
         const unsigned warp = tid / 32;
         uint64_t put[3] = {inbox_off + (uint64_t)warp * PUT_BYTES,
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
      * runtime now loads its kernels at init; not yet run on a GPU since:
      * make `amo` the default once it passes. */
     const int amos = argc > 1 && std::strcmp(argv[1], "amo") == 0;
+    const int blocks = argc > 2 ? std::atoi(argv[2]) : BLOCKS; // fewer producers: a diagnosis
     int ngpu = 0;
     if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
         std::printf("no GPU: skipped\n");
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "gpu_fifo: needs 2+ PEs, the GPU heap and GSHMEM_DISABLE_P2P=1\n");
         gshmem_global_exit(2);
     }
-    const size_t warps = BLOCKS * THREADS / 32, total = BLOCKS * THREADS;
+    const size_t warps = (size_t)blocks * THREADS / 32, total = (size_t)blocks * THREADS;
     uint64_t *counter = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
     unsigned char *inbox = (unsigned char *)gshmem_calloc(warps, PUT_BYTES);
     uint64_t *inline_box = (uint64_t *)gshmem_calloc(warps * INLINE_WORDS, 8);
@@ -94,11 +97,13 @@ int main(int argc, char **argv)
     fill<<<64, 256>>>(src, warps * PUT_BYTES, me);
     cudaDeviceSynchronize();
     gshmem_barrier_all();
-    push_requests<<<BLOCKS, THREADS>>>(*f, (uint64_t)((char *)counter - gshmemi_heap.my_base),
+    const auto t0 = std::chrono::steady_clock::now();
+    push_requests<<<blocks, THREADS>>>(*f, (uint64_t)((char *)counter - gshmemi_heap.my_base),
                                        (uint64_t)((char *)inbox - gshmemi_heap.my_base),
                                        (uint64_t)((char *)inline_box - gshmemi_heap.my_base), src,
                                        fetched, me, to, amos);
     cudaError_t err = cudaDeviceSynchronize();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     gshmem_barrier_all();
     int bad = err != cudaSuccess;
     uint64_t c = 0;
@@ -135,8 +140,8 @@ int main(int argc, char **argv)
     gshmem_barrier_all();
     if (me == 0)
         std::printf("gpu_fifo: %d PEs: %zu GPU threads (%zu warps) pushed %zu requests each PE "
-                    "through the proxy, all checked\n", n, total, warps,
-                    (amos ? total : 0) + 2 * warps + BLOCKS);
+                    "through the proxy in %.3f s, all checked\n", n, total, warps,
+                    (amos ? total : 0) + 2 * warps + blocks, seconds);
     delete[] seen;
     delete[] got;
     cudaFreeHost(fetched);

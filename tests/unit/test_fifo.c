@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "proxy/fifo.h"
+#include <gshmemi_fifo.h>
 #include "test_util.h"
 
 struct run {
@@ -33,19 +33,20 @@ static void *produce(void *arg)
         uint64_t w[3] = {(uint64_t)p->id, (uint64_t)i, check_word((uint64_t)p->id, (uint64_t)i)};
         uint64_t n = gshmemi_fifo_push(&r->f, w, 3, (uint64_t)p->id);
         if (r->quiet_every && i % r->quiet_every == 0)
-            while (__atomic_load_n(r->f.completed, __ATOMIC_ACQUIRE) <= n)
-                sched_yield();
+            gshmemi_fifo_wait_completed(&r->f, n);
     }
     return NULL;
 }
 
-/* cached: producers keep a copy of taken (as GPU producers do) and read
- * the consumer's counter only when the ring looks full. */
+/* cached: producers keep copies of taken and completed (as GPU producers
+ * do), read the consumer's counter only when the ring looks full, and
+ * once a wait is long, one of them at a time refreshes the copies. */
 static void run_case(int producers, long per_producer, uint64_t capacity, int quiet_every, int cached)
 {
     struct run r = {.producers = producers, .per_producer = per_producer,
                     .quiet_every = quiet_every};
-    uint64_t head = 0, taken = 0, completed = 0, taken_cache = 0;
+    uint64_t head = 0, taken = 0, completed = 0, taken_cache = 0, completed_cache = 0;
+    uint32_t look_lock[2] = {0, 0};
     pthread_t *th = calloc((size_t)producers, sizeof(*th));
     struct producer *pr = calloc((size_t)producers, sizeof(*pr));
     long *last = malloc(sizeof(long) * (size_t)producers);
@@ -57,6 +58,8 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
     r.f.taken = &taken;
     r.f.completed = &completed;
     r.f.taken_cache = cached ? &taken_cache : NULL;
+    r.f.completed_cache = cached ? &completed_cache : NULL;
+    r.f.look_lock = cached ? look_lock : NULL;
     for (int i = 0; i < producers; i++) {
         last[i] = -1;
         pr[i] = (struct producer){&r, i};
@@ -102,6 +105,7 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
                per_producer);
     EXPECT(head == total, "head %llu, expected %llu", (unsigned long long)head,
            (unsigned long long)total);
+    EXPECT(look_lock[0] == 0 && look_lock[1] == 0, "a poller's lock was left taken");
     free(r.f.slots);
     free(last);
     free(pr);
