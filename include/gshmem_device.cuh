@@ -210,17 +210,16 @@ __device__ __forceinline__ uint64_t gshmemi_heap_off(const void *sym)
     return static_cast<uint64_t>(static_cast<const char *>(sym) - gshmemi_s().heap_base);
 }
 
-__device__ __noinline__ uint64_t gshmemi_push(const char *call, int pe, int kind, int op, int size,
+__device__ __forceinline__ uint64_t gshmemi_push(const char *call, int pe, int kind, int op, int size,
                                               const uint64_t *w, int nw)
 {
     if (!gshmemi_s().has_proxy)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, nullptr, 0);
-    struct gshmemi_fifo f = gshmemi_s().fifo;
-    return gshmemi_fifo_push(&f, w, nw, gshmemi_req_tag(kind, op, size, pe));
+    return gshmemi_fifo_push(&gshmemi_s().fifo, w, nw, gshmemi_req_tag(kind, op, size, pe));
 }
 
 /* Until request n (and every one before it) has taken effect. */
-__device__ __noinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
+__device__ __forceinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
 {
     const struct gshmemi_fifo &f = gshmemi_s().fifo;
     uint64_t start = 0;
@@ -244,7 +243,7 @@ __device__ __noinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
  * (when it is complete, the source may be reused), or GSHMEMI_REQ_NONE
  * where the bytes travelled inside the requests. */
 #define GSHMEMI_REQ_NONE (~0ull)
-__device__ __noinline__ uint64_t gshmemi_proxy_put(const char *call, void *dest, const void *src,
+__device__ __forceinline__ uint64_t gshmemi_proxy_put(const char *call, void *dest, const void *src,
                                                    size_t bytes, int pe)
 {
     if (bytes > GSHMEMI_REQ_INLINE_MAX && __isGlobal(src)) {
@@ -267,25 +266,17 @@ __device__ __noinline__ uint64_t gshmemi_proxy_put(const char *call, void *dest,
 __device__ __noinline__ uint64_t gshmemi_proxy_answer(const char *call, uint64_t n)
 {
     gshmemi_proxy_wait(call, n);
-    const struct gshmemi_fifo f = gshmemi_s().fifo;
-    return gshmemi_fifo_take_answer(&f, n);
+    return gshmemi_fifo_take_answer(&gshmemi_s().fifo, n);
 }
 
-/* Up to 8 bytes from pe's heap through the proxy (a g, a fetch). */
-__device__ __forceinline__ uint64_t gshmemi_proxy_g(const char *call, const void *src,
-                                                    size_t bytes, int pe)
-{
-    const uint64_t w[3] = {gshmemi_heap_off(src), GSHMEMI_REQ_TO_CELL, bytes};
-    return gshmemi_proxy_answer(call, gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3));
-}
 
 /* A get through the proxy into memory it cannot write (shared or local):
  * 8 bytes a request, answered in the requests' cells, 16 requests in
  * flight (a cell is answered again only once read). */
-__device__ __noinline__ void gshmemi_proxy_get_small(const char *call, void *dest, const void *src,
+__device__ __forceinline__ void gshmemi_proxy_get_small(const char *call, void *dest, const void *src,
                                                      size_t bytes, int pe)
 {
-    const struct gshmemi_fifo f = gshmemi_s().fifo;
+    const struct gshmemi_fifo &f = gshmemi_s().fifo;
     unsigned char *d = static_cast<unsigned char *>(dest);
     for (size_t done = 0; done < bytes;) {
         uint64_t number[16];
@@ -305,11 +296,42 @@ __device__ __noinline__ void gshmemi_proxy_get_small(const char *call, void *des
 }
 
 /* Everything this thread pushed has taken effect (quiet's proxy half). */
+__device__ __noinline__ void gshmemi_proxy_quiet_cold(const char *call)
+{
+    gshmemi_proxy_wait(call, gshmemi_push(call, gshmemi_s().my_pe, GSHMEMI_REQ_QUIET, 0, 0,
+                                          nullptr, 0));
+}
 __device__ __forceinline__ void gshmemi_proxy_quiet(const char *call)
 {
     if (gshmemi_s().has_proxy)
-        gshmemi_proxy_wait(call, gshmemi_push(call, gshmemi_s().my_pe, GSHMEMI_REQ_QUIET, 0, 0,
-                                              nullptr, 0));
+        gshmemi_proxy_quiet_cold(call);
+}
+
+/* One request of up to four words, out of line: single-word operations
+ * (p, signals, atomics, fence) keep their mapped path short, which their
+ * latency feels; a thread-scope call in a loop holds few registers. */
+__device__ __noinline__ uint64_t gshmemi_push1(const char *call, int pe, int kind, int op, int size,
+                                               uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3,
+                                               int nw)
+{
+    const uint64_t w[4] = {w0, w1, w2, w3};
+    return gshmemi_push(call, pe, kind, op, size, w, nw);
+}
+
+/* A fetching atomic or a g through the proxy: its answer. */
+__device__ __noinline__ uint64_t gshmemi_proxy_fetch(const char *call, int pe, int kind, int op,
+                                                     int size, uint64_t w0, uint64_t w1,
+                                                     uint64_t w2, uint64_t w3, int nw)
+{
+    return gshmemi_proxy_answer(call, gshmemi_push1(call, pe, kind, op, size, w0, w1, w2, w3, nw));
+}
+
+/* Up to 8 bytes from pe's heap through the proxy (a g). */
+__device__ __forceinline__ uint64_t gshmemi_proxy_g(const char *call, const void *src,
+                                                    size_t bytes, int pe)
+{
+    return gshmemi_proxy_fetch(call, pe, GSHMEMI_REQ_GET, 0, 0, gshmemi_heap_off(src),
+                               GSHMEMI_REQ_TO_CELL, bytes, 0, 3);
 }
 
 
@@ -382,10 +404,14 @@ template <typename T>
 __device__ __forceinline__ void gshmemi_p(const char *call, T *dest, T value, int pe)
 {
     T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, sizeof(T), pe));
-    if (d != nullptr)
+    if (d != nullptr) {
         *d = value;
-    else
-        gshmemi_proxy_put(call, dest, &value, sizeof(T), pe);
+    } else {
+        uint64_t bits = 0;
+        memcpy(&bits, &value, sizeof(T));
+        gshmemi_push1(call, pe, GSHMEMI_REQ_PUT_INLINE, 0, static_cast<int>(sizeof(T)),
+                      gshmemi_heap_off(dest), bits, 0, 0, 2);
+    }
 }
 
 enum gshmemi_scope { GSHMEMI_THREAD, GSHMEMI_WARP, GSHMEMI_BLOCK };
@@ -410,6 +436,25 @@ __device__ __forceinline__ void gshmemi_group_sync()
         __syncthreads();
 }
 
+/* The proxy's half of a group's put: one request for the group, once the
+ * group's source is written; a blocking put returns when the proxy has
+ * read the source.  Inline, as the proxy's push and wait are: a call in a
+ * kernel's loop costs it far more registers (84 instead of 48 for a block
+ * put in a loop, past the 64 a 1024-thread block may have). */
+template <int SCOPE, bool NBI>
+__device__ __forceinline__ void gshmemi_proxy_put_group(const char *call, void *dest, const void *src,
+                                                     size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_group_sync<SCOPE>();
+    if (lane == 0) {
+        const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
+        if (!NBI && r != GSHMEMI_REQ_NONE)
+            gshmemi_proxy_wait(call, r);
+    }
+}
+
 /* A blocking group call returns together (the source may then be reused
  * by any thread of the group); an nbi one does not wait for the group, so
  * its warps keep more stores in flight (completion is quiet's). */
@@ -420,18 +465,10 @@ __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const 
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     char *d = gshmemi_lookup(call, dest, bytes, pe);
-    if (d != nullptr) {
+    if (d != nullptr)
         gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
-    } else {
-        /* One request for the group, once the group's source is written;
-         * a blocking put returns when the proxy has read the source. */
-        gshmemi_group_sync<SCOPE>();
-        if (lane == 0) {
-            const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
-            if (!NBI && r != GSHMEMI_REQ_NONE)
-                gshmemi_proxy_wait(call, r);
-        }
-    }
+    else
+        gshmemi_proxy_put_group<SCOPE, NBI>(call, dest, src, bytes, pe);
     if (!NBI)
         gshmemi_group_sync<SCOPE>();
 }
@@ -465,10 +502,9 @@ __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *s
     if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(sig) % 8 != 0)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, sig, 8);
     unsigned long long *p = reinterpret_cast<unsigned long long *>(gshmemi_lookup(call, sig, 8, pe));
-    if (p == nullptr) {
-        const uint64_t w[2] = {gshmemi_heap_off(sig), value};
-        return gshmemi_push(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8, w, 2);
-    }
+    if (p == nullptr)
+        return gshmemi_push1(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8,
+                             gshmemi_heap_off(sig), value, 0, 0, 2);
     /* Release at system scope: the data written before lands first. */
     if (op == GSHMEM_SIGNAL_ADD)
         asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
@@ -738,10 +774,10 @@ __device__ __forceinline__ T gshmemi_amo_fetch(const char *call, const T *dest, 
     char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
     if (p != nullptr)
         return gshmemi_t<T>(on_word(reinterpret_cast<W *>(p)));
-    const uint64_t w[4] = {gshmemi_heap_off(dest), static_cast<uint64_t>(gshmemi_w(a)),
-                           static_cast<uint64_t>(gshmemi_w(b)), GSHMEMI_REQ_TO_CELL};
-    const uint64_t n = gshmemi_push(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)), w, 4);
-    return gshmemi_t<T>(static_cast<W>(gshmemi_proxy_answer(call, n)));
+    return gshmemi_t<T>(static_cast<W>(gshmemi_proxy_fetch(
+        call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)), gshmemi_heap_off(dest),
+        static_cast<uint64_t>(gshmemi_w(a)), static_cast<uint64_t>(gshmemi_w(b)),
+        GSHMEMI_REQ_TO_CELL, 4)));
 }
 
 /* A non-fetching atomic: the mapped word, or NULL once the request for the
@@ -753,10 +789,9 @@ gshmemi_amo_nf(const char *call, T *dest, int op, T a, int pe)
     if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(dest) % sizeof(T) != 0)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, dest, sizeof(T));
     char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
-    if (p == nullptr) {
-        const uint64_t w[4] = {gshmemi_heap_off(dest), static_cast<uint64_t>(gshmemi_w(a)), 0, 0};
-        gshmemi_push(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)), w, 4);
-    }
+    if (p == nullptr)
+        gshmemi_push1(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)),
+                      gshmemi_heap_off(dest), static_cast<uint64_t>(gshmemi_w(a)), 0, 0, 4);
     return reinterpret_cast<typename gshmemi_wordof<T>::type *>(p);
 }
 
@@ -779,8 +814,7 @@ __device__ __noinline__ void gshmemi_pe_barrier(const char *call)
         char *base = to < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[to] : s.peer_base[to];
         const uint64_t word = s.dev_area_off + 8 * (GSHMEMI_DEV_AREA_DBAR_ROUNDS + r);
         if (base == nullptr) {
-            const uint64_t w[2] = {word, 1};
-            gshmemi_push(call, to, GSHMEMI_REQ_SIGNAL, 1 /* add */, 8, w, 2);
+            gshmemi_push1(call, to, GSHMEMI_REQ_SIGNAL, 1 /* add */, 8, word, 1, 0, 0, 2);
         } else {
             asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(base + word) : "memory");
         }
@@ -1204,7 +1238,7 @@ __device__ inline void gshmem_fence(void)
 {
     gshmemi_fence_acq_rel();
     if (gshmemi_s().has_proxy) /* the proxy's transport keeps later puts behind */
-        gshmemi_push("gshmem_fence", gshmemi_s().my_pe, GSHMEMI_REQ_FENCE, 0, 0, nullptr, 0);
+        gshmemi_push1("gshmem_fence", gshmemi_s().my_pe, GSHMEMI_REQ_FENCE, 0, 0, 0, 0, 0, 0, 0);
 }
 __device__ inline void gshmem_quiet(void)
 {

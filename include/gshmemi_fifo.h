@@ -149,7 +149,7 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_look(const uint64_t *counter, uint64_t *ca
 
 /* Producer: pushes a request; returns its number (quiet waits for
  * completed > number).  tag must fit in 63 bits. */
-GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(struct gshmemi_fifo *f, const uint64_t *w, int nw,
+GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(const struct gshmemi_fifo *f, const uint64_t *w, int nw,
                                            uint64_t tag)
 {
     const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
