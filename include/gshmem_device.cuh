@@ -353,15 +353,29 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
         uint4 *d = reinterpret_cast<uint4 *>(dst);
         const uint4 *s = reinterpret_cast<const uint4 *>(src);
         const size_t nv = n / 16;
-        size_t i = lane;
-        for (; i + 3 * static_cast<size_t>(nthreads) < nv; i += 4 * static_cast<size_t>(nthreads)) {
-            uint4 a = s[i], b = s[i + nthreads], c = s[i + 2 * nthreads], e = s[i + 3 * nthreads];
-            d[i] = a, d[i + nthreads] = b, d[i + 2 * nthreads] = c, d[i + 3 * nthreads] = e;
+        if (nv < (1u << 28)) {
+            /* Under 4 GiB: 32-bit indices, fewer instructions for each
+             * vector (a group's call of a few KiB is mostly overhead). */
+            const unsigned nv32 = static_cast<unsigned>(nv);
+            unsigned i = lane;
+            for (; i + 3 * nthreads < nv32; i += 4 * nthreads) {
+                uint4 a = s[i], b = s[i + nthreads], c = s[i + 2 * nthreads], e = s[i + 3 * nthreads];
+                d[i] = a, d[i + nthreads] = b, d[i + 2 * nthreads] = c, d[i + 3 * nthreads] = e;
+            }
+            for (; i < nv32; i += nthreads)
+                d[i] = s[i];
+        } else {
+            size_t i = lane;
+            for (; i + 3 * static_cast<size_t>(nthreads) < nv; i += 4 * static_cast<size_t>(nthreads)) {
+                uint4 a = s[i], b = s[i + nthreads], c = s[i + 2 * nthreads], e = s[i + 3 * nthreads];
+                d[i] = a, d[i + nthreads] = b, d[i + 2 * nthreads] = c, d[i + 3 * nthreads] = e;
+            }
+            for (; i < nv; i += nthreads)
+                d[i] = s[i];
         }
-        for (; i < nv; i += nthreads)
-            d[i] = s[i];
-        for (size_t j = nv * 16 + lane; j < n; j += nthreads)
-            dst[j] = src[j];
+        if ((n & 15) != 0)
+            for (size_t j = nv * 16 + lane; j < n; j += nthreads)
+                dst[j] = src[j];
         return;
     }
     const unsigned common = static_cast<unsigned>(
