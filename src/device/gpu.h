@@ -92,6 +92,12 @@ int gshmemi_gpu_capturing(void *stream);
 /* Makes stream wait until *addr == value (eq) or >= value (!eq) with the
  * driver's stream memory operations; nonzero where they cannot be used. */
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq);
+/* The stream writes value at addr (this GPU's memory or a mapped peer's)
+ * after its earlier work, with a system-wide memory barrier before: 0, or
+ * -1 where the driver has no stream memory operations. */
+int gshmemi_gpu_write_value(void *stream, uint64_t *addr, uint64_t value);
+/* Whether both stream memory operations are there. */
+int gshmemi_gpu_has_stream_memops(void);
 /* A launcher's CUDA error: logged with the call, and the job ended. */
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
     __attribute__((noreturn));
@@ -112,6 +118,9 @@ void gshmemi_gpu_unpin(void *addr);
 
 /* Layout of the GPU heap's internal area (64-bit words), used by kernels. */
 #define GSHMEMI_DEV_AREA_EPOCH 64 /* after 64 barrier round counters */
+/* Stream barriers made of stream memory operations: the round's word,
+ * written (not added to) by the round's partner with the barrier's number. */
+#define GSHMEMI_DEV_AREA_SBAR_ROUNDS 256
 #define GSHMEMI_DEV_AREA_SIZE 4096
 
 /* Kernel launchers (host_kernels.cu). */

@@ -42,6 +42,7 @@ struct gshmemi_heap {
      * (NULL where a PE is not mapped). */
     char *dev_internal;
     char **dev_peer_base;
+    uint64_t stream_barriers; /* made of stream memory operations, by this PE */
 
     /* The control segment: host memory of the runtime's own (barrier
      * counters, failure notices), shared with every PE of this node

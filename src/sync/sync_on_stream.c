@@ -4,6 +4,9 @@
 #include <gshmemx.h>
 
 #include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "heap/heap.h"
 #include "device/gpu.h"
 #include "rma/rma.h"
 
@@ -39,6 +42,34 @@ GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream)
         gshmemi_gpu_launch_failed(__func__, "the fence kernel", err);
 }
 
+/* A dissemination barrier of stream memory operations, no kernel: in
+ * round r the stream writes the barrier's number into the round's word of
+ * PE me + 2^r and waits until its own word holds at least that.  Each word
+ * has one writer, and a PE is at most one barrier ahead of its partner, so
+ * numbers only grow.  The write's memory barrier completes the stream's
+ * earlier work first.  A graph cannot replay host-counted numbers, so
+ * captured barriers take the kernel (every PE must capture or none). */
+static int barrier_by_memops(struct CUstream_st *stream)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    const size_t off = (size_t)(h->dev_internal - h->my_base);
+
+    if (!gshmemi_gpu_has_stream_memops() || gshmemi_gpu_capturing(stream))
+        return -1;
+    const uint64_t number = ++h->stream_barriers;
+    for (int r = 0, d = 1; d < n; r++, d <<= 1) {
+        const int to = (me + d) % n;
+        uint64_t *theirs = (uint64_t *)(void *)(h->va_base + (size_t)h->slot_of_pe[to] * h->stride +
+                                                off) + GSHMEMI_DEV_AREA_SBAR_ROUNDS + r;
+        uint64_t *mine = (uint64_t *)(void *)h->dev_internal + GSHMEMI_DEV_AREA_SBAR_ROUNDS + r;
+        if (gshmemi_gpu_write_value(stream, theirs, number) != 0 ||
+            gshmemi_gpu_wait_value(stream, mine, number, 0) != 0)
+            return -2;
+    }
+    return 0;
+}
+
 static void barrier_on(const char *call, struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(call);
@@ -46,6 +77,13 @@ static void barrier_on(const char *call, struct CUstream_st *stream)
         if (gshmemi_heap.slot_of_pe[pe] < 0)
             gshmemi_rma_fail(call, "pe %d's heap is not mapped here, and stream barriers over the "
                              "network are not built yet", pe);
+    int st = barrier_by_memops(stream);
+    if (st == 0)
+        return;
+    if (st == -2) { /* part of it is enqueued: the PEs' barriers no longer pair */
+        GSHMEMI_ERROR(SYNC, "%s: a stream memory operation was refused by the driver", call);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    }
     int err = gshmemi_launch_barrier(stream, gshmemi_heap.dev_peer_base,
                                      (size_t)(gshmemi_heap.dev_internal - gshmemi_heap.my_base),
                                      gshmemi_rt.my_pe, gshmemi_rt.n_pes, timeout_ns());

@@ -94,6 +94,18 @@ int main()
     verify<<<128, 256, 0, s>>>(back, to * 1000, nullptr, bad);
     CHECK(bad_count(bad, s) == 0, "getmem_on_stream");
 
+    // 200 barriers back to back, a put between each pair: a PE that ran a
+    // barrier ahead, or a barrier that let a PE through early, shows as data
+    // of the wrong round (the stream barrier counts with the host)
+    for (int it = 0; it < 200; it++) {
+        fill<<<128, 256, 0, s>>>(src, me * 100000 + it * 7);
+        gshmemx_barrier_all_on_stream(s);
+        gshmemx_putmem_on_stream(dst, src, bytes, to, s);
+        gshmemx_barrier_all_on_stream(s);
+        verify<<<128, 256, 0, s>>>(dst, from * 100000 + it * 7, nullptr, bad);
+    }
+    CHECK(bad_count(bad, s) == 0, "putmem_on_stream between 400 stream barriers");
+
     // put with signal; the stream waits (EQ: the driver's stream wait)
     gshmemx_sync_all_on_stream(s);
     fill<<<128, 256, 0, s>>>(src, me * 2000);
