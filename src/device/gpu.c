@@ -300,27 +300,40 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
 }
 
 void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
-                            const size_t *sizes, size_t n, int src_now, void *stream)
+                            const size_t *sizes, size_t n, const unsigned char *src_now,
+                            void *stream)
 {
     cudaStream_t s = stream != NULL ? (cudaStream_t)stream : gpu.ops;
-    /* Copy engines, not SMs: a copy kernel would wait behind the
-     * application's kernels, which may be waiting for this very copy (a
-     * device put through the proxy), and its module may need loading. */
-    struct cudaMemcpyAttributes attr = {
-        .srcAccessOrder = src_now ? cudaMemcpySrcAccessOrderDuringApiCall
-                                  : cudaMemcpySrcAccessOrderStream,
-        .flags = cudaMemcpyFlagPreferOverlapWithCompute};
-    size_t first = 0;
+    /* one attribute per run of copies with the same source order */
+    struct cudaMemcpyAttributes attrs[64];
+    size_t first[64], n_attrs = 0, any_now = 0;
     if (n == 0)
         return;
-    cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, n, &attr, &first, 1, s);
+    for (size_t i = 0; i < n; i++) {
+        const int now = src_now != NULL && src_now[i];
+        any_now |= (size_t)now;
+        if (n_attrs > 0 && (attrs[n_attrs - 1].srcAccessOrder ==
+                            cudaMemcpySrcAccessOrderDuringApiCall) == now)
+            continue;
+        if (n_attrs == 64) { /* too many runs for one call: the rest as a second batch */
+            gshmemi_gpu_copy_batch(call, dsts, srcs, sizes, i, src_now, stream);
+            gshmemi_gpu_copy_batch(call, dsts + i, srcs + i, sizes + i, n - i,
+                                   src_now != NULL ? src_now + i : NULL, stream);
+            return;
+        }
+        attrs[n_attrs] = (struct cudaMemcpyAttributes){
+            .srcAccessOrder = now ? cudaMemcpySrcAccessOrderDuringApiCall
+                                  : cudaMemcpySrcAccessOrderStream};
+        first[n_attrs++] = i;
+    }
+    cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, n, attrs, first, n_attrs, s);
     if (err == cudaErrorNotSupported || err == cudaErrorCallRequiresNewerDriver) {
         /* An older driver: one copy at a time, done before the sources go. */
         cudaGetLastError();
         for (size_t i = 0; i < n; i++)
             GPU_CHECK(call, "cudaMemcpyAsync",
                       cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], cudaMemcpyDefault, s));
-        if (src_now)
+        if (any_now)
             GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(s));
         return;
     }
@@ -545,7 +558,7 @@ void gshmemi_gpu_unpin(void *addr) { (void)addr; }
 int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }
 int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (void)st; (void)a; (void)v; (void)eq; return -1; }
 void gshmemi_gpu_copy_batch(const char *call, void *const *d, const void *const *s, const size_t *z,
-                            size_t n, int now, void *st)
+                            size_t n, const unsigned char *now, void *st)
 { (void)d; (void)s; (void)z; (void)n; (void)now; (void)st; no_gpu(call); }
 void *gshmemi_gpu_stream_new(const char *call) { no_gpu(call); return NULL; }
 void gshmemi_gpu_stream_free(void *s) { (void)s; }

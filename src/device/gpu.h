@@ -73,10 +73,12 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
 void gshmemi_gpu_quiet(const char *call);
 
 /* n copies in one call, in the order of stream (NULL: the runtime's
- * operations stream), not ordered among themselves.  src_now: the sources
- * are read before the call returns (they may be reused at once). */
+ * operations stream), not ordered among themselves.  src_now[i] (NULL: all
+ * 0): copy i's source is read before the call returns (it may be reused at
+ * once); else in stream order. */
 void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
-                            const size_t *sizes, size_t n, int src_now, void *stream);
+                            const size_t *sizes, size_t n, const unsigned char *src_now,
+                            void *stream);
 /* A stream of the runtime's own (the proxy's staging); NULL on failure. */
 void *gshmemi_gpu_stream_new(const char *call);
 void gshmemi_gpu_stream_free(void *stream);

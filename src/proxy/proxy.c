@@ -190,7 +190,7 @@ static void stage_sources(struct gshmemi_fifo_slot *b, int n)
         k++;
     }
     if (k > 0) {
-        gshmemi_gpu_copy_batch("proxy put", dsts, srcs, sizes, k, 0, px.stream);
+        gshmemi_gpu_copy_batch("proxy put", dsts, srcs, sizes, k, NULL, px.stream);
         gshmemi_gpu_stream_sync("proxy put", px.stream);
     }
 }

@@ -91,13 +91,18 @@ struct conn {
     size_t rx_head, rx_tail;
 };
 
-/* The GPU heap's small puts, copied to the GPU in one batch straight from
- * the receive buffers: issued before any other operation is applied and
- * before a receive buffer is reused. */
+/* The GPU heap's puts, copied to the GPU in one batch (one driver call
+ * instead of one each, which the progress thread would otherwise spend
+ * between receives): small ones straight from the receive buffers (read
+ * before the call returns), larger ones from the pinned ring (in stream
+ * order).  Issued before any other operation is applied, before a receive
+ * buffer or the ring is reused, and before a put to the same bytes or
+ * after a fence. */
 struct put_batch {
     void *dst[PUT_BATCH];
     const void *src[PUT_BATCH];
     size_t size[PUT_BATCH];
+    unsigned char now[PUT_BATCH]; /* the source is reused: read it during the call */
     size_t n;
 };
 
@@ -249,8 +254,8 @@ static void put_batch_flush(void)
 {
     if (tcp.batch.n == 0)
         return;
-    gshmemi_gpu_copy_batch("tcp", tcp.batch.dst, tcp.batch.src, tcp.batch.size, tcp.batch.n, 1,
-                           NULL);
+    gshmemi_gpu_copy_batch("tcp", tcp.batch.dst, tcp.batch.src, tcp.batch.size, tcp.batch.n,
+                           tcp.batch.now, NULL);
     tcp.batch.n = 0;
 }
 
@@ -313,34 +318,39 @@ static int overlaps_batch(const char *p, size_t len)
     return 0;
 }
 
-/* A put into the GPU heap: small ones join the batch (in the order of a
- * later put to the same bytes: an overlap flushes first), larger ones
- * pass through the pinned ring, copied in the order of the operations
- * stream; the ring is reused once that stream has caught up. */
+static void put_batch_add(char *dst, const void *src, size_t len, int now)
+{
+    if (tcp.batch.n == PUT_BATCH || overlaps_batch(dst, len))
+        put_batch_flush(); /* in the order of a later put to the same bytes */
+    tcp.batch.dst[tcp.batch.n] = dst;
+    tcp.batch.src[tcp.batch.n] = src;
+    tcp.batch.size[tcp.batch.n] = len;
+    tcp.batch.now[tcp.batch.n++] = (unsigned char)now;
+}
+
+/* A put into the GPU heap: small ones from the receive buffer, larger ones
+ * through the pinned ring, which is reused once the operations stream has
+ * caught up with it. */
 static void put_to_gpu(int pe, char *p, size_t len)
 {
     struct conn *c = &tcp.conns[pe];
     if (len <= SMALL_PUT) {
         if (rx_fill(pe, len) != 0)
             return;
-        if (tcp.batch.n == PUT_BATCH || overlaps_batch(p, len))
-            put_batch_flush();
-        tcp.batch.dst[tcp.batch.n] = p;
-        tcp.batch.src[tcp.batch.n] = c->rx + c->rx_head;
-        tcp.batch.size[tcp.batch.n++] = len;
+        put_batch_add(p, c->rx + c->rx_head, len, 1);
         c->rx_head += len;
         return;
     }
-    put_batch_flush();
     for (size_t done = 0; done < len;) {
         size_t chunk = GSHMEMI_MIN(len - done, (size_t)RING_BYTES / 2);
         if (tcp.ring_pos + chunk > RING_BYTES) {
+            put_batch_flush();
             gshmemi_gpu_quiet("tcp");
             tcp.ring_pos = 0;
         }
         if (recv_all(pe, tcp.ring + tcp.ring_pos, chunk) != 0)
             return;
-        gshmemi_gpu_copy("tcp", p + done, tcp.ring + tcp.ring_pos, chunk, 0);
+        put_batch_add(p + done, tcp.ring + tcp.ring_pos, chunk, 0);
         tcp.ring_pos += (chunk + 63) & ~(size_t)63;
         done += chunk;
     }
