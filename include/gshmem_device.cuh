@@ -182,6 +182,13 @@ __device__ __forceinline__ void gshmemi_check_heap(const char *call, int pe, con
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_HEAP, pe, p, bytes);
 }
 
+/* PE pe's heap base as mapped here (NULL: reached through the proxy): the
+ * first PEs' from the constant state itself, one load. */
+__device__ __forceinline__ char *gshmemi_peer_base(const struct gshmemi_device_state &s, int pe)
+{
+    return pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
+}
+
 /* The address of symmetric object `sym` in PE pe's heap as mapped here, or
  * NULL where pe is reached through the proxy. */
 __device__ __forceinline__ char *gshmemi_lookup(const char *call, const void *sym, size_t bytes,
@@ -192,7 +199,7 @@ __device__ __forceinline__ char *gshmemi_lookup(const char *call, const void *sy
         gshmemi_check_pe(call, pe);
         gshmemi_check_heap(call, pe, sym, bytes);
     }
-    char *base = pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
+    char *base = gshmemi_peer_base(s, pe);
     return base == nullptr ? nullptr : base + (static_cast<const char *>(sym) - s.heap_base);
 }
 
@@ -825,7 +832,7 @@ __device__ __noinline__ void gshmemi_pe_barrier(const char *call)
     gshmemi_proxy_quiet(call);
     for (int r = 0, d = 1; d < s.n_pes; r++, d <<= 1) {
         const int to = (s.my_pe + d) % s.n_pes;
-        char *base = to < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[to] : s.peer_base[to];
+        char *base = gshmemi_peer_base(s, to);
         const uint64_t word = s.dev_area_off + 8 * (GSHMEMI_DEV_AREA_DBAR_ROUNDS + r);
         if (base == nullptr) {
             gshmemi_push1(call, to, GSHMEMI_REQ_SIGNAL, 1 /* add */, 8, word, 1, 0, 0, 2);
@@ -879,9 +886,10 @@ __device__ inline int gshmem_n_pes(void) { return gshmemi_dstate.n_pes; }
 __device__ inline void *gshmem_ptr(const void *dest, int pe)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
-    if (!s.initialized || pe < 0 || pe >= s.n_pes || s.peer_base[pe] == nullptr)
+    if (!s.initialized || pe < 0 || pe >= s.n_pes)
         return nullptr;
-    return s.peer_base[pe] + (static_cast<const char *>(dest) - s.heap_base);
+    char *base = gshmemi_peer_base(s, pe);
+    return base == nullptr ? nullptr : base + (static_cast<const char *>(dest) - s.heap_base);
 }
 
 #define GSHMEMI_DEV_RMA(NAME, TYPE, G)                                                              \

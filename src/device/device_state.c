@@ -34,17 +34,19 @@ static struct {
     volatile int stop_watch;
 } ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Copies ds.state to every registered translation unit.  Caller holds lock. */
-static void publish_locked(const char *call)
+/* Copies ds.state to the translation units fns[0..n).  Caller holds lock. */
+static void publish_to(const char *call, gshmemi_device_state_update_fn *fns, size_t n)
 {
-    for (size_t i = 0; i < ds.n_fns; i++) {
-        int err = ds.fns[i](&ds.state, ds.stream);
+    for (size_t i = 0; i < n; i++) {
+        int err = fns[i](&ds.state, ds.stream);
         if (err != 0)
             gshmemi_gpu_launch_failed(call, "the copy of the device state into a kernel module", err);
     }
     if (ds.stream != NULL)
         gshmemi_gpu_stream_sync(call, ds.stream);
 }
+
+static void publish_locked(const char *call) { publish_to(call, ds.fns, ds.n_fns); }
 
 API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
                                       size_t bytes)
@@ -70,14 +72,8 @@ API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigne
     }
     ds.fns[ds.n_fns++] = fn;
     /* Loaded after init (a library opened with dlopen): brought up to date now. */
-    if (ds.state.initialized) {
-        int err = fn(&ds.state, ds.stream);
-        if (err == 0 && ds.stream != NULL)
-            gshmemi_gpu_stream_sync("gshmemi_device_state_register", ds.stream);
-        else if (err != 0)
-            gshmemi_gpu_launch_failed("gshmemi_device_state_register",
-                                      "the copy of the device state into a kernel module", err);
-    }
+    if (ds.state.initialized)
+        publish_to("gshmemi_device_state_register", &ds.fns[ds.n_fns - 1], 1);
     pthread_mutex_unlock(&ds.lock);
     return 0;
 }
