@@ -95,15 +95,15 @@ GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leak
 echo "== putmem_on_stream_bw" | tee -a "$b"
 ./build/tools/gshmrun -n 2 ./build/bench/putmem_on_stream_bw 2>&1 | tee -a "$b" | grep -v RESULT
 NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null)
-if [ -n "$NV" ]; then
-    nvcc -arch=sm_90 -rdc=true -I"$NV/include" bench/nvshmem/startup_nvshmem.cu \
+# The NVSHMEM twins, built here against the Python package's NVSHMEM.
+twin() {
+    nvcc -arch=sm_90 -rdc=true -I"$NV/include" -Iinclude "bench/nvshmem/$1.cu" \
         "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
-        -Xlinker -rpath="$NV/lib" -o /tmp/startup_nvshmem
-fi
+        -Xlinker -rpath="$NV/lib" -o "/tmp/$1"
+}
 if [ -n "$NV" ]; then
-    nvcc -arch=sm_90 -rdc=true -I"$NV/include" -Iinclude bench/nvshmem/device_bench_nvshmem.cu \
-        "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
-        -Xlinker -rpath="$NV/lib" -o /tmp/device_bench_nvshmem
+    twin startup_nvshmem
+    twin device_bench_nvshmem
 fi
 echo "== device_bench" | tee -a "$b"
 for i in 1 2; do
