@@ -396,11 +396,9 @@ static int run_bad(const char *name)
 
 int main(int argc, char **argv)
 {
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        std::printf("no GPU: skipped\n");
+    const int ngpu = gpu_count();
+    if (ngpu == 0)
         return 77;
-    }
     gshmem_init();
     me = gshmem_my_pe();
     npes = gshmem_n_pes();

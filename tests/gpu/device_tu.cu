@@ -9,6 +9,8 @@
 
 #include <gshmem_device.cuh>
 
+#include "gpu_check.h"
+
 extern "C" int other_tu_put(int *buf);
 
 __global__ void main_put_kernel(int *buf)
@@ -20,11 +22,9 @@ __global__ void main_put_kernel(int *buf)
 
 int main(int argc, char **argv)
 {
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        std::printf("no GPU: skipped\n");
+    const int ngpu = gpu_count();
+    if (ngpu == 0)
         return 77;
-    }
     gshmem_init();
     const int me = gshmem_my_pe(), n = gshmem_n_pes(), prev = (me + n - 1) % n;
     int *buf = static_cast<int *>(gshmem_calloc(4, sizeof(int)));

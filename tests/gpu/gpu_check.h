@@ -1,9 +1,12 @@
 // Checks of the GPU tests: a failed one names the PE (the test's `me`) and
-// the line, and ends the whole job.
+// the line, and ends the whole job.  Needs gshmem.h (gshmem_global_exit)
+// where CHECK is used.
 #ifndef GSHMEM_TESTS_GPU_CHECK_H
 #define GSHMEM_TESTS_GPU_CHECK_H
 
 #include <cstdio>
+
+#include <cuda_runtime.h>
 
 #define CHECK(cond, ...)                                                                \
     do {                                                                                \
@@ -15,5 +18,17 @@
         }                                                                               \
     } while (0)
 #define CUDA(x) CHECK((x) == cudaSuccess, "%s", #x)
+
+/* The GPUs the test sees; without one it is skipped:
+ * `const int ngpu = gpu_count(); if (ngpu == 0) return 77;`. */
+static inline int gpu_count()
+{
+    int ngpu = 0;
+    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
+        std::printf("no GPU: skipped\n");
+        return 0;
+    }
+    return ngpu;
+}
 
 #endif

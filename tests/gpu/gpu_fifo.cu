@@ -17,6 +17,8 @@
 #include "heap/heap.h"
 #include "proxy/proxy.h"
 
+#include "gpu_check.h"
+
 /* One block per SM at most, so the target's atomic kernels find room while
  * these blocks wait for their requests (see the closing note of the session
  * that wrote this: host-side atomics on the GPU heap run as kernels). */
@@ -74,11 +76,9 @@ int main(int argc, char **argv)
      * make `amo` the default once it passes. */
     const int amos = argc > 1 && std::strcmp(argv[1], "amo") == 0;
     const int blocks = argc > 2 ? std::atoi(argv[2]) : BLOCKS; // fewer producers: a diagnosis
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        std::printf("no GPU: skipped\n");
+    const int ngpu = gpu_count();
+    if (ngpu == 0)
         return 77;
-    }
     gshmem_init();
     const int me = gshmem_my_pe(), n = gshmem_n_pes(), to = (me + 1) % n, from = (me + n - 1) % n;
     gshmemi_fifo *f = gshmemi_proxy_fifo();

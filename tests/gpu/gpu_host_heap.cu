@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <gshmem.h>
 
+#include "gpu_check.h"
+
 static_assert(sizeof(gshmem_half) == 2 && sizeof(gshmem_bfloat16) == 2, "16-bit types");
 
 __global__ void fill(unsigned *p, size_t n, unsigned tag)
@@ -18,11 +20,9 @@ __global__ void fill(unsigned *p, size_t n, unsigned tag)
 
 int main()
 {
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        std::printf("no GPU: skipped\n");
+    const int ngpu = gpu_count();
+    if (ngpu == 0)
         return 77;
-    }
     gshmem_init();
     const int me = gshmem_my_pe(), n = gshmem_n_pes();
     const size_t count = 1 << 20, bytes = count * sizeof(unsigned);

@@ -61,11 +61,9 @@ static uint64_t read_u64(uint64_t *sym, cudaStream_t s)
 
 int main()
 {
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        std::printf("no GPU: skipped\n");
+    const int ngpu = gpu_count();
+    if (ngpu == 0)
         return 77;
-    }
     gshmem_init();
     me = gshmem_my_pe();
     npes = gshmem_n_pes();
