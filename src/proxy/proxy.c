@@ -258,6 +258,7 @@ static void release_fifo(void)
         gshmemi_gpu_stream_free(px.stream);
     } else {
         free(px.fifo.slots);
+        free(px.fifo.cells);
     }
 }
 
@@ -293,9 +294,14 @@ int gshmemi_proxy_start(void)
         px.fifo.completed_cache = (uint64_t *)((char *)px.gpu_own + 256);
         px.fifo.look_lock = (uint32_t *)((char *)px.gpu_own + 384);
     } else {
+        /* CPU producers (tests): the same cells as the GPU's, in plain memory */
         px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
-        if (px.fifo.slots == NULL)
+        px.fifo.cells = malloc(FIFO_CAPACITY * sizeof(*px.fifo.cells));
+        if (px.fifo.slots == NULL || px.fifo.cells == NULL) {
+            release_fifo();
             return GSHMEM_ERR_NO_MEMORY;
+        }
+        memset(px.fifo.cells, 0xff, FIFO_CAPACITY * sizeof(*px.fifo.cells));
         px.fifo.head = &px.counters[0];
         px.fifo.taken = &px.counters[8];
         px.fifo.completed = &px.counters[16];

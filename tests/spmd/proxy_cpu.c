@@ -1,8 +1,11 @@
 /* The proxy path end to end, with CPU threads in the role the GPU's threads
- * will play: several threads per PE push puts, gets, fetching atomics and
+ * play: several threads per PE push puts, gets, fetching atomics and
  * signals for the next PE (not mapped: run with GSHMEM_DISABLE_P2P=1) into
  * the proxy's FIFO, wait for completion as quiet does, and every value is
- * checked.  Uses the runtime's internals. */
+ * checked.  Fetching atomics and g answer either at an address the thread
+ * names or, as for GPU threads, in the cell of the request's slot: enough
+ * of those that the cells are answered again a lap later.  Uses the
+ * runtime's internals. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +21,11 @@
 #define THREADS 6
 #define K 150
 #define CHUNK 4096
+#define CELL_FETCHES 800 /* per thread: 4800 answers in cells, more than the ring's 4096 slots */
 
 static int me, npes, to;
 static unsigned char *inbox;  /* symmetric: THREADS * K chunks from the PE before */
-static uint64_t *counter, *sig; /* symmetric */
+static uint64_t *counter, *cell_counter, *sig; /* symmetric */
 /* Requests name heap offsets, the same on every PE. */
 static uint64_t off_of(const void *sym)
 {
@@ -44,7 +48,17 @@ struct job {
     int t;
     unsigned char *src;
     uint64_t fetched[K];
+    uint64_t cell_fetched[CELL_FETCHES];
 };
+
+/* A fetching request answered in its slot's cell, as a GPU thread's is. */
+static uint64_t fetch_in_cell(int kind, int op, int size, uint64_t *w, int nw)
+{
+    const struct gshmemi_fifo *f = gshmemi_proxy_fifo();
+    uint64_t n = push(kind, op, size, w, nw);
+    gshmemi_fifo_wait_completed(f, n);
+    return gshmemi_fifo_take_answer(f, n);
+}
 
 static void *worker(void *arg)
 {
@@ -60,6 +74,11 @@ static void *worker(void *arg)
         if (k % 50 == 49)
             quiet();
     }
+    for (int k = 0; k < CELL_FETCHES; k++) {
+        uint64_t amo[4] = {off_of(cell_counter), 1, 0, GSHMEMI_REQ_TO_CELL};
+        j->cell_fetched[k] = fetch_in_cell(GSHMEMI_REQ_AMO, GSHMEMI_AMO_ADD, 8, amo, 4);
+    }
+    push(GSHMEMI_REQ_FENCE, 0, 0, NULL, 0);
     quiet();
     uint64_t s[2] = {off_of(sig), 1};
     push(GSHMEMI_REQ_SIGNAL, 1, 8, s, 2); /* after this thread's puts, in order */
@@ -81,6 +100,7 @@ int main(void)
     }
     inbox = gshmem_malloc((size_t)THREADS * K * CHUNK);
     counter = gshmem_calloc(1, sizeof(uint64_t));
+    cell_counter = gshmem_calloc(1, sizeof(uint64_t));
     sig = gshmem_calloc(1, sizeof(uint64_t));
     spmd_set(inbox, POISON, (size_t)THREADS * K * CHUNK);
     gshmem_barrier_all();
@@ -117,6 +137,24 @@ int main(void)
                   (unsigned long long)v);
             seen[v] = 1;
         }
+    free(seen);
+    seen = calloc(THREADS * CELL_FETCHES, 1);
+    for (int t = 0; t < THREADS; t++)
+        for (int k = 0; k < CELL_FETCHES; k++) {
+            uint64_t v = jobs[t].cell_fetched[k];
+            CHECK(v < THREADS * CELL_FETCHES && !seen[v], "fetched value %llu (answered in a cell) "
+                  "repeated or out of range", (unsigned long long)v);
+            seen[v] = 1;
+        }
+    /* g: 1 to 8 bytes of the chunk the next PE holds from this PE, in cells */
+    spmd_fill(expect, CHUNK, 7, me, 3);
+    for (int bytes = 1; bytes <= 8; bytes++) {
+        uint64_t g[3] = {off_of(inbox + CHUNK * 3 + 100 + bytes), GSHMEMI_REQ_TO_CELL, (uint64_t)bytes};
+        uint64_t v = fetch_in_cell(GSHMEMI_REQ_GET, 0, 0, g, 3), want = 0;
+        memcpy(&want, expect + 100 + bytes, (size_t)bytes);
+        CHECK(v == want, "g of %d bytes through the proxy: %#llx, expected %#llx", bytes,
+              (unsigned long long)v, (unsigned long long)want);
+    }
     /* A get through the proxy: the chunk the next PE holds from this PE. */
     gshmem_barrier_all();
     uint64_t get[3] = {off_of(inbox + CHUNK * 5), (uint64_t)(uintptr_t)got, CHUNK};
@@ -130,6 +168,7 @@ int main(void)
     for (int t = 0; t < THREADS; t++)
         free(jobs[t].src);
     gshmem_free(sig);
+    gshmem_free(cell_counter);
     gshmem_free(counter);
     gshmem_free(inbox);
     SPMD_DONE();
