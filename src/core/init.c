@@ -172,9 +172,12 @@ static void on_bootstrap_peer_lost(int pe, const char *what)
     (void)what; /* logged by the bootstrap with the PE named */
 }
 
+static int aborting;
+
+int gshmemi_aborting(void) { return __atomic_load_n(&aborting, __ATOMIC_ACQUIRE); }
+
 void gshmemi_abort_job(int status, const char *why)
 {
-    static int aborting;
     struct gshmemi_runtime *rt = &gshmemi_rt;
 
     if (__atomic_exchange_n(&aborting, 1, __ATOMIC_SEQ_CST))

@@ -33,6 +33,8 @@ extern struct gshmemi_runtime gshmemi_rt;
 /* Ends the whole job with status: tells the launcher, stops node-local
  * peers, exits.  The caller has logged why. */
 void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
+/* Whether this PE is ending the job (its peers' going is then no news). */
+int gshmemi_aborting(void);
 
 /* Whether a node-local peer's process is still there. */
 int gshmemi_peer_alive(int pe);

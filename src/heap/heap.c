@@ -267,6 +267,13 @@ static void say_lost(int lost, int reporter, const char *how)
 void gshmemi_end_for_lost_pe(int pe, const char *how)
 {
     const struct gshmemi_runtime *rt = &gshmemi_rt;
+    /* This PE is ending the job and has said why: the peers it ended go
+     * quietly, and the aborting thread's exit status stands (this thread
+     * leaves on its own only if that one is held up). */
+    if (gshmemi_aborting()) {
+        sleep(5);
+        _exit(GSHMEMI_EXIT_ERROR);
+    }
     uint64_t *notice = gshmemi_heap.ctrl_base != NULL
                            ? gshmemi_ctrl_word(rt->my_pe, GSHMEMI_CTRL_LOST_PE) : NULL;
     uint64_t seen = notice != NULL ? __atomic_load_n(notice, __ATOMIC_ACQUIRE) : 0;
