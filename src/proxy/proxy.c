@@ -70,9 +70,27 @@ static void answer(const struct answer *to, uint64_t value)
     if (to->cell != NULL) {
         /* The cell's answer of a lap ago must have been read (it was
          * complete before this request was pushed: its reader is not
-         * waiting on this proxy). */
-        while (__atomic_load_n(&to->cell->tag, __ATOMIC_ACQUIRE) != GSHMEMI_FIFO_CELL_FREE)
+         * waiting on this proxy).  One that is never read (a kernel that
+         * ended without taking it) would stop the proxy for good: past
+         * GSHMEM_TIMEOUT that ends the job, saying so. */
+        uint64_t deadline = 0;
+        for (unsigned spins = 1;
+             __atomic_load_n(&to->cell->tag, __ATOMIC_ACQUIRE) != GSHMEMI_FIFO_CELL_FREE; spins++) {
             gshmemi_cpu_relax();
+            if ((spins & 1023) != 0)
+                continue;
+            if (deadline == 0) {
+                deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+            } else if (gshmemi_now_ns() > deadline) {
+                GSHMEMI_ERROR(CORE, "proxy: request %llu's answer cannot be given: request %llu "
+                              "(the same slot a lap before) was answered and its answer is "
+                              "still unread after GSHMEM_TIMEOUT (%g s)",
+                              (unsigned long long)to->number,
+                              (unsigned long long)__atomic_load_n(&to->cell->tag, __ATOMIC_RELAXED),
+                              gshmemi_env.TIMEOUT);
+                gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "the proxy");
+            }
+        }
         __atomic_store_n(&to->cell->value, value, __ATOMIC_RELAXED);
         __atomic_store_n(&to->cell->tag, to->number, __ATOMIC_RELEASE);
     } else if (to->result != NULL) {

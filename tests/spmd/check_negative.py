@@ -4,7 +4,8 @@ message (a regular expression, pointers abstracted), the exit status, and
 that the other PEs neither hang nor report a lost peer.
 
 usage: check_negative.py GSHMRUN NEGATIVE [CASE...]
-       check_negative.py GSHMRUN DEVICE_API --device [CASE...]"""
+       check_negative.py GSHMRUN DEVICE_API --device [CASE...]
+       check_negative.py GSHMRUN PROXY_CPU --proxy [CASE...]"""
 import os
 import re
 import subprocess
@@ -78,10 +79,20 @@ device_cases = {
                           {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1"}),
 }
 
+# The proxy's own failures (`proxy_cpu CASE`, host heap, tcp).
+proxy_cases = {
+    "proxy-unread-answer": (r"gshmem pe 0 \(\S+:\d+\) error core: proxy: request \d+'s answer cannot "
+                            r"be given: request \d+ \(the same slot a lap before\) was answered and "
+                            r"its answer is still unread after GSHMEM_TIMEOUT \(2 s\)$", ABORT,
+                            {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEAP": "host"}),
+}
+
 failed = 0
 only = sys.argv[3:]
 if only[:1] == ["--device"]:
     cases, only = device_cases, only[1:]
+elif only[:1] == ["--proxy"]:
+    cases, only = proxy_cases, only[1:]
 for name, (pattern, want_status, env) in cases.items():
     if only and name not in only:
         continue

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -85,7 +86,26 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+/* `proxy_cpu proxy-unread-answer` (check_negative.py --proxy): pe 0 leaves
+ * one answer in its cell unread, then needs that cell a lap later; its
+ * proxy must end the job past GSHMEM_TIMEOUT, not wait for ever. */
+static int unread_answer(void)
+{
+    uint64_t *word = gshmem_calloc(1, sizeof(uint64_t));
+    gshmem_barrier_all();
+    if (me == 0) {
+        uint64_t amo[4] = {off_of(word), 1, 0, GSHMEMI_REQ_TO_CELL};
+        push(GSHMEMI_REQ_AMO, GSHMEMI_AMO_ADD, 8, amo, 4); /* its answer is never taken */
+        for (uint64_t k = 0; k < gshmemi_proxy_fifo()->capacity; k++)
+            (void)fetch_in_cell(GSHMEMI_REQ_AMO, GSHMEMI_AMO_ADD, 8, amo, 4);
+        fprintf(stderr, "proxy_cpu: the proxy answered into a cell whose answer was unread\n");
+        return 1;
+    }
+    sleep(30); /* no deadline of its own here: pe 0's proxy ends the job first */
+    return 1;
+}
+
+int main(int argc, char **argv)
 {
     gshmem_init();
     me = gshmem_my_pe();
@@ -98,6 +118,8 @@ int main(void)
         gshmem_finalize();
         return npes < 2 ? 0 : 1;
     }
+    if (argc > 1 && strcmp(argv[1], "proxy-unread-answer") == 0)
+        return unread_answer();
     inbox = gshmem_malloc((size_t)THREADS * K * CHUNK);
     counter = gshmem_calloc(1, sizeof(uint64_t));
     cell_counter = gshmem_calloc(1, sizeof(uint64_t));
