@@ -136,6 +136,15 @@ static void set_cork(struct conn *c, int on)
     c->corked = on;
 }
 
+/* What a batch held back on c leaves now. */
+static void uncork(struct conn *c)
+{
+    pthread_mutex_lock(&c->send_lock);
+    if (c->corked)
+        set_cork(c, 0);
+    pthread_mutex_unlock(&c->send_lock);
+}
+
 static void lost(int pe, const char *what)
 {
     char how[128];
@@ -431,10 +440,7 @@ static void serve_gpu_amos(int pe, const struct frame *first)
         send_frame("tcp", pe, &r, NULL, 0);
     }
     in_batch = 0;
-    pthread_mutex_lock(&c->send_lock);
-    if (c->corked)
-        set_cork(c, 0);
-    pthread_mutex_unlock(&c->send_lock);
+    uncork(c);
 }
 
 /* One frame from pe; returns nonzero when the connection is gone. */
@@ -743,13 +749,8 @@ static void tcp_batch_begin(void) { in_batch = 1; }
 static void tcp_batch_end(void)
 {
     in_batch = 0;
-    for (int i = 0; i < tcp.n_peers; i++) {
-        struct conn *c = &tcp.conns[tcp.peers[i]];
-        pthread_mutex_lock(&c->send_lock);
-        if (c->corked)
-            set_cork(c, 0);
-        pthread_mutex_unlock(&c->send_lock);
-    }
+    for (int i = 0; i < tcp.n_peers; i++)
+        uncork(&tcp.conns[tcp.peers[i]]);
 }
 
 /* ---- setup ------------------------------------------------------------------ */
