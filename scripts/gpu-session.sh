@@ -19,7 +19,7 @@ T=${T:-120}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$b"
 proxy_path() {
     export GSHMEM_DISABLE_P2P=1
-    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
         echo "=== $p tcp 2" >>"$log"
         GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" >>"$log" 2>&1
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"

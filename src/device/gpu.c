@@ -576,5 +576,16 @@ int gshmemi_launch_amos(void *s, const struct gshmemi_gpu_amo *o, size_t n, uint
 { (void)s; (void)o; (void)n; (void)r; return -1; }
 int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
 int gshmemi_preload_kernels(void) { return -1; }
+int gshmemi_launch_proxy_put(void *s, void *d, const void *r, size_t n, int pe)
+{ (void)s; (void)d; (void)r; (void)n; (void)pe; return -1; }
+int gshmemi_launch_proxy_get(void *s, void *d, const void *r, size_t n, int pe)
+{ (void)s; (void)d; (void)r; (void)n; (void)pe; return -1; }
+int gshmemi_launch_proxy_signal(void *s, uint64_t *g, uint64_t v, int op, int pe)
+{ (void)s; (void)g; (void)v; (void)op; (void)pe; return -1; }
+int gshmemi_launch_proxy_put_signal(void *s, void *d, const void *r, size_t n, uint64_t *g,
+                                    uint64_t v, int op, int pe)
+{ (void)s; (void)d; (void)r; (void)n; (void)g; (void)v; (void)op; (void)pe; return -1; }
+int gshmemi_launch_proxy_quiet(void *s) { (void)s; return -1; }
+int gshmemi_launch_proxy_barrier(void *s) { (void)s; return -1; }
 
 #endif

@@ -134,6 +134,15 @@ int gshmemi_launch_fence(void *stream);
 int gshmemi_launch_amos(void *stream, const struct gshmemi_gpu_amo *ops, size_t n,
                         uint64_t *results);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
+/* Stream-ordered operations on PEs reached through the proxy: a one-thread
+ * kernel on the stream makes the device API's call (stream_proxy_kernels.cu). */
+int gshmemi_launch_proxy_put(void *stream, void *dest, const void *src, size_t n, int pe);
+int gshmemi_launch_proxy_get(void *stream, void *dest, const void *src, size_t n, int pe);
+int gshmemi_launch_proxy_signal(void *stream, uint64_t *sig, uint64_t value, int op, int pe);
+int gshmemi_launch_proxy_put_signal(void *stream, void *dest, const void *src, size_t n,
+                                    uint64_t *sig, uint64_t value, int op, int pe);
+int gshmemi_launch_proxy_quiet(void *stream);
+int gshmemi_launch_proxy_barrier(void *stream);
 /* Loads the kernels above (no lazy loading at first launch: see host_kernels.cu). */
 int gshmemi_preload_kernels(void);
 

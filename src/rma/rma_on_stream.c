@@ -1,20 +1,29 @@
 /* Stream-ordered puts and gets on the GPU heap: copies enqueued on the
  * caller's stream (copy engines over NVLink or PCIe to mapped peers), and
- * the signal as a system-scope kernel after them.  Capturable in graphs. */
+ * the signal as a system-scope kernel after them.  A PE the GPU cannot
+ * map is reached through the proxy by a one-thread kernel on the stream
+ * (stream_proxy_kernels.cu).  Capturable in graphs. */
 #include <gshmem.h>
 #include <gshmemx.h>
 
 #include "device/gpu.h"
+#include "proxy/proxy.h"
 #include "rma/rma.h"
 
-/* Stream forms reach mapped peers only, so far. */
-static char *mapped_target(const char *call, const char *what, const void *addr, size_t len, int pe)
+/* The target as mapped here; NULL where the proxy reaches it (the job ends
+ * where nothing does). */
+static char *target(const char *call, const char *what, const void *addr, size_t len, int pe)
 {
     char *r = gshmemi_rma_target(call, what, addr, len, pe);
-    if (GSHMEMI_UNLIKELY(r == NULL))
-        gshmemi_rma_fail(call, "pe %d's heap is not mapped here, and stream-ordered operations "
-                         "through the %s transport are not built yet", pe, gshmemi_transport->name);
+    if (GSHMEMI_UNLIKELY(r == NULL && gshmemi_proxy_fifo() == NULL))
+        gshmemi_rma_fail(call, "pe %d's heap is not mapped here and no proxy reaches it", pe);
     return r;
+}
+
+static void launched(const char *call, int err)
+{
+    if (err != 0)
+        gshmemi_gpu_launch_failed(call, "the stream's proxy kernel", err);
 }
 
 static inline void put_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
@@ -25,9 +34,12 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
         gshmemi_rma_check_pe(call, pe);
         return;
     }
-    char *r = mapped_target(call, "dest", dest, nbytes, pe);
+    char *r = target(call, "dest", dest, nbytes, pe);
     gshmemi_rma_check_local(call, "source", src, nbytes);
-    gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
+    if (r != NULL)
+        gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
+    else
+        launched(call, gshmemi_launch_proxy_put(stream, dest, src, nbytes, pe));
 }
 
 static inline void get_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
@@ -38,20 +50,33 @@ static inline void get_on(const char *call, void *dest, const void *src, size_t 
         gshmemi_rma_check_pe(call, pe);
         return;
     }
-    const char *r = mapped_target(call, "source", src, nbytes, pe);
+    const char *r = target(call, "source", src, nbytes, pe);
     gshmemi_rma_check_local(call, "dest", dest, nbytes);
-    gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
+    if (r != NULL)
+        gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
+    else
+        launched(call, gshmemi_launch_proxy_get(stream, dest, src, nbytes, pe));
+}
+
+static uint64_t *signal_target(const char *call, uint64_t *sig_addr, int sig_op, int pe)
+{
+    uint64_t *r = (uint64_t *)target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+        gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
+                         sig_op);
+    return r;
 }
 
 static void signal_on(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                       struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(call);
-    uint64_t *r = (uint64_t *)mapped_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
-    gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
-    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
-        gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
-                         sig_op);
+    uint64_t *r = signal_target(call, sig_addr, sig_op, pe);
+    if (r == NULL) {
+        launched(call, gshmemi_launch_proxy_signal(stream, sig_addr, signal, sig_op, pe));
+        return;
+    }
     int err = gshmemi_launch_signal(stream, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
     if (err != 0)
         gshmemi_gpu_launch_failed(call, "the signal kernel", err);
@@ -61,7 +86,15 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                                  struct CUstream_st *stream)
 {
-    (void)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    gshmemi_rma_need_device_heap(call);
+    if (signal_target(call, sig_addr, sig_op, pe) == NULL) {
+        /* one kernel: the signal's request follows the data's */
+        (void)target(call, "dest", dest, nbytes, pe);
+        gshmemi_rma_check_local(call, "source", src, nbytes);
+        launched(call, gshmemi_launch_proxy_put_signal(stream, dest, src, nbytes, sig_addr, signal,
+                                                       sig_op, pe));
+        return;
+    }
     put_on(call, dest, src, nbytes, pe, stream);
     signal_on(call, sig_addr, signal, sig_op, pe, stream);
 }

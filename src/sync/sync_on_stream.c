@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "heap/heap.h"
+#include "proxy/proxy.h"
 #include "device/gpu.h"
 #include "rma/rma.h"
 
@@ -37,9 +38,11 @@ GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp,
 GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(__func__);
-    int err = gshmemi_launch_fence(stream);
+    /* through the proxy: the device quiet, a fence and the proxy's quiet */
+    int err = gshmemi_proxy_fifo() != NULL ? gshmemi_launch_proxy_quiet(stream)
+                                           : gshmemi_launch_fence(stream);
     if (err != 0)
-        gshmemi_gpu_launch_failed(__func__, "the fence kernel", err);
+        gshmemi_gpu_launch_failed(__func__, "the quiet kernel", err);
 }
 
 /* A dissemination barrier of stream memory operations, no kernel: in
@@ -73,10 +76,17 @@ static int barrier_by_memops(struct CUstream_st *stream)
 static void barrier_on(const char *call, struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(call);
-    for (int pe = 0; pe < gshmemi_rt.n_pes; pe++)
-        if (gshmemi_heap.slot_of_pe[pe] < 0)
-            gshmemi_rma_fail(call, "pe %d's heap is not mapped here, and stream barriers over the "
-                             "network are not built yet", pe);
+    for (int pe = 0; pe < gshmemi_rt.n_pes; pe++) {
+        if (gshmemi_heap.slot_of_pe[pe] < 0) {
+            /* Some PE through the proxy: the device barrier in a one-thread
+             * kernel (its signals to such PEs go through the proxy). */
+            int err = gshmemi_proxy_fifo() != NULL ? gshmemi_launch_proxy_barrier(stream) : -1;
+            if (err != 0)
+                gshmemi_rma_fail(call, "pe %d's heap is not mapped here and no proxy reaches it",
+                                 pe);
+            return;
+        }
+    }
     int st = barrier_by_memops(stream);
     if (st == 0)
         return;

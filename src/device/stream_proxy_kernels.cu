@@ -1,0 +1,85 @@
+// Stream-ordered operations on PEs this GPU cannot map: a one-thread kernel
+// on the caller's stream makes the device API's call, which goes through
+// the proxy (gshmem_device.cuh), so the operation takes its place in the
+// stream: after the work before it, before the work after it.  A put or
+// get returns when the proxy has read or written the local buffer; quiet
+// and the barrier when remote completion is known.
+#include <gshmem_device.cuh>
+
+#include "device/gpu.h"
+
+namespace {
+
+__global__ void put_kernel(void *dest, const void *src, size_t n, int pe)
+{
+    gshmem_putmem(dest, src, n, pe);
+}
+
+__global__ void get_kernel(void *dest, const void *src, size_t n, int pe)
+{
+    gshmem_getmem(dest, src, n, pe);
+}
+
+__global__ void signal_kernel(uint64_t *sig, uint64_t value, int op, int pe)
+{
+    gshmemx_signal_op(sig, value, op, pe);
+}
+
+__global__ void put_signal_kernel(void *dest, const void *src, size_t n, uint64_t *sig,
+                                  uint64_t value, int op, int pe)
+{
+    gshmem_putmem_signal(dest, src, n, sig, value, op, pe);
+}
+
+__global__ void quiet_kernel() { gshmem_quiet(); }
+
+// One block: gshmem_barrier_all's grid is the block (always resident).
+__global__ void barrier_kernel() { gshmem_barrier_all(); }
+
+int launched() { return static_cast<int>(cudaGetLastError()); }
+
+} // namespace
+
+extern "C" int gshmemi_launch_proxy_put(void *stream, void *dest, const void *src, size_t n, int pe)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    put_kernel<<<1, 1, 0, s>>>(dest, src, n, pe);
+    return launched();
+}
+
+extern "C" int gshmemi_launch_proxy_get(void *stream, void *dest, const void *src, size_t n, int pe)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    get_kernel<<<1, 1, 0, s>>>(dest, src, n, pe);
+    return launched();
+}
+
+extern "C" int gshmemi_launch_proxy_signal(void *stream, uint64_t *sig, uint64_t value, int op,
+                                           int pe)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    signal_kernel<<<1, 1, 0, s>>>(sig, value, op, pe);
+    return launched();
+}
+
+extern "C" int gshmemi_launch_proxy_put_signal(void *stream, void *dest, const void *src, size_t n,
+                                               uint64_t *sig, uint64_t value, int op, int pe)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    put_signal_kernel<<<1, 1, 0, s>>>(dest, src, n, sig, value, op, pe);
+    return launched();
+}
+
+extern "C" int gshmemi_launch_proxy_quiet(void *stream)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    quiet_kernel<<<1, 1, 0, s>>>();
+    return launched();
+}
+
+extern "C" int gshmemi_launch_proxy_barrier(void *stream)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    barrier_kernel<<<1, 1, 0, s>>>();
+    return launched();
+}
