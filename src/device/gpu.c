@@ -456,6 +456,17 @@ int gshmemi_gpu_is_device_ptr(const void *p)
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+int gshmemi_gpu_kernel_reachable(const void *p)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ||
+           (attr.type == cudaMemoryTypeHost && attr.devicePointer == p);
+}
+
 void gshmemi_gpu_host_free(void *p)
 {
     if (p != NULL)
@@ -553,6 +564,7 @@ int gshmemi_gpu_pin(const char *call, void *addr, size_t len) { (void)call; (voi
 void *gshmemi_gpu_host_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_host_free(void *p) { (void)p; }
 int gshmemi_gpu_is_device_ptr(const void *p) { (void)p; return 0; }
+int gshmemi_gpu_kernel_reachable(const void *p) { (void)p; return 0; }
 void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_unpin(void *addr) { (void)addr; }
 int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }

@@ -110,6 +110,9 @@ void *gshmemi_gpu_host_alloc(size_t n);
 void gshmemi_gpu_host_free(void *p);
 /* Whether p is GPU memory (host code cannot read it). */
 int gshmemi_gpu_is_device_ptr(const void *p);
+/* Whether kernels can read and write p at that address: GPU or managed
+ * memory, or host memory pinned and mapped at the same address. */
+int gshmemi_gpu_kernel_reachable(const void *p);
 /* Zeroed GPU memory; NULL on failure. */
 void *gshmemi_gpu_dev_alloc(size_t n);
 

@@ -20,6 +20,16 @@ static char *target(const char *call, const char *what, const void *addr, size_t
     return r;
 }
 
+/* The local buffer of a stream-ordered operation through the proxy: the
+ * kernel reads or writes it, so it must be memory kernels can reach. */
+static void kernel_reachable(const char *call, const char *what, const void *p, int pe)
+{
+    if (!gshmemi_gpu_kernel_reachable(p))
+        gshmemi_rma_fail(call, "pe %d is reached through the proxy, and the %s of a stream-ordered "
+                         "operation through it must be GPU memory or pinned host memory (%p is "
+                         "neither)", pe, what, p);
+}
+
 static void launched(const char *call, int err)
 {
     if (err != 0)
@@ -36,10 +46,12 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
     }
     char *r = target(call, "dest", dest, nbytes, pe);
     gshmemi_rma_check_local(call, "source", src, nbytes);
-    if (r != NULL)
+    if (r != NULL) {
         gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
-    else
-        launched(call, gshmemi_launch_proxy_put(stream, dest, src, nbytes, pe));
+        return;
+    }
+    kernel_reachable(call, "source", src, pe);
+    launched(call, gshmemi_launch_proxy_put(stream, dest, src, nbytes, pe));
 }
 
 static inline void get_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
@@ -52,10 +64,12 @@ static inline void get_on(const char *call, void *dest, const void *src, size_t 
     }
     const char *r = target(call, "source", src, nbytes, pe);
     gshmemi_rma_check_local(call, "dest", dest, nbytes);
-    if (r != NULL)
+    if (r != NULL) {
         gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
-    else
-        launched(call, gshmemi_launch_proxy_get(stream, dest, src, nbytes, pe));
+        return;
+    }
+    kernel_reachable(call, "dest", dest, pe);
+    launched(call, gshmemi_launch_proxy_get(stream, dest, src, nbytes, pe));
 }
 
 static uint64_t *signal_target(const char *call, uint64_t *sig_addr, int sig_op, int pe)
@@ -91,6 +105,8 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
         /* one kernel: the signal's request follows the data's */
         (void)target(call, "dest", dest, nbytes, pe);
         gshmemi_rma_check_local(call, "source", src, nbytes);
+        if (nbytes > 0)
+            kernel_reachable(call, "source", src, pe);
         launched(call, gshmemi_launch_proxy_put_signal(stream, dest, src, nbytes, sig_addr, signal,
                                                        sig_op, pe));
         return;
