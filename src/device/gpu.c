@@ -22,12 +22,12 @@ static struct {
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
     uint64_t *result;  /* pinned: a batch of atomics' fetched values */
-    void *bounce;      /* pinned: poll reads */
-    size_t bounce_len;
+    void *bounce;      /* pinned, GPU_BOUNCE bytes: poll reads */
     /* stream memory operations (NULL where the driver has none) */
     CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 } gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
+#define GPU_BOUNCE (64u << 10)
 
 #define GPU_FAIL(call, what, err)                                                                \
     do {                                                                                         \
@@ -86,6 +86,13 @@ int gshmemi_gpu_load_module_of(void *function)
             rc = GSHMEM_ERR_CUDA;
     free(fns);
     return rc;
+}
+
+int gshmemi_gpu_lazy_loading(void)
+{
+    CUresult (*mode)(CUmoduleLoadingMode *) = driver_symbol("cuModuleGetLoadingMode", 12000);
+    CUmoduleLoadingMode m;
+    return mode != NULL && mode(&m) == CUDA_SUCCESS && m == CU_MODULE_LAZY_LOADING;
 }
 
 /* Whether the application made a context current before gshmem_init. */
@@ -151,8 +158,8 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
         (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
             cudaSuccess ||
         (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_GPU_AMO_BATCH * sizeof(uint64_t),
-                            cudaHostAllocMapped)) !=
-            cudaSuccess) {
+                            cudaHostAllocMapped)) != cudaSuccess ||
+        (err = cudaHostAlloc(&gpu.bounce, GPU_BOUNCE, cudaHostAllocDefault)) != cudaSuccess) {
         GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
         return GSHMEM_ERR_CUDA;
     }
@@ -178,10 +185,8 @@ void gshmemi_gpu_close(void)
     cudaStreamDestroy(gpu.ops);
     cudaStreamDestroy(gpu.poll);
     cudaFreeHost(gpu.result);
-    if (gpu.bounce != NULL)
-        cudaFreeHost(gpu.bounce);
+    cudaFreeHost(gpu.bounce);
     gpu.bounce = NULL;
-    gpu.bounce_len = 0;
     gpu.device = -1;
 }
 
@@ -252,20 +257,20 @@ void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n)
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
+/* Through a pinned bounce of fixed size, allocated at init: cudaFreeHost
+ * waits for the whole device, so growing it here could wait for a kernel
+ * that waits for this thread. */
 void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
 {
     pthread_mutex_lock(&gpu.lock);
-    if (n > gpu.bounce_len) {
-        if (gpu.bounce != NULL)
-            cudaFreeHost(gpu.bounce);
-        gpu.bounce = NULL;
-        gpu.bounce_len = 0;
-        GPU_CHECK(call, "cudaHostAlloc", cudaHostAlloc(&gpu.bounce, n, cudaHostAllocDefault));
-        gpu.bounce_len = n;
+    for (size_t done = 0; done < n; done += GPU_BOUNCE) {
+        const size_t len = GSHMEMI_MIN(n - done, (size_t)GPU_BOUNCE);
+        GPU_CHECK(call, "cudaMemcpyAsync",
+                  cudaMemcpyAsync(gpu.bounce, (const char *)src + done, len, cudaMemcpyDefault,
+                                  gpu.poll));
+        GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.poll));
+        memcpy((char *)dst + done, gpu.bounce, len);
     }
-    GPU_CHECK(call, "cudaMemcpyAsync", cudaMemcpyAsync(gpu.bounce, src, n, cudaMemcpyDefault, gpu.poll));
-    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.poll));
-    memcpy(dst, gpu.bounce, n);
     pthread_mutex_unlock(&gpu.lock);
 }
 
@@ -533,6 +538,7 @@ void gshmemi_gpu_bind_thread(void) {}
 int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
 int gshmemi_gpu_load_module_of(void *function) { (void)function; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_lazy_loading(void) { return 0; }
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]) { (void)dev; (void)uuid; return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]) { (void)uuid; return -1; }
 int gshmemi_gpu_can_access(int dev, int peer_dev) { (void)dev; (void)peer_dev; return 0; }

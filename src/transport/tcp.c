@@ -117,8 +117,9 @@ static struct {
     pthread_mutex_t lock; /* pending list */
     struct pending *pending;
     uint64_t next_id;
-    void *bounce; /* device heap: staging for the progress thread's gets */
-    size_t bounce_len;
+    void *bounce; /* device heap: staging for the progress thread's gets (GET_CHUNK
+                   * bytes, pinned at init: cudaFreeHost would wait for the whole
+                   * GPU, kernels waiting on the proxy included) */
     struct put_batch batch;
     char *ring; /* device heap: pinned staging for larger puts */
     size_t ring_pos;
@@ -245,20 +246,6 @@ static uint64_t call_and_wait(const char *call, int pe, struct frame *f, const v
 
 /* The progress thread's staging buffer for the GPU heap: pinned, so the
  * copy engines move it at full speed. */
-static void *bounce(size_t len)
-{
-    if (len > tcp.bounce_len) {
-        gshmemi_gpu_host_free(tcp.bounce);
-        tcp.bounce = gshmemi_gpu_host_alloc(len);
-        if (tcp.bounce == NULL) {
-            GSHMEMI_ERROR(CORE, "tcp: out of pinned host memory for a %zu-byte transfer", len);
-            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
-        }
-        tcp.bounce_len = len;
-    }
-    return tcp.bounce;
-}
-
 static void put_batch_flush(void)
 {
     if (tcp.batch.n == 0)
@@ -472,8 +459,13 @@ static int serve_one(int pe)
     case F_GET:
         p = heap_range(pe, f.off, f.len);
         r.len = f.len;
+        if (f.len > GET_CHUNK) { /* tcp_get never asks for more */
+            GSHMEMI_ERROR(CORE, "tcp: pe %d asked for a %llu-byte get, over the %u bytes a get "
+                          "may ask for", pe, (unsigned long long)f.len, GET_CHUNK);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+        }
         if (gshmemi_heap.on_device) {
-            gshmemi_gpu_copy("tcp", bounce(f.len), p, f.len, 1);
+            gshmemi_gpu_copy("tcp", tcp.bounce, p, f.len, 1);
             p = tcp.bounce;
         }
         send_frame("tcp", pe, &r, p, f.len);
@@ -851,8 +843,10 @@ static int tcp_open(const int *peers, int n_peers)
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(listen_fd, lower, n_lower, deadline), st, out);
-    if (gshmemi_heap.on_device && (tcp.ring = gshmemi_gpu_host_alloc(RING_BYTES)) == NULL) {
-        GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging", RING_BYTES);
+    if (gshmemi_heap.on_device && ((tcp.ring = gshmemi_gpu_host_alloc(RING_BYTES)) == NULL ||
+                                   (tcp.bounce = gshmemi_gpu_host_alloc(GET_CHUNK)) == NULL)) {
+        GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging",
+                      RING_BYTES + GET_CHUNK);
         st = GSHMEM_ERR_NO_MEMORY;
         goto out;
     }
