@@ -61,7 +61,9 @@ static void usage(FILE *f)
                "  -n, --np N          number of PEs to start\n"
                "  -t, --timeout S     end the job after S seconds (exit status 124)\n"
                "  -h, --help          this text\n"
-               "Each PE runs program with GSHMEM_LAUNCH_* set; gshmem_init finds them.\n");
+               "Each PE runs program with GSHMEM_LAUNCH_* set; gshmem_init finds them.\n"
+               "CUDA_MODULE_LOADING is EAGER unless set: with lazy loading, a kernel's first\n"
+               "launch can stall GPU work waiting on the proxy (docs/device-api.md).\n");
 }
 
 static void signal_all(struct job *j, int sig)
@@ -181,6 +183,8 @@ static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, c
                 e++;
             }
         }
+        /* CUDA's lazy loading can stall the proxy (docs/device-api.md). */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         setenv("GSHMEM_LAUNCH_UNIQUEID", uid_text, 1);
         snprintf(num, sizeof(num), "%d", rank);
         setenv("GSHMEM_LAUNCH_RANK", num, 1);

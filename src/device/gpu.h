@@ -35,6 +35,8 @@ void *gshmemi_gpu_driver_symbol(const char *name);
 /* Loads every kernel of the module holding `function` (a CUfunction) when
  * CUDA loads lazily; 0, or a gshmem status. */
 int gshmemi_gpu_load_module_of(void *function);
+/* Whether CUDA loads kernels lazily (its default since 12.2). */
+int gshmemi_gpu_lazy_loading(void);
 /* UUID of a visible device (16 bytes), and the ordinal of a UUID (or -1). */
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]);
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]);

@@ -17,6 +17,7 @@
 #include "core/runtime.h"
 #include "core/util.h"
 #include "device/gpu.h"
+#include "heap/heap.h"
 #include "proxy/proxy.h"
 #include "transport/transport.h"
 
@@ -311,6 +312,15 @@ int gshmemi_proxy_start(void)
         px.fifo.taken_cache = (uint64_t *)((char *)px.gpu_own + 128);
         px.fifo.completed_cache = (uint64_t *)((char *)px.gpu_own + 256);
         px.fifo.look_lock = (uint32_t *)((char *)px.gpu_own + 384);
+        /* The target's side of tcp writes a GPU heap with CUDA calls, which
+         * a lazy kernel load elsewhere in the process blocks while it
+         * waits for GPU work that waits on this proxy. */
+        if (gshmemi_heap.on_device && gshmemi_gpu_lazy_loading() && gshmemi_rt.my_pe == 0)
+            GSHMEMI_WARN(CORE, "gshmem_init: peers are reached through the proxy with the heap in "
+                         "GPU memory, and CUDA loads kernels lazily: a kernel launched for the "
+                         "first time while GPU work waits on the proxy (a device call or a "
+                         "stream-ordered operation to such a peer) stalls the job until "
+                         "GSHMEM_TIMEOUT; set CUDA_MODULE_LOADING=EAGER (gshmrun does)");
     } else {
         /* CPU producers (tests): the same cells as the GPU's, in plain memory */
         px.fifo.slots = calloc(FIFO_CAPACITY, sizeof(*px.fifo.slots));
