@@ -25,14 +25,19 @@ proxy_path() {
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
     for np in 2 4; do
-        for p in device_proxy device_api; do
+        for p in device_proxy device_api gpu_on_stream; do
+            [ $p = gpu_on_stream ] && [ $np = 2 ] && continue # above
             echo "=== $p tcp $np" >>"$log"
             timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
             echo "$p tcp np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
         done
     done
+    # gshmrun loads kernels eagerly; lazily, gshmem_init warns once (pe 0)
+    n=$(CUDA_MODULE_LOADING=LAZY timeout 60 ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 100 2>&1 |
+        grep -c "CUDA loads kernels lazily")
+    echo "lazy-loading warning under CUDA_MODULE_LOADING=LAZY: $n line(s) (want 1)"
     timeout 120 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
-        build/tests/device_api --device dev-proxy-timeout 2>&1 | tail -1
+        build/tests/device_api --device dev-proxy-timeout on-stream-proxy-pageable 2>&1 | tail -1
     # Fetching atomics at 4 PEs put two PEs' contexts on each GPU: the GPU
     # time-slices between them while both grids spin, and each batch of
     # atomics the target applies waits for its slice.  Two PEs only.

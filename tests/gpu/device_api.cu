@@ -372,9 +372,9 @@ __global__ void bad_kernel(int which, int *sym, int *local)
 static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
-                           "dev-proxy-timeout"};
+                           "dev-proxy-timeout", "on-stream-proxy-pageable"};
     int which = -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
@@ -382,7 +382,12 @@ static int run_bad(const char *name)
     int *local;
     CUDA(cudaMalloc(&local, 64));
     gshmem_barrier_all();
-    if (me == 0) {
+    if (me == 0 && which == 5) {
+        // through the proxy, a stream-ordered put's kernel cannot read pageable memory
+        static int pageable[16];
+        gshmemx_putmem_on_stream(sym, pageable, sizeof(pageable), 1, 0);
+        cudaDeviceSynchronize();
+    } else if (me == 0) {
         bad_kernel<<<1, 1>>>(which, sym + 1, local);
         cudaDeviceSynchronize(); // fails once the kernel traps
     }

@@ -89,6 +89,7 @@ int main()
     verify<<<128, 256, 0, s>>>(dst, from * 1000, nullptr, bad);
     CHECK(bad_count(bad, s) == 0, "putmem_on_stream");
     gshmemx_getmem_on_stream(back, src, bytes, to, s);
+    gshmemx_barrier_all_on_stream(s); /* every get has read its source before the next fill */
     verify<<<128, 256, 0, s>>>(back, to * 1000, nullptr, bad);
     CHECK(bad_count(bad, s) == 0, "getmem_on_stream");
 

@@ -77,6 +77,10 @@ device_cases = {
                           r"time meanwhile: CUDA's lazy loading then stalls the proxy; "
                           r"CUDA_MODULE_LOADING=EAGER rules that out\)$", ABORT,
                           {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1"}),
+    "on-stream-proxy-pageable": (r"gshmem pe 0 \(\S+:\d+\) error rma: gshmemx_putmem_on_stream: pe 1 is "
+                                 r"reached through the proxy, and the source of a stream-ordered "
+                                 r"operation through it must be GPU memory or pinned host memory "
+                                 rf"\({P} is neither\)$", ABORT, {"GSHMEM_DISABLE_P2P": "1"}),
 }
 
 # The proxy's own failures (`proxy_cpu CASE`, host heap, tcp).
