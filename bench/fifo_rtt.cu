@@ -2,9 +2,13 @@
 // proxy thread takes and completes it, and the thread sees the completion;
 // repeated, timed on the GPU's clock.  Run with 2 PEs and
 // GSHMEM_DISABLE_P2P=1 (the proxy runs where a transport is up).
-//   GSHMEM_DISABLE_P2P=1 gshmrun -n 2 ./bench/fifo_rtt [trips] [nocache]
+//   GSHMEM_DISABLE_P2P=1 gshmrun -n 2 ./bench/fifo_rtt [trips] [nocache|parts]
 // nocache: producers read the proxy's `taken` on every push instead of
-// their copy in GPU memory.  A trip that takes over 2 s ends the run with
+// their copy in GPU memory.  parts: what a round trip is made of (an
+// atomic in GPU memory, a store to host memory with and without a
+// system-scope fence, a load from host memory), and round trips whose push
+// publishes with or without a release and whose wait polls one load at a
+// time or several in flight.  A trip that takes over 2 s ends the run with
 // the trip's number (a lost request shows as that, not as a hang).
 #include <algorithm>
 #include <cstdio>
@@ -40,10 +44,165 @@ __global__ void round_trips(gshmemi_fifo f, int to, int trips, unsigned long lon
     }
 }
 
+// ---- parts -----------------------------------------------------------------
+
+__device__ __forceinline__ uint64_t ld_relaxed_sys(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint64_t ld_acquire_sys(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void spin_cycles(long long c)
+{
+    const long long t = clock64();
+    while (clock64() - t < c)
+        ;
+}
+
+enum { PART_ATOMIC, PART_STORE, PART_STORE_FENCE, PART_FENCE, PART_LOAD_ACQ, PART_LOAD_RELAXED, PART_N };
+static const char *part_name[PART_N] = {
+    "atomicAdd on a word of GPU memory", "relaxed store to pinned host memory",
+    "relaxed store to pinned host memory, then fence.acq_rel.sys",
+    "fence.acq_rel.sys alone (no store outstanding)",
+    "ld.acquire.sys of pinned host memory", "ld.relaxed.sys of pinned host memory"};
+
+__global__ void parts(int part, unsigned long long *gpu_word, uint64_t *host_word, int reps,
+                      unsigned long long *ns)
+{
+    unsigned long long sink = 0;
+    for (int i = 0; i < reps; i++) {
+        const unsigned long long t0 = gtime();
+        switch (part) {
+        case PART_ATOMIC: sink += atomicAdd(gpu_word, 1); break;
+        case PART_STORE:
+            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(host_word), "l"((uint64_t)i) : "memory");
+            break;
+        case PART_STORE_FENCE:
+            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(host_word), "l"((uint64_t)i) : "memory");
+            asm volatile("fence.acq_rel.sys;" ::: "memory");
+            break;
+        case PART_FENCE: asm volatile("fence.acq_rel.sys;" ::: "memory"); break;
+        case PART_LOAD_ACQ: sink += ld_acquire_sys(host_word); break;
+        case PART_LOAD_RELAXED: sink += ld_relaxed_sys(host_word); break;
+        }
+        /* the time includes the value's arrival */
+        asm volatile("" ::"l"(sink));
+        ns[i] = gtime() - t0 + (sink == ~0ull);
+    }
+}
+
+/* Round trips of QUIET requests pushed by hand: published with a release
+ * store (release = 1) or a relaxed one (a request without words needs no
+ * order); completion polled one acquire load at a time (inflight = 0) or
+ * with `inflight` relaxed loads in flight, one issued every `gap` cycles,
+ * then (fence = 1) a fence.acq_rel.sys for the acquire. */
+__global__ void rtt_variant(gshmemi_fifo f, int to, int trips, int release, int inflight, int gap,
+                            int fence, unsigned long long *ns, int *stalled)
+{
+    for (int i = 0; i < trips; i++) {
+        const unsigned long long t0 = gtime();
+        const uint64_t n = atomicAdd((unsigned long long *)f.head, 1ull);
+        if (n - ld_acquire_sys(f.taken_cache) >= f.capacity) { /* as the library's push */
+            uint64_t t;
+            while (n - (t = ld_acquire_sys(f.taken)) >= f.capacity)
+                ;
+            atomicMax((unsigned long long *)f.taken_cache, (unsigned long long)t);
+        }
+        const uint64_t ctrl = gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to) | gshmemi_fifo_parity(&f, n);
+        uint64_t *c = &f.slots[n & (f.capacity - 1)].ctrl;
+        if (release)
+            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(c), "l"(ctrl) : "memory");
+        else
+            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(c), "l"(ctrl) : "memory");
+        if (inflight == 0) {
+            while (ld_acquire_sys(f.completed) <= n)
+                if (gtime() - t0 > 2000000000ull) {
+                    *stalled = i;
+                    return;
+                }
+        } else {
+            uint64_t v[4];
+            for (int k = 0; k < inflight; k++) {
+                v[k] = ld_relaxed_sys(f.completed);
+                spin_cycles(gap);
+            }
+            for (int k = 0;; k = (k + 1) % inflight) {
+                if (v[k] > n)
+                    break;
+                v[k] = ld_relaxed_sys(f.completed);
+                spin_cycles(gap);
+                if (gtime() - t0 > 2000000000ull) {
+                    *stalled = i;
+                    return;
+                }
+            }
+            if (fence)
+                asm volatile("fence.acq_rel.sys;" ::: "memory");
+        }
+        ns[i] = gtime() - t0;
+    }
+}
+
+static double median_after_warmup(const unsigned long long *ns, int n)
+{
+    std::vector<unsigned long long> v(ns + n / 10, ns + n);
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2] * 1e-3;
+}
+
+static int run_parts(gshmemi_fifo *f, int trips)
+{
+    unsigned long long *ns, *gpu_word;
+    uint64_t *host_word;
+    int *stalled;
+    cudaMallocHost(&ns, trips * sizeof(*ns));
+    cudaMallocHost(&host_word, 64);
+    cudaMallocHost(&stalled, sizeof(*stalled));
+    cudaMalloc(&gpu_word, 64);
+    std::printf("# the parts of a FIFO round trip, medians of %d after warm-up, one GPU thread\n",
+                trips - trips / 10);
+    for (int p = 0; p < PART_N; p++) {
+        parts<<<1, 1>>>(p, gpu_word, host_word, trips, ns);
+        cudaDeviceSynchronize();
+        std::printf("RESULT op=fifo_part part=%d median_us=%.3f  # %s\n", p,
+                    median_after_warmup(ns, trips), part_name[p]);
+    }
+    struct { int release, inflight, gap, fence; } v[] = {
+        {1, 0, 0, 0}, {0, 0, 0, 0}, {0, 2, 400, 0}, {0, 4, 200, 0}, {0, 4, 100, 0}, {0, 4, 200, 1},
+        {1, 4, 200, 1}};
+    for (auto &x : v) {
+        *stalled = -1;
+        rtt_variant<<<1, 1>>>(*f, 1, trips, x.release, x.inflight, x.gap, x.fence, ns, stalled);
+        cudaDeviceSynchronize();
+        if (*stalled >= 0) {
+            std::printf("RESULT op=fifo_rtt_variant release=%d inflight=%d stalled_at_trip=%d\n",
+                        x.release, x.inflight, *stalled);
+            return 1;
+        }
+        std::printf("RESULT op=fifo_rtt_variant release=%d inflight=%d gap_cycles=%d fence=%d "
+                    "median_us=%.3f\n",
+                    x.release, x.inflight, x.gap, x.fence, median_after_warmup(ns, trips));
+    }
+    cudaFreeHost(ns);
+    cudaFreeHost(host_word);
+    cudaFreeHost(stalled);
+    cudaFree(gpu_word);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int trips = argc > 1 ? atoi(argv[1]) : 20000;
     const bool nocache = argc > 2 && std::strcmp(argv[2], "nocache") == 0;
+    const bool want_parts = argc > 2 && std::strcmp(argv[2], "parts") == 0;
     gshmem_init();
     int me = gshmem_my_pe(), rc = 0;
     gshmemi_fifo *f = gshmemi_proxy_fifo();
@@ -52,7 +211,9 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "fifo_rtt: the proxy is not running (GSHMEM_DISABLE_P2P=1, 2 PEs)\n");
         gshmem_global_exit(2);
     }
-    if (me == 0) {
+    if (me == 0 && want_parts) {
+        rc = run_parts(f, trips);
+    } else if (me == 0) {
         unsigned long long *ns, *push_ns;
         int *stalled;
         cudaMallocHost(&ns, trips * sizeof(*ns));

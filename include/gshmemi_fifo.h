@@ -45,8 +45,13 @@ __device__ __forceinline__ void gshmemi_fifo_st_release(uint64_t *p, uint64_t v)
 {
     asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+__device__ __forceinline__ void gshmemi_fifo_st_relaxed(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 #define FIFO_LOAD_ACQUIRE(p) gshmemi_fifo_ld_acquire(p)
 #define FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
+#define FIFO_STORE_RELAXED(p, v) gshmemi_fifo_st_relaxed((p), (v))
 #define FIFO_LOAD_CACHE(p) gshmemi_fifo_ld_acquire_gpu(p)
 /* The copy is raised after what the poller read (the fence orders them):
  * whoever sees the new copy also sees what the consumer did before. */
@@ -61,6 +66,7 @@ __device__ __forceinline__ void gshmemi_fifo_st_release(uint64_t *p, uint64_t v)
 #define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define FIFO_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define FIFO_LOAD_CACHE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FIFO_MAX(p, v) gshmemi_fifo_max((p), (v))
 #define FIFO_TRY_LOCK(l) (__atomic_exchange_n((l), 1u, __ATOMIC_ACQUIRE) == 0u)
@@ -162,9 +168,18 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(const struct gshmemi_fifo *f, const u
              look++)
             FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
     }
+    const uint64_t ctrl = (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number);
+    /* A request without words (quiet, fence) has nothing to order before
+     * its publication: requests take effect in the order of their numbers,
+     * whatever order they were published in.  On a GPU the release is a
+     * system-scope fence, the larger part of a push. */
+    if (nw == 0) {
+        FIFO_STORE_RELAXED(&s->ctrl, ctrl);
+        return number;
+    }
     for (int i = 0; i < nw; i++)
         s->w[i] = w[i];
-    FIFO_STORE_RELEASE(&s->ctrl, (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number));
+    FIFO_STORE_RELEASE(&s->ctrl, ctrl);
     return number;
 }
 
