@@ -516,7 +516,7 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
         gshmemi_group_sync<SCOPE>();
 }
 
-/* Returns the proxy request's number, or 0 for a mapped PE. */
+/* Returns the proxy request's number, or GSHMEMI_REQ_NONE for a mapped PE. */
 __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
                                                    int op, int pe)
 {
@@ -531,7 +531,7 @@ __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *s
         asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
     else
         asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
-    return 0;
+    return GSHMEMI_REQ_NONE;
 }
 
 template <int SCOPE, bool NBI = false>
@@ -549,7 +549,7 @@ __device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest,
      * group barrier above ordered before it. */
     if (lane == 0) {
         const uint64_t r = gshmemi_signal(call, sig, value, op, pe);
-        if (!NBI && r != 0)
+        if (!NBI && r != GSHMEMI_REQ_NONE)
             gshmemi_proxy_wait(call, r); /* the source may be reused */
     }
     gshmemi_group_sync<SCOPE>();
