@@ -309,8 +309,10 @@ int main(int argc, char **argv)
         cudaDeviceProp prop;
         cudaGetDevice(&dev);
         cudaGetDeviceProperties(&prop, dev);
+        const char *loading = std::getenv("CUDA_MODULE_LOADING");
         std::printf("# %s device_bench: PE 0 -> PE 1, %s; GB/s = bytes one side moved / time "
-                    "(1e9 B/s); medians of %d runs\n", SYS, prop.name, RUNS);
+                    "(1e9 B/s); medians of %d runs; CUDA_MODULE_LOADING=%s\n", SYS, prop.name,
+                    RUNS, loading != nullptr ? loading : "(unset: LAZY)");
     }
     bandwidth(sym_dst, sym_src, local, bad);
     latency(flag, data, local, sig, word, out);

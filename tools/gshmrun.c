@@ -62,8 +62,9 @@ static void usage(FILE *f)
                "  -t, --timeout S     end the job after S seconds (exit status 124)\n"
                "  -h, --help          this text\n"
                "Each PE runs program with GSHMEM_LAUNCH_* set; gshmem_init finds them.\n"
-               "CUDA_MODULE_LOADING is EAGER unless set: with lazy loading, a kernel's first\n"
-               "launch can stall GPU work waiting on the proxy (docs/device-api.md).\n");
+               "With GSHMEM_DISABLE_P2P or GSHMEM_TRANSPORT set, CUDA_MODULE_LOADING is EAGER\n"
+               "unless set: with lazy loading, a kernel's first launch can stall GPU work\n"
+               "waiting on the proxy (docs/device-api.md).\n");
 }
 
 static void signal_all(struct job *j, int sig)
@@ -159,6 +160,18 @@ static void reap(struct job *j)
     }
 }
 
+/* Whether the environment sends peers through the proxy, where CUDA's
+ * lazy loading can stall it (docs/device-api.md).  Not otherwise: the
+ * loading mode moves latencies by a few percent either way, and without
+ * P2P between GPUs gshmem_init warns. */
+static int proxy_forced(void)
+{
+    const char *p2p = getenv("GSHMEM_DISABLE_P2P"), *t = getenv("GSHMEM_TRANSPORT");
+    int off = 0;
+    return (p2p != NULL && gshmemi_parse_bool(p2p, &off) == 0 && off) ||
+           (t != NULL && *t != '\0' && strcmp(t, "auto") != 0);
+}
+
 static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, char **argv,
                     const sigset_t *oldmask)
 {
@@ -183,8 +196,8 @@ static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, c
                 e++;
             }
         }
-        /* CUDA's lazy loading can stall the proxy (docs/device-api.md). */
-        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+        if (proxy_forced())
+            setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         setenv("GSHMEM_LAUNCH_UNIQUEID", uid_text, 1);
         snprintf(num, sizeof(num), "%d", rank);
         setenv("GSHMEM_LAUNCH_RANK", num, 1);
