@@ -187,7 +187,10 @@ void gshmemi_abort_job(int status, const char *why)
         int n = snprintf(msg, sizeof(msg), "abort %d %d\n", rt->my_pe, status);
         (void)!write(rt->bs->launcher_ctrl_fd, msg, (size_t)n);
     }
-    /* Node-local peers end now rather than report this PE as lost. */
+    /* Node-local peers end now rather than report this PE as lost (told
+     * first through shared memory: a signal can come after they see this
+     * PE's connections close). */
+    gshmemi_mark_job_ending();
     if (rt->peers != NULL)
         for (int i = 0; i < rt->n_local; i++)
             if (rt->local_pes[i] != rt->my_pe)

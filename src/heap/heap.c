@@ -264,13 +264,26 @@ static void say_lost(int lost, int reporter, const char *how)
                       how);
 }
 
+void gshmemi_mark_job_ending(void)
+{
+    const struct gshmemi_runtime *rt = &gshmemi_rt;
+    if (gshmemi_heap.ctrl_base == NULL)
+        return;
+    for (int k = 0; k < rt->n_local; k++)
+        __atomic_store_n(gshmemi_ctrl_word(rt->local_pes[k], GSHMEMI_CTRL_ENDING),
+                         (uint64_t)rt->my_pe + 1, __ATOMIC_RELEASE);
+}
+
 void gshmemi_end_for_lost_pe(int pe, const char *how)
 {
     const struct gshmemi_runtime *rt = &gshmemi_rt;
-    /* This PE is ending the job and has said why: the peers it ended go
-     * quietly, and the aborting thread's exit status stands (this thread
-     * leaves on its own only if that one is held up). */
-    if (gshmemi_aborting()) {
+    /* This PE, or a local peer, is ending the job and has said why: the
+     * peers it ends go quietly, and the aborting thread's exit status
+     * stands (this thread leaves on its own only if that one is held up,
+     * or the launcher's signal is slow to come). */
+    if (gshmemi_aborting() ||
+        (gshmemi_heap.ctrl_base != NULL &&
+         __atomic_load_n(gshmemi_ctrl_word(rt->my_pe, GSHMEMI_CTRL_ENDING), __ATOMIC_ACQUIRE))) {
         sleep(5);
         _exit(GSHMEMI_EXIT_ERROR);
     }

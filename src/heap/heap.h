@@ -56,6 +56,11 @@ struct gshmemi_heap {
 /* Words of the control segment the heap module owns (the sync module's
  * barrier counters start at word 0 and stay below this one). */
 #define GSHMEMI_CTRL_LOST_PE 1000 /* (reporter+1) << 32 | (lost+1), set by peers */
+#define GSHMEMI_CTRL_ENDING 1001  /* aborting pe + 1, set by a local peer ending the job */
+
+/* This PE ends the job: local peers, told through their control segments
+ * before it goes, take its closed connections for that, not for a loss. */
+void gshmemi_mark_job_ending(void);
 
 /* A peer is gone: ends this PE with one message naming it.  `how` says
  * what was seen ("ended while this pe was in gshmem_barrier_all").  The
