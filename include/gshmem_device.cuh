@@ -210,6 +210,30 @@ __device__ __forceinline__ uint64_t gshmemi_now_ns()
     return t;
 }
 
+/* A wait's GSHMEM_TIMEOUT: the clock is read only once the wait is long
+ * (every `passed` call after the first looks at it). */
+struct gshmemi_deadline {
+    uint64_t start = 0;
+    __device__ __forceinline__ bool passed()
+    {
+        const uint64_t limit = gshmemi_s().timeout_ns;
+        if (limit == 0)
+            return false;
+        const uint64_t now = gshmemi_now_ns();
+        if (start == 0)
+            start = now;
+        return now - start > limit;
+    }
+};
+
+/* The atomics' alignment, under GSHMEM_DEBUG_CHECKS. */
+__device__ __forceinline__ void gshmemi_check_aligned(const char *call, int pe, const void *p,
+                                                      size_t size)
+{
+    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(p) % size != 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, p, size);
+}
+
 /* ---- the proxy: requests for PEs that are not mapped (gshmemi_fifo.h) --- */
 
 __device__ __forceinline__ uint64_t gshmemi_heap_off(const void *sym)
@@ -229,18 +253,13 @@ __device__ __forceinline__ uint64_t gshmemi_push(const char *call, int pe, int k
 __device__ __forceinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
 {
     const struct gshmemi_fifo &f = gshmemi_s().fifo;
-    uint64_t start = 0;
+    gshmemi_deadline deadline;
     for (unsigned look = 0; gshmemi_fifo_completed(&f, look) <= n; look++) {
         if (look >= GSHMEMI_FIFO_DIRECT_LOOKS)
             FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
-        if ((look & 255) == 255 && gshmemi_s().timeout_ns != 0) {
-            const uint64_t now = gshmemi_now_ns();
-            if (start == 0)
-                start = now;
-            else if (now - start > gshmemi_s().timeout_ns)
-                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, f.completed, 8,
-                             GSHMEM_CMP_GT, n, gshmemi_fifo_completed(&f, 0));
-        }
+        if ((look & 255) == 255 && deadline.passed())
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, f.completed, 8,
+                         GSHMEM_CMP_GT, n, gshmemi_fifo_completed(&f, 0));
     }
 }
 
@@ -520,8 +539,7 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
 __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
                                                    int op, int pe)
 {
-    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(sig) % 8 != 0)
-        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, sig, 8);
+    gshmemi_check_aligned(call, pe, sig, 8);
     unsigned long long *p = reinterpret_cast<unsigned long long *>(gshmemi_lookup(call, sig, 8, pe));
     if (p == nullptr)
         return gshmemi_push1(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8,
@@ -673,17 +691,11 @@ template <typename T>
 __device__ __forceinline__ T gshmemi_wait(const char *call, T *ivar, int cmp, T value)
 {
     T v;
-    uint64_t start = 0; /* the clock is read only once a wait is long */
-    for (unsigned spins = 1; !gshmemi_compare(v = gshmemi_load_acquire(ivar), cmp, value); spins++) {
-        if ((spins & 1023) == 0 && gshmemi_s().timeout_ns != 0) {
-            const uint64_t now = gshmemi_now_ns();
-            if (start == 0)
-                start = now;
-            else if (now - start > gshmemi_s().timeout_ns)
-                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, ivar, sizeof(T),
-                             cmp, gshmemi_bits(value), gshmemi_bits(v));
-        }
-    }
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; !gshmemi_compare(v = gshmemi_load_acquire(ivar), cmp, value); spins++)
+        if ((spins & 1023) == 0 && deadline.passed())
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, ivar, sizeof(T), cmp,
+                         gshmemi_bits(value), gshmemi_bits(v));
     return v;
 }
 
@@ -745,16 +757,10 @@ __device__ __forceinline__ bool gshmemi_all_excluded(size_t n, const int *status
 template <typename F>
 __device__ __forceinline__ void gshmemi_spin(const char *call, const void *at, F done)
 {
-    uint64_t start = 0;
-    for (unsigned spins = 1; !done(); spins++) {
-        if ((spins & 255) == 0 && gshmemi_s().timeout_ns != 0) {
-            const uint64_t now = gshmemi_now_ns();
-            if (start == 0)
-                start = now;
-            else if (now - start > gshmemi_s().timeout_ns)
-                gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, at, 0);
-        }
-    }
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; !done(); spins++)
+        if ((spins & 255) == 0 && deadline.passed())
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, at, 0);
 }
 
 /* Atomics on a PE's word, by size: the types' bits go through unsigned
@@ -790,8 +796,7 @@ __device__ __forceinline__ T gshmemi_amo_fetch(const char *call, const T *dest, 
                                                int pe, F on_word)
 {
     using W = typename gshmemi_wordof<T>::type;
-    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(dest) % sizeof(T) != 0)
-        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, dest, sizeof(T));
+    gshmemi_check_aligned(call, pe, dest, sizeof(T));
     char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
     if (p != nullptr)
         return gshmemi_t<T>(on_word(reinterpret_cast<W *>(p)));
@@ -807,8 +812,7 @@ template <typename T>
 __device__ __forceinline__ typename gshmemi_wordof<T>::type *
 gshmemi_amo_nf(const char *call, T *dest, int op, T a, int pe)
 {
-    if (gshmemi_s().debug_checks && reinterpret_cast<uintptr_t>(dest) % sizeof(T) != 0)
-        gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, dest, sizeof(T));
+    gshmemi_check_aligned(call, pe, dest, sizeof(T));
     char *p = gshmemi_lookup(call, dest, sizeof(T), pe);
     if (p == nullptr)
         gshmemi_push1(call, pe, GSHMEMI_REQ_AMO, op, static_cast<int>(sizeof(T)),
