@@ -55,13 +55,6 @@ __device__ __forceinline__ uint64_t ld_relaxed_sys(const uint64_t *p)
     return v;
 }
 
-__device__ __forceinline__ uint64_t ld_acquire_sys(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
 __device__ __forceinline__ void spin_cycles(long long c)
 {
     const long long t = clock64();
@@ -85,14 +78,14 @@ __global__ void parts(int part, unsigned long long *gpu_word, uint64_t *host_wor
         switch (part) {
         case PART_ATOMIC: sink += atomicAdd(gpu_word, 1); break;
         case PART_STORE:
-            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(host_word), "l"((uint64_t)i) : "memory");
+            gshmemi_fifo_st_relaxed(host_word, (uint64_t)i);
             break;
         case PART_STORE_FENCE:
-            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(host_word), "l"((uint64_t)i) : "memory");
+            gshmemi_fifo_st_relaxed(host_word, (uint64_t)i);
             asm volatile("fence.acq_rel.sys;" ::: "memory");
             break;
         case PART_FENCE: asm volatile("fence.acq_rel.sys;" ::: "memory"); break;
-        case PART_LOAD_ACQ: sink += ld_acquire_sys(host_word); break;
+        case PART_LOAD_ACQ: sink += gshmemi_fifo_ld_acquire(host_word); break;
         case PART_LOAD_RELAXED: sink += ld_relaxed_sys(host_word); break;
         }
         /* the time includes the value's arrival */
@@ -112,20 +105,20 @@ __global__ void rtt_variant(gshmemi_fifo f, int to, int trips, int release, int 
     for (int i = 0; i < trips; i++) {
         const unsigned long long t0 = gtime();
         const uint64_t n = atomicAdd((unsigned long long *)f.head, 1ull);
-        if (n - ld_acquire_sys(f.taken_cache) >= f.capacity) { /* as the library's push */
+        if (n - gshmemi_fifo_ld_acquire(f.taken_cache) >= f.capacity) { /* as the library's push */
             uint64_t t;
-            while (n - (t = ld_acquire_sys(f.taken)) >= f.capacity)
+            while (n - (t = gshmemi_fifo_ld_acquire(f.taken)) >= f.capacity)
                 ;
             atomicMax((unsigned long long *)f.taken_cache, (unsigned long long)t);
         }
         const uint64_t ctrl = gshmemi_req_tag(GSHMEMI_REQ_QUIET, 0, 0, to) | gshmemi_fifo_parity(&f, n);
         uint64_t *c = &f.slots[n & (f.capacity - 1)].ctrl;
         if (release)
-            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(c), "l"(ctrl) : "memory");
+            gshmemi_fifo_st_release(c, ctrl);
         else
-            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(c), "l"(ctrl) : "memory");
+            gshmemi_fifo_st_relaxed(c, ctrl);
         if (inflight == 0) {
-            while (ld_acquire_sys(f.completed) <= n)
+            while (gshmemi_fifo_ld_acquire(f.completed) <= n)
                 if (gtime() - t0 > 2000000000ull) {
                     *stalled = i;
                     return;
@@ -162,9 +155,9 @@ __global__ void cpu_echo(uint64_t *ping, const uint64_t *pong, int copies, int t
 {
     for (int i = 1; i <= trips; i++) {
         const unsigned long long t0 = gtime();
-        asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(ping), "l"((uint64_t)i) : "memory");
+        gshmemi_fifo_st_relaxed(ping, (uint64_t)i);
         if (copies == 1) {
-            while (ld_acquire_sys(pong) != (uint64_t)i)
+            while (gshmemi_fifo_ld_acquire(pong) != (uint64_t)i)
                 ;
         } else {
             uint64_t v[8];

@@ -24,11 +24,11 @@
 
 #include <stdint.h>
 
-#if defined(__CUDA_ARCH__)
-/* The consumer is a CPU thread: the publishing store and the polls are
- * ordered at system scope, and nothing stronger than that is paid for. */
-#define GSHMEMI_FIFO_FN __device__ __forceinline__
-#define FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+#if defined(__CUDACC__)
+/* GPU producers' accesses.  The consumer is a CPU thread: the publishing
+ * store and the polls are ordered at system scope, and nothing stronger
+ * than that is paid for.  (Declared in nvcc's host pass too, for kernels
+ * that use them directly: bench/fifo_rtt.) */
 __device__ __forceinline__ uint64_t gshmemi_fifo_ld_acquire(const uint64_t *p)
 {
     uint64_t v;
@@ -49,6 +49,11 @@ __device__ __forceinline__ void gshmemi_fifo_st_relaxed(uint64_t *p, uint64_t v)
 {
     asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define GSHMEMI_FIFO_FN __device__ __forceinline__
+#define FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
 #define FIFO_LOAD_ACQUIRE(p) gshmemi_fifo_ld_acquire(p)
 #define FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
 #define FIFO_STORE_RELAXED(p, v) gshmemi_fifo_st_relaxed((p), (v))
