@@ -389,6 +389,32 @@ void gshmemi_gpu_quiet(const char *call)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
+void *gshmemi_gpu_mark_new(void)
+{
+    cudaEvent_t e;
+    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return e;
+}
+
+void gshmemi_gpu_mark(const char *call, void *mark)
+{
+    GPU_CHECK(call, "cudaEventRecord", cudaEventRecord((cudaEvent_t)mark, gpu.ops));
+}
+
+void gshmemi_gpu_mark_wait(const char *call, void *mark)
+{
+    GPU_CHECK(call, "cudaEventSynchronize", cudaEventSynchronize((cudaEvent_t)mark));
+}
+
+void gshmemi_gpu_mark_free(void *mark)
+{
+    if (mark != NULL)
+        cudaEventDestroy((cudaEvent_t)mark);
+}
+
 void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream)
 {
     GPU_CHECK(call, "cudaMemcpyAsync",
@@ -562,6 +588,10 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *o, size
 { (void)o; (void)n; (void)old; no_gpu(call); }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
+void *gshmemi_gpu_mark_new(void) { return NULL; }
+void gshmemi_gpu_mark(const char *call, void *m) { (void)m; no_gpu(call); }
+void gshmemi_gpu_mark_wait(const char *call, void *m) { (void)m; no_gpu(call); }
+void gshmemi_gpu_mark_free(void *m) { (void)m; }
 void gshmemi_gpu_copy_on(const char *call, void *d, const void *s, size_t n, void *st)
 { (void)d; (void)s; (void)n; (void)st; no_gpu(call); }
 void *gshmemi_gpu_table(const char *call, const void *h, size_t n) { (void)h; (void)n; no_gpu(call); return NULL; }

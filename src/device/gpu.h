@@ -73,6 +73,12 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, si
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
+/* A point in the operations stream (a CUDA event): recorded after work,
+ * waited for by the host.  Waiting for one never recorded returns at once. */
+void *gshmemi_gpu_mark_new(void);
+void gshmemi_gpu_mark(const char *call, void *mark);
+void gshmemi_gpu_mark_wait(const char *call, void *mark);
+void gshmemi_gpu_mark_free(void *mark);
 
 /* n copies in one call, in the order of stream (NULL: the runtime's
  * operations stream), not ordered among themselves.  src_now[i] (NULL: all

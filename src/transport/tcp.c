@@ -42,6 +42,7 @@
 #define SMALL_PUT 4096         /* GPU heap: puts up to this are batched from RX_BUF */
 #define PUT_BATCH 128
 #define RING_BYTES (4u << 20)  /* GPU heap: larger puts pass through this pinned ring */
+#define RING_SEGS 4            /* in segments, each reused once the copies that read it are done */
 
 enum frame_type {
     F_PUT = 1, F_GET, F_AMO, F_SIGNAL, F_CTRL, F_QUIET, F_REPLY, F_BYE, F_HEARTBEAT,
@@ -122,7 +123,9 @@ static struct {
                    * GPU, kernels waiting on the proxy included) */
     struct put_batch batch;
     char *ring; /* device heap: pinned staging for larger puts */
-    size_t ring_pos;
+    int seg;          /* the segment being filled */
+    size_t seg_used;  /* bytes of it */
+    void *seg_done[RING_SEGS]; /* after the last copies from each segment */
 } tcp;
 
 /* ---- sending ------------------------------------------------------------- */
@@ -324,11 +327,23 @@ static void put_batch_add(char *dst, const void *src, size_t len, int now)
     tcp.batch.now[tcp.batch.n++] = (unsigned char)now;
 }
 
+/* The ring's next segment, once the copies from it are done: the copies
+ * from the others go on meanwhile (waiting for all of them stopped the
+ * receiving each time the ring wrapped). */
+static void ring_next_segment(void)
+{
+    put_batch_flush(); /* the copies reading this segment are in the stream */
+    gshmemi_gpu_mark("tcp", tcp.seg_done[tcp.seg]);
+    tcp.seg = (tcp.seg + 1) % RING_SEGS;
+    gshmemi_gpu_mark_wait("tcp", tcp.seg_done[tcp.seg]);
+    tcp.seg_used = 0;
+}
+
 /* A put into the GPU heap: small ones from the receive buffer, larger ones
- * through the pinned ring, which is reused once the operations stream has
- * caught up with it. */
+ * through the pinned ring. */
 static void put_to_gpu(int pe, char *p, size_t len)
 {
+    const size_t seg_bytes = RING_BYTES / RING_SEGS;
     struct conn *c = &tcp.conns[pe];
     if (len <= SMALL_PUT) {
         if (rx_fill(pe, len) != 0)
@@ -338,16 +353,14 @@ static void put_to_gpu(int pe, char *p, size_t len)
         return;
     }
     for (size_t done = 0; done < len;) {
-        size_t chunk = GSHMEMI_MIN(len - done, (size_t)RING_BYTES / 2);
-        if (tcp.ring_pos + chunk > RING_BYTES) {
-            put_batch_flush();
-            gshmemi_gpu_quiet("tcp");
-            tcp.ring_pos = 0;
-        }
-        if (recv_all(pe, tcp.ring + tcp.ring_pos, chunk) != 0)
+        size_t chunk = GSHMEMI_MIN(len - done, seg_bytes);
+        if (tcp.seg_used + chunk > seg_bytes)
+            ring_next_segment();
+        char *at = tcp.ring + (size_t)tcp.seg * seg_bytes + tcp.seg_used;
+        if (recv_all(pe, at, chunk) != 0)
             return;
-        put_batch_add(p + done, tcp.ring + tcp.ring_pos, chunk, 0);
-        tcp.ring_pos += (chunk + 63) & ~(size_t)63;
+        put_batch_add(p + done, at, chunk, 0);
+        tcp.seg_used += (chunk + 63) & ~(size_t)63;
         done += chunk;
     }
 }
@@ -843,6 +856,12 @@ static int tcp_open(const int *peers, int n_peers)
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(listen_fd, lower, n_lower, deadline), st, out);
+    for (int i = 0; gshmemi_heap.on_device && i < RING_SEGS; i++)
+        if ((tcp.seg_done[i] = gshmemi_gpu_mark_new()) == NULL) {
+            GSHMEMI_ERROR(CORE, "tcp: cannot create the CUDA events of the staging ring");
+            st = GSHMEM_ERR_CUDA;
+            goto out;
+        }
     if (gshmemi_heap.on_device && ((tcp.ring = gshmemi_gpu_host_alloc(RING_BYTES)) == NULL ||
                                    (tcp.bounce = gshmemi_gpu_host_alloc(GET_CHUNK)) == NULL)) {
         GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging",
@@ -906,6 +925,8 @@ static void tcp_close(void)
     free(tcp.peers);
     gshmemi_gpu_host_free(tcp.bounce);
     gshmemi_gpu_host_free(tcp.ring);
+    for (int i = 0; i < RING_SEGS; i++)
+        gshmemi_gpu_mark_free(tcp.seg_done[i]);
     pthread_mutex_destroy(&tcp.lock);
     memset(&tcp, 0, sizeof(tcp));
 }
