@@ -1055,7 +1055,7 @@ __device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, in
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe)                \
     {                                                                                              \
         return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch", source, GSHMEMI_AMO_FETCH,       \
-                                 static_cast<TYPE>(0), static_cast<TYPE>(0), pe, [](auto *w) {                               \
+                                 static_cast<TYPE>(0), static_cast<TYPE>(0), pe, [](auto *w) {     \
             return *static_cast<volatile typename gshmemi_wordof<TYPE>::type *>(w);                \
         });                                                                                        \
     }                                                                                              \
@@ -1067,11 +1067,26 @@ __device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, in
     __device__ inline TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe)             \
     {                                                                                              \
         return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_swap", dest, GSHMEMI_AMO_SWAP, value,    \
-                                 static_cast<TYPE>(0), pe,                                                      \
+                                 static_cast<TYPE>(0), pe,                                         \
                                  [&](auto *w) { return atomicExch_system(w, gshmemi_w(value)); }); \
     }
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
 #undef GSHMEMI_DEV_AMO_EXTENDED
+
+/* An atomic with one operand, fetching and not: FN applies it to a mapped
+ * word. */
+#define GSHMEMI_DEV_AMO_RMW(NAME, TYPE, OP, KIND, FN)                                              \
+    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_##OP(TYPE *dest, TYPE value, int pe)       \
+    {                                                                                              \
+        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_" #OP, dest, KIND, value,          \
+                                 static_cast<TYPE>(0), pe,                                         \
+                                 [&](auto *w) { return FN(w, gshmemi_w(value)); });                \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe)             \
+    {                                                                                              \
+        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_" #OP, dest, KIND, value, pe))       \
+            FN(w, gshmemi_w(value));                                                               \
+    }
 
 #define GSHMEMI_DEV_AMO_STANDARD(NAME, TYPE, G)                                                    \
     __device__ inline TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,  \
@@ -1085,8 +1100,9 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
     __device__ inline TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                    \
     {                                                                                              \
         return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_inc", dest, GSHMEMI_AMO_ADD,       \
-                                 static_cast<TYPE>(1), static_cast<TYPE>(0), pe,                                             \
-                                 [](auto *w) { return atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1))); }); \
+                                 static_cast<TYPE>(1), static_cast<TYPE>(0), pe, [](auto *w) {     \
+            return atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1)));                           \
+        });                                                                                        \
     }                                                                                              \
     __device__ inline void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe)                          \
     {                                                                                              \
@@ -1094,56 +1110,17 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
                                      static_cast<TYPE>(1), pe))                                    \
             atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1)));                                  \
     }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe)        \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_add", dest, GSHMEMI_AMO_ADD, value, \
-                                 static_cast<TYPE>(0), pe,                                                      \
-                                 [&](auto *w) { return atomicAdd_system(w, gshmemi_w(value)); }); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe)              \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_add", dest, GSHMEMI_AMO_ADD, value, pe)) \
-            atomicAdd_system(w, gshmemi_w(value));                                                 \
-    }
+    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, add, GSHMEMI_AMO_ADD, atomicAdd_system)
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
 #undef GSHMEMI_DEV_AMO_STANDARD
 
 #define GSHMEMI_DEV_AMO_BITWISE(NAME, TYPE, G)                                                     \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe)        \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_and", dest, GSHMEMI_AMO_AND, value, \
-                                 static_cast<TYPE>(0), pe,                                                      \
-                                 [&](auto *w) { return atomicAnd_system(w, gshmemi_w(value)); }); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe)              \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_and", dest, GSHMEMI_AMO_AND, value, pe)) \
-            atomicAnd_system(w, gshmemi_w(value));                                                 \
-    }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe)         \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_or", dest, GSHMEMI_AMO_OR, value, \
-                                 static_cast<TYPE>(0), pe,                                                      \
-                                 [&](auto *w) { return atomicOr_system(w, gshmemi_w(value)); }); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe)               \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_or", dest, GSHMEMI_AMO_OR, value, pe)) \
-            atomicOr_system(w, gshmemi_w(value));                                                  \
-    }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe)        \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_xor", dest, GSHMEMI_AMO_XOR, value, \
-                                 static_cast<TYPE>(0), pe,                                                      \
-                                 [&](auto *w) { return atomicXor_system(w, gshmemi_w(value)); }); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe)              \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_xor", dest, GSHMEMI_AMO_XOR, value, pe)) \
-            atomicXor_system(w, gshmemi_w(value));                                                 \
-    }
+    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, and, GSHMEMI_AMO_AND, atomicAnd_system)                        \
+    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, or, GSHMEMI_AMO_OR, atomicOr_system)                           \
+    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, xor, GSHMEMI_AMO_XOR, atomicXor_system)
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
 #undef GSHMEMI_DEV_AMO_BITWISE
+#undef GSHMEMI_DEV_AMO_RMW
 
 /* ---- point-to-point synchronisation ---- */
 #define GSHMEMI_DEV_P2P_SYNC(NAME, TYPE, G)                                                        \
@@ -1290,7 +1267,7 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
     __device__ inline void gshmemx_putmem_nbi_##SUFFIX(void *dest, const void *source,             \
                                                        size_t nelems, int pe)                      \
     {                                                                                              \
-        gshmemi_put<SCOPE, true>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+        gshmemi_put<SCOPE, true>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
     }                                                                                              \
     __device__ inline void gshmemx_getmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
                                                    int pe)                                         \
@@ -1300,7 +1277,7 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
     __device__ inline void gshmemx_getmem_nbi_##SUFFIX(void *dest, const void *source,             \
                                                        size_t nelems, int pe)                      \
     {                                                                                              \
-        gshmemi_get<SCOPE, true>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);               \
+        gshmemi_get<SCOPE, true>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
     }                                                                                              \
     __device__ inline void gshmemx_putmem_signal_##SUFFIX(void *dest, const void *source,          \
                                                           size_t nelems, uint64_t *sig_addr,       \
@@ -1313,75 +1290,56 @@ __device__ inline void gshmem_sync_all(void) { gshmemi_grid_barrier("gshmem_sync
                                                               size_t nelems, uint64_t *sig_addr,   \
                                                               uint64_t signal, int sig_op, int pe) \
     {                                                                                              \
-        gshmemi_put_signal<SCOPE, true>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source, nelems,      \
-                                  sig_addr, signal, sig_op, pe);                                   \
+        gshmemi_put_signal<SCOPE, true>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source,        \
+                                        nelems, sig_addr, signal, sig_op, pe);                     \
     }
 GSHMEMI_DEV_GROUP(GSHMEMI_WARP, warp)
 GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
 #undef GSHMEMI_DEV_GROUP
 
-#define GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, G)                                                     \
-    __device__ inline void gshmemx_##NAME##_put_warp(TYPE *d, const TYPE *s, size_t n, int pe)     \
+#define GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, SCOPE, SUFFIX)                                         \
+    __device__ inline void gshmemx_##NAME##_put_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_WARP>("gshmemx_" #NAME "_put_warp", d, s, n * sizeof(TYPE), pe);       \
+        gshmemi_put<SCOPE>("gshmemx_" #NAME "_put_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
     }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
+    __device__ inline void gshmemx_##NAME##_put_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
+                                                         int pe)                                   \
     {                                                                                              \
-        gshmemi_put<GSHMEMI_WARP, true>("gshmemx_" #NAME "_put_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+        gshmemi_put<SCOPE, true>("gshmemx_" #NAME "_put_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
+                                 pe);                                                              \
     }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_warp(TYPE *d, const TYPE *s, size_t n, int pe)     \
+    __device__ inline void gshmemx_##NAME##_get_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_WARP>("gshmemx_" #NAME "_get_warp", d, s, n * sizeof(TYPE), pe);       \
+        gshmemi_get<SCOPE>("gshmemx_" #NAME "_get_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
     }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_nbi_warp(TYPE *d, const TYPE *s, size_t n, int pe) \
+    __device__ inline void gshmemx_##NAME##_get_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
+                                                         int pe)                                   \
     {                                                                                              \
-        gshmemi_get<GSHMEMI_WARP, true>("gshmemx_" #NAME "_get_nbi_warp", d, s, n * sizeof(TYPE), pe);   \
+        gshmemi_get<SCOPE, true>("gshmemx_" #NAME "_get_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
+                                 pe);                                                              \
     }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_block", d, s, n * sizeof(TYPE), pe);     \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_put_nbi_block", d, s, n * sizeof(TYPE), pe); \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_block(TYPE *d, const TYPE *s, size_t n, int pe)    \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_BLOCK>("gshmemx_" #NAME "_get_block", d, s, n * sizeof(TYPE), pe);     \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_nbi_block(TYPE *d, const TYPE *s, size_t n, int pe) \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_get_nbi_block", d, s, n * sizeof(TYPE), pe); \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_warp(TYPE *d, const TYPE *s, size_t n,      \
+    __device__ inline void gshmemx_##NAME##_put_signal_##SUFFIX(TYPE *d, const TYPE *s, size_t n,  \
                                                             uint64_t *sig, uint64_t v, int op,     \
                                                             int pe)                                \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_WARP>("gshmemx_" #NAME "_put_signal_warp", d, s,                \
-                                         n * sizeof(TYPE), sig, v, op, pe);                        \
+        gshmemi_put_signal<SCOPE>("gshmemx_" #NAME "_put_signal_" #SUFFIX, d, s,                   \
+                                  n * sizeof(TYPE), sig, v, op, pe);                               \
     }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_block(TYPE *d, const TYPE *s, size_t n,     \
-                                                             uint64_t *sig, uint64_t v, int op,    \
-                                                             int pe)                               \
+    __device__ inline void gshmemx_##NAME##_put_signal_nbi_##SUFFIX(TYPE *d, const TYPE *s,        \
+                                                                size_t n, uint64_t *sig,           \
+                                                                uint64_t v, int op, int pe)        \
     {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_BLOCK>("gshmemx_" #NAME "_put_signal_block", d, s,              \
-                                          n * sizeof(TYPE), sig, v, op, pe);                       \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_nbi_warp(TYPE *d, const TYPE *s, size_t n,  \
-                                                                uint64_t *sig, uint64_t v, int op, \
-                                                                int pe)                            \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_WARP, true>("gshmemx_" #NAME "_put_signal_nbi_warp", d, s,            \
-                                         n * sizeof(TYPE), sig, v, op, pe);                        \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_nbi_block(TYPE *d, const TYPE *s, size_t n, \
-                                                                 uint64_t *sig, uint64_t v,        \
-                                                                 int op, int pe)                   \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_BLOCK, true>("gshmemx_" #NAME "_put_signal_nbi_block", d, s,          \
-                                          n * sizeof(TYPE), sig, v, op, pe);                       \
+        gshmemi_put_signal<SCOPE, true>("gshmemx_" #NAME "_put_signal_nbi_" #SUFFIX, d, s,         \
+                                        n * sizeof(TYPE), sig, v, op, pe);                         \
     }
-GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED)
+#define GSHMEMI_DEV_GROUP_TYPED_WARP(NAME, TYPE, G)                                                \
+    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_WARP, warp)
+#define GSHMEMI_DEV_GROUP_TYPED_BLOCK(NAME, TYPE, G)                                               \
+    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_BLOCK, block)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_WARP)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_BLOCK)
+#undef GSHMEMI_DEV_GROUP_TYPED_BLOCK
+#undef GSHMEMI_DEV_GROUP_TYPED_WARP
 #undef GSHMEMI_DEV_GROUP_TYPED
 
 #endif /* GSHMEM_DEVICE_CUH */
