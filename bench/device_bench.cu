@@ -39,17 +39,10 @@
 #define SIG_SET GSHMEM_SIGNAL_SET
 #endif
 
+#define BENCH_GLOBAL_EXIT A_(global_exit)
 #include "bench_cuda.cuh"
 
 #define RUNS 7
-#define CUDA(x)                                                                            \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                  \
-            A_(global_exit)(1);                                                            \
-        }                                                                                  \
-    } while (0)
 
 static int me;
 

@@ -20,15 +20,6 @@
 #include "bench_cuda.cuh"
 
 #define RUNS 7
-#define CUDA(x)                                                                            \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                  \
-            gshmem_global_exit(1);                                                         \
-        }                                                                                  \
-    } while (0)
-
 
 template <typename F>
 static double median_us(cudaStream_t s, long iters, F op)
