@@ -404,11 +404,7 @@ int main(int argc, char **argv)
     const int ngpu = gpu_count();
     if (ngpu == 0)
         return 77;
-    gshmem_init();
-    me = gshmem_my_pe();
-    npes = gshmem_n_pes();
-    nxt = (me + 1) % npes;
-    prv = (me + npes - 1) % npes;
+    init_ring(&me, &npes, &nxt, &prv);
     if (argc > 1)
         return run_bad(argv[1]);
     int *bad;

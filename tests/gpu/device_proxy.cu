@@ -146,11 +146,7 @@ int main()
     const int ngpu = gpu_count();
     if (ngpu == 0)
         return 77;
-    gshmem_init();
-    me = gshmem_my_pe();
-    npes = gshmem_n_pes();
-    nxt = (me + 1) % npes;
-    prv = (me + npes - 1) % npes;
+    init_ring(&me, &npes, &nxt, &prv);
     int *area = (int *)gshmem_calloc(5 * BIG, sizeof(int));
     int *src = (int *)gshmem_malloc(BIG * sizeof(int) + 64);
     uint64_t *sig = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));

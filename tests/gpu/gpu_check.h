@@ -1,12 +1,12 @@
 // Checks of the GPU tests: a failed one names the PE (the test's `me`) and
-// the line, and ends the whole job.  Needs gshmem.h (gshmem_global_exit)
-// where CHECK is used.
+// the line, and ends the whole job; and the tests' start.
 #ifndef GSHMEM_TESTS_GPU_CHECK_H
 #define GSHMEM_TESTS_GPU_CHECK_H
 
 #include <cstdio>
 
 #include <cuda_runtime.h>
+#include <gshmem.h>
 
 #define CHECK(cond, ...)                                                                \
     do {                                                                                \
@@ -29,6 +29,17 @@ static inline int gpu_count()
         return 0;
     }
     return ngpu;
+}
+
+/* gshmem_init, then this PE, the PE count, and the next and previous PEs
+ * around the ring. */
+static inline void init_ring(int *me, int *npes, int *next, int *prev)
+{
+    gshmem_init();
+    *me = gshmem_my_pe();
+    *npes = gshmem_n_pes();
+    *next = (*me + 1) % *npes;
+    *prev = (*me + *npes - 1) % *npes;
 }
 
 #endif

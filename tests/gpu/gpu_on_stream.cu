@@ -64,11 +64,7 @@ int main()
     const int ngpu = gpu_count();
     if (ngpu == 0)
         return 77;
-    gshmem_init();
-    me = gshmem_my_pe();
-    npes = gshmem_n_pes();
-    to = (me + 1) % npes;
-    from = (me + npes - 1) % npes;
+    init_ring(&me, &npes, &to, &from);
     const size_t bytes = N * sizeof(int);
     cudaStream_t s;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
