@@ -177,9 +177,7 @@ int gshmemi_device_state_start(void)
     s->heap_size = h->size;
     s->peer_base = h->dev_peer_base;
     for (int pe = 0; pe < gshmemi_rt.n_pes && pe < GSHMEMI_DEVICE_NEAR_PES; pe++)
-        s->peer_base_near[pe] = h->slot_of_pe[pe] < 0
-                                    ? NULL
-                                    : h->va_base + (size_t)h->slot_of_pe[pe] * h->stride;
+        s->peer_base_near[pe] = gshmemi_heap_peer_addr(h->my_base, pe);
     s->dev_area = (uint64_t *)(void *)h->dev_internal;
     s->dev_area_off = (uint64_t)(h->dev_internal - h->my_base);
     s->timeout_ns = gshmemi_env.TIMEOUT > 0 ? (uint64_t)(gshmemi_env.TIMEOUT * 1e9) : 0;

@@ -325,8 +325,7 @@ static int device_area_init(void)
         h->dev_internal = h->my_base + off;
         gshmemi_gpu_memset("gshmem_init", h->dev_internal, 0, GSHMEMI_DEV_AREA_SIZE);
         for (int pe = 0; pe < n_pes; pe++)
-            bases[pe] = h->slot_of_pe[pe] < 0 ? NULL
-                                              : h->va_base + (size_t)h->slot_of_pe[pe] * h->stride;
+            bases[pe] = gshmemi_heap_peer_addr(h->my_base, pe);
         h->dev_peer_base = gshmemi_gpu_table("gshmem_init", bases, sizeof(char *) * (size_t)n_pes);
         st = gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs);
     }

@@ -56,16 +56,14 @@ static int barrier_by_memops(struct CUstream_st *stream)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
     const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
-    const size_t off = (size_t)(h->dev_internal - h->my_base);
 
     if (!gshmemi_gpu_has_stream_memops() || gshmemi_gpu_capturing(stream))
         return -1;
     const uint64_t number = ++h->stream_barriers;
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         const int to = (me + d) % n;
-        uint64_t *theirs = (uint64_t *)(void *)(h->va_base + (size_t)h->slot_of_pe[to] * h->stride +
-                                                off) + GSHMEMI_DEV_AREA_SBAR_ROUNDS + r;
         uint64_t *mine = (uint64_t *)(void *)h->dev_internal + GSHMEMI_DEV_AREA_SBAR_ROUNDS + r;
+        uint64_t *theirs = gshmemi_heap_peer_addr(mine, to);
         if (gshmemi_gpu_write_value(stream, theirs, number) != 0 ||
             gshmemi_gpu_wait_value(stream, mine, number, 0) != 0)
             return -2;
