@@ -110,6 +110,8 @@ if [ -n "$NV" ]; then
     twin startup_nvshmem
     twin device_bench_nvshmem
 fi
+echo "== sync_floor (raw PTX: what the ordering costs on this hardware)" | tee -a "$b"
+timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/sync_floor 2>&1 | tee -a "$b"
 echo "== device_bench" | tee -a "$b"
 for i in 1 2; do
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/device_bench 2>&1 | tee -a "$b"
