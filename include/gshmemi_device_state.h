@@ -17,7 +17,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 3
+#define GSHMEMI_DEVICE_STATE_VERSION 4
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -27,6 +27,8 @@ extern "C" {
 #define GSHMEMI_DEV_AREA_DBAR_EPOCH 192  /* device barriers done by this PE */
 #define GSHMEMI_DEV_AREA_GRID_ARRIVE 193 /* blocks arrived at this grid barrier */
 #define GSHMEMI_DEV_AREA_GRID_GEN 194    /* grid barriers completed */
+/* Rounds of the device barrier's dissemination: ceil(log2(n_pes)). */
+#define GSHMEMI_DEVICE_DBAR_MAX_ROUNDS 32
 
 /* Why a device thread stopped the job. */
 enum {
@@ -72,6 +74,14 @@ struct gshmemi_device_state {
     struct gshmemi_device_failure *failure;
     int has_proxy;           /* fifo is the proxy's: unmapped PEs are reached through it */
     struct gshmemi_fifo fifo;
+    /* The device barrier's partners, worked out at init so a barrier spends
+     * no time on them: round r signals PE (my_pe + 2^r) % n_pes at `word`,
+     * its round-r counter as mapped here (NULL: through the proxy). */
+    int dbar_rounds;
+    struct {
+        uint64_t *word;
+        int pe;
+    } dbar[GSHMEMI_DEVICE_DBAR_MAX_ROUNDS];
 };
 
 /* A translation unit's copy of the state is refreshed through its own

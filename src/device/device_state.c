@@ -180,6 +180,15 @@ int gshmemi_device_state_start(void)
         s->peer_base_near[pe] = gshmemi_heap_peer_addr(h->my_base, pe);
     s->dev_area = (uint64_t *)(void *)h->dev_internal;
     s->dev_area_off = (uint64_t)(h->dev_internal - h->my_base);
+    for (long long d = 1; d < s->n_pes && s->dbar_rounds < GSHMEMI_DEVICE_DBAR_MAX_ROUNDS; d *= 2) {
+        const int to = (int)((s->my_pe + d) % s->n_pes);
+        char *base = gshmemi_heap_peer_addr(h->my_base, to);
+        const int r = s->dbar_rounds++;
+        s->dbar[r].pe = to;
+        s->dbar[r].word = base == NULL ? NULL
+                                       : (uint64_t *)(void *)(base + s->dev_area_off) +
+                                             GSHMEMI_DEV_AREA_DBAR_ROUNDS + r;
+    }
     s->timeout_ns = gshmemi_env.TIMEOUT > 0 ? (uint64_t)(gshmemi_env.TIMEOUT * 1e9) : 0;
     if (gshmemi_proxy_fifo() != NULL) {
         s->fifo = *gshmemi_proxy_fifo();
