@@ -12,7 +12,11 @@
 // after a warm-up; the data is checked once.  Next to it: a plain
 // store kernel over the same mapping (the hardware reference).
 // Latency: one thread per PE, 20000 round trips after 1000 warm-up ones;
-// one-way = kernel time / (2 x round trips); fetch_add: PE 0 alone.
+// one-way = kernel time / (2 x round trips); fetch_add: PE 0 alone.  Which
+// SM runs the thread moves these by up to 0.15 us (a word's L2 slice is
+// near some SMs and far from others), so each is measured with the thread
+// placed on 8 SMs spread over the GPU (the same SM number on both PEs) and
+// reported as the median over the placements, with the lowest and highest.
 // Barriers: 1 block of 32 threads (collective launch), 20000 barriers; and
 // barrier_all_on_stream enqueued 2000 times.  One RESULT line per point.
 #include <algorithm>
@@ -184,11 +188,24 @@ static void bandwidth(char *sym_dst, char *sym_src, char *local, int *bad)
 
 #define ITERS 20000
 #define WARM 1000
+#define PLACES 8
 
-__global__ void p_pingpong(int *flag, int me_)
+// The latency kernels are launched with blocks on every SM; only the first
+// block to reach SM `sm` runs (the others return at once).
+__device__ unsigned placed_ticket;
+__device__ __forceinline__ bool placed(unsigned sm)
 {
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id == sm && atomicAdd(&placed_ticket, 1) == 0;
+}
+
+__global__ void p_pingpong(int *flag, int me_, unsigned sm, int base)
+{
+    if (!placed(sm))
+        return;
     const int peer = 1 - me_;
-    for (int i = 1; i <= ITERS + WARM; i++) {
+    for (int i = base + 1; i <= base + ITERS + WARM; i++) {
         if (me_ == 0) {
             A_(int_p)(flag, i, peer);
             A_(int_wait_until)(flag, CMP_EQ, i);
@@ -199,10 +216,13 @@ __global__ void p_pingpong(int *flag, int me_)
     }
 }
 
-__global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int me_)
+__global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int me_, unsigned sm,
+                                uint64_t base)
 {
+    if (!placed(sm))
+        return;
     const int peer = 1 - me_;
-    for (uint64_t i = 1; i <= ITERS + WARM; i++) {
+    for (uint64_t i = base + 1; i <= base + ITERS + WARM; i++) {
         if (me_ == 0) {
             A_(putmem_signal)(data, src, 8, sig, i, SIG_SET, peer);
             A_(signal_wait_until)(sig, CMP_EQ, i);
@@ -213,12 +233,40 @@ __global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int 
     }
 }
 
-__global__ void fetch_add_loop(long *word, long *out)
+__global__ void fetch_add_loop(long *word, long *out, unsigned sm)
 {
+    if (!placed(sm))
+        return;
     long s = 0;
     for (int i = 0; i < ITERS; i++)
         s += A_(long_atomic_fetch_add)(word, 1, 1);
     *out = s;
+}
+
+// Runs kernel(blocks, sm, launch) for PLACES SMs spread over the GPU, each
+// the median of RUNS (median_us); returns the median over the placements,
+// and the lowest and highest.  `launch` counts the launches (the same on
+// both PEs): the ping-pong values go on growing from one to the next.
+template <typename K>
+static void placements(K kernel, double *med, double *lo, double *hi)
+{
+    int dev, nsm;
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+    std::vector<double> t;
+    int launch = 0;
+    for (int k = 0; k < PLACES; k++) {
+        const unsigned sm = (unsigned)(k * nsm / PLACES);
+        t.push_back(median_us([&] {
+            const unsigned zero = 0;
+            CUDA(cudaMemcpyToSymbolAsync(placed_ticket, &zero, sizeof(zero)));
+            kernel(4 * nsm, sm, launch++);
+        }));
+    }
+    std::sort(t.begin(), t.end());
+    *med = (t[PLACES / 2 - 1] + t[PLACES / 2]) / 2;
+    *lo = t.front();
+    *hi = t.back();
 }
 
 __global__ void barrier_loop(int iters)
@@ -229,22 +277,29 @@ __global__ void barrier_loop(int iters)
 
 static void latency(int *flag, char *data, char *src, uint64_t *sig, long *word, long *out)
 {
-    double us;
-    us = median_us([&] { p_pingpong<<<1, 1>>>(flag, me); });
+    double us, lo, hi;
+    const double trips = 2.0 * (ITERS + WARM);
+    placements([&](int blocks, unsigned sm, int launch) {
+        p_pingpong<<<blocks, 1>>>(flag, me, sm, launch * (ITERS + WARM));
+    }, &us, &lo, &hi);
     if (me == 0)
-        std::printf("RESULT sys=%s op=int_p_pingpong one_way_us=%.3f (incl. %d warm-up trips)\n", SYS,
-                    us / (2.0 * (ITERS + WARM)), WARM);
+        std::printf("RESULT sys=%s op=int_p_pingpong one_way_us=%.3f min=%.3f max=%.3f (over %d SMs; "
+                    "incl. %d warm-up trips)\n", SYS, us / trips, lo / trips, hi / trips, PLACES, WARM);
     A_(barrier_all)();
-    us = median_us([&] { signal_pingpong<<<1, 1>>>(data, src, sig, me); });
+    placements([&](int blocks, unsigned sm, int launch) {
+        signal_pingpong<<<blocks, 1>>>(data, src, sig, me, sm, (uint64_t)launch * (ITERS + WARM));
+    }, &us, &lo, &hi);
     if (me == 0)
-        std::printf("RESULT sys=%s op=putmem_signal_8B_pingpong one_way_us=%.3f\n", SYS,
-                    us / (2.0 * (ITERS + WARM)));
+        std::printf("RESULT sys=%s op=putmem_signal_8B_pingpong one_way_us=%.3f min=%.3f max=%.3f "
+                    "(over %d SMs)\n", SYS, us / trips, lo / trips, hi / trips, PLACES);
     A_(barrier_all)();
     if (me == 0) {
-        us = median_us([&] { fetch_add_loop<<<1, 1>>>(word, out); });
-        std::printf("RESULT sys=%s op=long_atomic_fetch_add latency_us=%.3f\n", SYS, us / ITERS);
+        placements([&](int blocks, unsigned sm, int) { fetch_add_loop<<<blocks, 1>>>(word, out, sm); },
+                   &us, &lo, &hi);
+        std::printf("RESULT sys=%s op=long_atomic_fetch_add latency_us=%.3f min=%.3f max=%.3f "
+                    "(over %d SMs)\n", SYS, us / ITERS, lo / ITERS, hi / ITERS, PLACES);
     } else {
-        for (int r = -1; r < RUNS; r++)
+        for (int r = 0; r < PLACES * (RUNS + 1); r++)
             A_(barrier_all)();
     }
     A_(barrier_all)();
