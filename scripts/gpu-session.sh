@@ -96,7 +96,7 @@ sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tool
 GSHMEM_HEAP=device timeout "$T" sh tests/spmd/check_info_peers.sh build/tools/gshmrun \
     build/tools/gshmem-info GPU 2>&1 | tail -1
 [ -n "${QUICK:-}" ] && exit 0
-GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -1
+GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -3
 echo "== putmem_on_stream_bw" | tee -a "$b"
 ./build/tools/gshmrun -n 2 ./build/bench/putmem_on_stream_bw 2>&1 | tee -a "$b" | grep -v RESULT
 NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null)
