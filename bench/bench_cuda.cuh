@@ -1,15 +1,21 @@
 // What the CUDA benchmarks share: a pattern to fill a buffer with and the
 // check of it (counts wrong words), so every benchmark checks the data it
-// moved; CUDA(), which ends the job on a failed CUDA call (through
-// BENCH_GLOBAL_EXIT: the NVSHMEM twins define it as theirs).
+// moved; CUDA(), which ends the job on a failed CUDA call; the median of
+// timed runs.  BENCH_GLOBAL_EXIT and BENCH_BARRIER_ALL are gshmem's unless
+// defined first (the NVSHMEM twins define them as theirs).
 #ifndef GSHMEM_BENCH_CUDA_CUH
 #define GSHMEM_BENCH_CUDA_CUH
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <vector>
 
 #ifndef BENCH_GLOBAL_EXIT
 #define BENCH_GLOBAL_EXIT gshmem_global_exit
+#endif
+#ifndef BENCH_BARRIER_ALL
+#define BENCH_BARRIER_ALL gshmem_barrier_all
 #endif
 #define CUDA(x)                                                                            \
     do {                                                                                   \
@@ -31,6 +37,35 @@ __global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         if (p[i] != (unsigned)i * 2654435761u + seed)
             atomicAdd(bad, 1);
+}
+
+// Microseconds: the median of `runs` runs after a warm-up one.  Before each
+// run prepare(r) (r = -1 for the warm-up) runs untimed, the GPU goes idle
+// and the PEs meet; launch(r) runs between two events on the default stream.
+template <typename P, typename F>
+static double bench_median_us(int runs, P prepare, F launch)
+{
+    cudaEvent_t a, b;
+    CUDA(cudaEventCreate(&a));
+    CUDA(cudaEventCreate(&b));
+    std::vector<double> t;
+    for (int r = -1; r < runs; r++) {
+        prepare(r);
+        CUDA(cudaDeviceSynchronize());
+        BENCH_BARRIER_ALL();
+        CUDA(cudaEventRecord(a));
+        launch(r);
+        CUDA(cudaEventRecord(b));
+        CUDA(cudaEventSynchronize(b));
+        float ms;
+        CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 0)
+            t.push_back(ms * 1e3);
+    }
+    std::sort(t.begin(), t.end());
+    CUDA(cudaEventDestroy(a));
+    CUDA(cudaEventDestroy(b));
+    return t[t.size() / 2];
 }
 
 #endif

@@ -44,6 +44,7 @@
 #endif
 
 #define BENCH_GLOBAL_EXIT A_(global_exit)
+#define BENCH_BARRIER_ALL A_(barrier_all)
 #include "bench_cuda.cuh"
 
 #define RUNS 7
@@ -107,23 +108,7 @@ __global__ void store_kernel(uint4 *dst, const uint4 *src, size_t n16, int reps)
 template <typename F>
 static double median_us(F launch)
 {
-    cudaEvent_t a, b;
-    CUDA(cudaEventCreate(&a));
-    CUDA(cudaEventCreate(&b));
-    std::vector<double> t;
-    for (int r = -1; r < RUNS; r++) {
-        A_(barrier_all)();
-        CUDA(cudaEventRecord(a));
-        launch();
-        CUDA(cudaEventRecord(b));
-        CUDA(cudaEventSynchronize(b));
-        float ms;
-        CUDA(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0)
-            t.push_back(ms * 1e3);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench_median_us(RUNS, [](int) {}, [&](int) { launch(); });
 }
 
 static void bandwidth(char *sym_dst, char *sym_src, char *local, int *bad)

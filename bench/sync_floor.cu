@@ -144,31 +144,10 @@ __global__ void barrier_epoch(uint64_t *mine, uint64_t *peer, uint64_t *epoch, i
 
 static int me;
 
-// prepare(r) runs before the first event, launch(r) between the two.
 template <typename P, typename F>
 static double median_us(P prepare, F launch)
 {
-    cudaEvent_t a, b;
-    CUDA(cudaEventCreate(&a));
-    CUDA(cudaEventCreate(&b));
-    std::vector<double> t;
-    for (int r = -1; r < RUNS; r++) {
-        prepare(r);
-        CUDA(cudaDeviceSynchronize());
-        gshmem_barrier_all();
-        CUDA(cudaEventRecord(a));
-        launch(r);
-        CUDA(cudaEventRecord(b));
-        CUDA(cudaEventSynchronize(b));
-        float ms;
-        CUDA(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 0)
-            t.push_back(ms * 1e3);
-    }
-    std::sort(t.begin(), t.end());
-    CUDA(cudaEventDestroy(a));
-    CUDA(cudaEventDestroy(b));
-    return t[t.size() / 2];
+    return bench_median_us(RUNS, prepare, launch);
 }
 
 template <int ST, int POLL>
