@@ -22,7 +22,7 @@ extern "C" {
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
 /* Words of the runtime's internal area of each PE's GPU heap used by device
- * barriers (the on-stream barrier uses words 0-64). */
+ * barriers (the on-stream barrier's are in src/device/gpu.h). */
 #define GSHMEMI_DEV_AREA_DBAR_ROUNDS 128 /* 64 dissemination round counters */
 #define GSHMEMI_DEV_AREA_DBAR_EPOCH 192  /* device barriers done by this PE */
 #define GSHMEMI_DEV_AREA_GRID_ARRIVE 193 /* blocks arrived at this grid barrier */
