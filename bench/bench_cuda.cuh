@@ -68,4 +68,52 @@ static double bench_median_us(int runs, P prepare, F launch)
     return t[t.size() / 2];
 }
 
+// Latency depends on which SM runs the thread: a word's L2 slice is near
+// some SMs and far from others.  A latency kernel is launched with blocks
+// on every SM and starts with `if (!bench_placed(sm)) return;`: only the
+// first block to reach SM `sm` goes on (every thread of it).
+#define BENCH_PLACES 8
+__device__ unsigned bench_placed_ticket;
+__device__ __forceinline__ bool bench_placed(unsigned sm)
+{
+    __shared__ int won;
+    if (threadIdx.x == 0) {
+        unsigned id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        won = id == sm && atomicAdd(&bench_placed_ticket, 1) == 0;
+    }
+    __syncthreads();
+    return won;
+}
+
+// Runs kernel(blocks, sm, launch) on BENCH_PLACES SMs spread over the GPU
+// (the same SM numbers on every PE), each the median of `runs`
+// (bench_median_us, prepare(r) before each run); gives the median over the
+// placements, the lowest and the highest.  `launch` counts the launches,
+// the same on every PE.
+template <typename P, typename K>
+static void bench_placements(int runs, P prepare, K kernel, double *med, double *lo, double *hi)
+{
+    int dev, nsm;
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+    std::vector<double> t;
+    int launch = 0;
+    for (int k = 0; k < BENCH_PLACES; k++) {
+        const unsigned sm = (unsigned)(k * nsm / BENCH_PLACES);
+        t.push_back(bench_median_us(
+            runs,
+            [&](int r) {
+                const unsigned zero = 0;
+                CUDA(cudaMemcpyToSymbol(bench_placed_ticket, &zero, sizeof(zero)));
+                prepare(r);
+            },
+            [&](int) { kernel(4 * nsm, sm, launch++); }));
+    }
+    std::sort(t.begin(), t.end());
+    *med = (t[BENCH_PLACES / 2 - 1] + t[BENCH_PLACES / 2]) / 2;
+    *lo = t.front();
+    *hi = t.back();
+}
+
 #endif

@@ -17,6 +17,8 @@
 // near some SMs and far from others), so each is measured with the thread
 // placed on 8 SMs spread over the GPU (the same SM number on both PEs) and
 // reported as the median over the placements, with the lowest and highest.
+// Next to them (sys=hw, gshmem's build only): the same ping-pongs in PTX on
+// the same words and SMs, the hardware's floor for that order.
 // Barriers: 1 block of 32 threads (collective launch), 20000 barriers; and
 // barrier_all_on_stream enqueued 2000 times.  One RESULT line per point.
 #include <algorithm>
@@ -173,21 +175,10 @@ static void bandwidth(char *sym_dst, char *sym_src, char *local, int *bad)
 
 #define ITERS 20000
 #define WARM 1000
-#define PLACES 8
-
-// The latency kernels are launched with blocks on every SM; only the first
-// block to reach SM `sm` runs (the others return at once).
-__device__ unsigned placed_ticket;
-__device__ __forceinline__ bool placed(unsigned sm)
-{
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id == sm && atomicAdd(&placed_ticket, 1) == 0;
-}
 
 __global__ void p_pingpong(int *flag, int me_, unsigned sm, int base)
 {
-    if (!placed(sm))
+    if (!bench_placed(sm))
         return;
     const int peer = 1 - me_;
     for (int i = base + 1; i <= base + ITERS + WARM; i++) {
@@ -204,7 +195,7 @@ __global__ void p_pingpong(int *flag, int me_, unsigned sm, int base)
 __global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int me_, unsigned sm,
                                 uint64_t base)
 {
-    if (!placed(sm))
+    if (!bench_placed(sm))
         return;
     const int peer = 1 - me_;
     for (uint64_t i = base + 1; i <= base + ITERS + WARM; i++) {
@@ -220,7 +211,7 @@ __global__ void signal_pingpong(char *data, const char *src, uint64_t *sig, int 
 
 __global__ void fetch_add_loop(long *word, long *out, unsigned sm)
 {
-    if (!placed(sm))
+    if (!bench_placed(sm))
         return;
     long s = 0;
     for (int i = 0; i < ITERS; i++)
@@ -228,31 +219,63 @@ __global__ void fetch_add_loop(long *word, long *out, unsigned sm)
     *out = s;
 }
 
-// Runs kernel(blocks, sm, launch) for PLACES SMs spread over the GPU, each
-// the median of RUNS (median_us); returns the median over the placements,
-// and the lowest and highest.  `launch` counts the launches (the same on
-// both PEs): the ping-pong values go on growing from one to the next.
 template <typename K>
 static void placements(K kernel, double *med, double *lo, double *hi)
 {
-    int dev, nsm;
-    CUDA(cudaGetDevice(&dev));
-    CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-    std::vector<double> t;
-    int launch = 0;
-    for (int k = 0; k < PLACES; k++) {
-        const unsigned sm = (unsigned)(k * nsm / PLACES);
-        t.push_back(median_us([&] {
-            const unsigned zero = 0;
-            CUDA(cudaMemcpyToSymbolAsync(placed_ticket, &zero, sizeof(zero)));
-            kernel(4 * nsm, sm, launch++);
-        }));
-    }
-    std::sort(t.begin(), t.end());
-    *med = (t[PLACES / 2 - 1] + t[PLACES / 2]) / 2;
-    *lo = t.front();
-    *hi = t.back();
+    bench_placements(RUNS, [](int) {}, kernel, med, lo, hi);
 }
+
+#ifndef BENCH_NVSHMEM
+// The hardware reference for the ping-pongs: the same words, placements
+// and trips in PTX, no library.  p's order: a relaxed store to the peer,
+// acquire polls.  put_signal's: the data word, then the signal with a
+// release store (the signal's order to its data costs the most).
+__device__ __forceinline__ uint64_t raw_ld_acquire(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned raw_ld_acquire(const int *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__global__ void raw_p_pingpong(int *flag, int *peer_flag, int me_, unsigned sm, int base)
+{
+    if (!bench_placed(sm))
+        return;
+    for (int i = base + 1; i <= base + ITERS + WARM; i++) {
+        if (me_ == 0)
+            asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(peer_flag), "r"(i) : "memory");
+        while (raw_ld_acquire(flag) != (unsigned)i) {
+        }
+        if (me_ == 1)
+            asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(peer_flag), "r"(i) : "memory");
+    }
+}
+
+__global__ void raw_signal_pingpong(uint64_t *peer_data, uint64_t *sig, uint64_t *peer_sig, int me_,
+                                    unsigned sm, uint64_t base)
+{
+    if (!bench_placed(sm))
+        return;
+    for (uint64_t i = base + 1; i <= base + ITERS + WARM; i++) {
+        if (me_ == 0) {
+            asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");
+            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
+        }
+        while (raw_ld_acquire(sig) != i) {
+        }
+        if (me_ == 1) {
+            asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");
+            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
+        }
+    }
+}
+#endif
 
 __global__ void barrier_loop(int iters)
 {
@@ -269,22 +292,42 @@ static void latency(int *flag, char *data, char *src, uint64_t *sig, long *word,
     }, &us, &lo, &hi);
     if (me == 0)
         std::printf("RESULT sys=%s op=int_p_pingpong one_way_us=%.3f min=%.3f max=%.3f (over %d SMs; "
-                    "incl. %d warm-up trips)\n", SYS, us / trips, lo / trips, hi / trips, PLACES, WARM);
+                    "incl. %d warm-up trips)\n", SYS, us / trips, lo / trips, hi / trips, BENCH_PLACES, WARM);
     A_(barrier_all)();
     placements([&](int blocks, unsigned sm, int launch) {
         signal_pingpong<<<blocks, 1>>>(data, src, sig, me, sm, (uint64_t)launch * (ITERS + WARM));
     }, &us, &lo, &hi);
     if (me == 0)
         std::printf("RESULT sys=%s op=putmem_signal_8B_pingpong one_way_us=%.3f min=%.3f max=%.3f "
-                    "(over %d SMs)\n", SYS, us / trips, lo / trips, hi / trips, PLACES);
+                    "(over %d SMs)\n", SYS, us / trips, lo / trips, hi / trips, BENCH_PLACES);
+#ifndef BENCH_NVSHMEM
+    int *peer_flag = (int *)A_(ptr)(flag, 1 - me);
+    uint64_t *peer_data = (uint64_t *)A_(ptr)(data, 1 - me), *peer_sig = (uint64_t *)A_(ptr)(sig, 1 - me);
+    A_(barrier_all)();
+    placements([&](int blocks, unsigned sm, int launch) {
+        raw_p_pingpong<<<blocks, 1>>>(flag, peer_flag, me, sm, launch * (ITERS + WARM));
+    }, &us, &lo, &hi);
+    if (me == 0)
+        std::printf("RESULT sys=hw op=int_p_pingpong one_way_us=%.3f min=%.3f max=%.3f (same flag and "
+                    "SMs, PTX: relaxed store, acquire polls)\n", us / trips, lo / trips, hi / trips);
+    A_(barrier_all)();
+    placements([&](int blocks, unsigned sm, int launch) {
+        raw_signal_pingpong<<<blocks, 1>>>(peer_data, sig, peer_sig, me, sm,
+                                           (uint64_t)launch * (ITERS + WARM));
+    }, &us, &lo, &hi);
+    if (me == 0)
+        std::printf("RESULT sys=hw op=putmem_signal_8B_pingpong one_way_us=%.3f min=%.3f max=%.3f (same "
+                    "words and SMs, PTX: data store, release store of the signal, acquire polls)\n",
+                    us / trips, lo / trips, hi / trips);
+#endif
     A_(barrier_all)();
     if (me == 0) {
         placements([&](int blocks, unsigned sm, int) { fetch_add_loop<<<blocks, 1>>>(word, out, sm); },
                    &us, &lo, &hi);
         std::printf("RESULT sys=%s op=long_atomic_fetch_add latency_us=%.3f min=%.3f max=%.3f "
-                    "(over %d SMs)\n", SYS, us / ITERS, lo / ITERS, hi / ITERS, PLACES);
+                    "(over %d SMs)\n", SYS, us / ITERS, lo / ITERS, hi / ITERS, BENCH_PLACES);
     } else {
-        for (int r = 0; r < PLACES * (RUNS + 1); r++)
+        for (int r = 0; r < BENCH_PLACES * (RUNS + 1); r++)
             A_(barrier_all)();
     }
     A_(barrier_all)();

@@ -10,8 +10,10 @@
 // Ping-pongs: one thread per PE, 20000 round trips after 1000 warm-up ones,
 // one-way = kernel time / (2 x all trips).  Barrier: both PEs add 1 to the
 // other's counter and wait for their own to reach the round, time / rounds.
-// Medians of 7 runs (CUDA events).  Every trip checks the value it waited
-// for, and the put_signal rows check the data word the signal released.
+// Each row: medians of 7 runs (CUDA events) with the thread placed on 8 SMs
+// (bench_placements), the median over the placements and the lowest and
+// highest.  Every trip checks the value it waited for, and the put_signal
+// rows check the data word the signal released.
 #include <gshmem.h>
 
 #include <algorithm>
@@ -86,8 +88,10 @@ __device__ __forceinline__ void send(uint64_t *flag, uint64_t *data, uint64_t v)
 
 // words: [0] my flag, [1] my data word (the peer's copies: peer + 0, + 1).
 template <int ST, int POLL>
-__global__ void pingpong(uint64_t *mine, uint64_t *peer, int me, int *bad)
+__global__ void pingpong(uint64_t *mine, uint64_t *peer, int me, int *bad, unsigned sm)
 {
+    if (!bench_placed(sm))
+        return;
     int wrong = 0;
     for (uint64_t i = 1; i <= ITERS + WARM; i++) {
         if (me == 0)
@@ -106,8 +110,10 @@ __global__ void pingpong(uint64_t *mine, uint64_t *peer, int me, int *bad)
 // With 32 threads, thread 0 does it between two __syncthreads (a block's
 // barrier_all).
 template <int POLL>
-__global__ void barrier(uint64_t *mine, uint64_t *peer, uint64_t base, int *bad)
+__global__ void barrier(uint64_t *mine, uint64_t *peer, uint64_t base, int *bad, unsigned sm)
 {
+    if (!bench_placed(sm))
+        return;
     for (uint64_t i = base + 1; i <= base + ITERS; i++) {
         if (blockDim.x > 1)
             __syncthreads();
@@ -126,8 +132,10 @@ __global__ void barrier(uint64_t *mine, uint64_t *peer, uint64_t base, int *bad)
 // load after the add has left, a weak store), as a library that cannot keep
 // it in a register between calls must.
 template <int POLL>
-__global__ void barrier_epoch(uint64_t *mine, uint64_t *peer, uint64_t *epoch, int *bad)
+__global__ void barrier_epoch(uint64_t *mine, uint64_t *peer, uint64_t *epoch, int *bad, unsigned sm)
 {
+    if (!bench_placed(sm))
+        return;
     for (int i = 0; i < ITERS; i++) {
         __syncthreads();
         if (threadIdx.x == 0) {
@@ -144,49 +152,47 @@ __global__ void barrier_epoch(uint64_t *mine, uint64_t *peer, uint64_t *epoch, i
 
 static int me;
 
-template <typename P, typename F>
-static double median_us(P prepare, F launch)
+// One RESULT line: the median over the placements, lowest and highest.
+template <typename P, typename K>
+static void result(const char *name, const char *unit, double per, P prepare, K kernel)
 {
-    return bench_median_us(RUNS, prepare, launch);
+    double med, lo, hi;
+    bench_placements(RUNS, prepare, kernel, &med, &lo, &hi);
+    if (me == 0)
+        std::printf("RESULT sys=hw op=%s %s=%.3f min=%.3f max=%.3f\n", name, unit, med / per,
+                    lo / per, hi / per);
 }
 
 template <int ST, int POLL>
 static void row(const char *name, uint64_t *words, uint64_t *peer, int *bad)
 {
     // Each run starts from zero on both sides, before either kernel.
-    const double us = median_us([&](int) { CUDA(cudaMemset(words, 0, 16)); },
-                                [&](int) { pingpong<ST, POLL><<<1, 1>>>(words, peer, me, bad); });
-    if (me == 0)
-        std::printf("RESULT sys=hw op=%s one_way_us=%.3f\n", name, us / (2.0 * (ITERS + WARM)));
+    result(name, "one_way_us", 2.0 * (ITERS + WARM), [&](int) { CUDA(cudaMemset(words, 0, 16)); },
+           [&](int blocks, unsigned sm, int) {
+               pingpong<ST, POLL><<<blocks, 1>>>(words, peer, me, bad, sm);
+           });
 }
 
+// The counters only grow: launch k counts from k x ITERS.
 template <int POLL>
 static void barrier_row(const char *name, int threads, uint64_t *words, uint64_t *peer, int *bad)
 {
-    // The counters only grow: run r counts from (r + 1) x ITERS.
-    const double us = median_us(
-        [&](int r) {
-            if (r < 0)
-                CUDA(cudaMemset(words, 0, 16));
-        },
-        [&](int r) { barrier<POLL><<<1, threads>>>(words, peer, (uint64_t)(r + 1) * ITERS, bad); });
-    if (me == 0)
-        std::printf("RESULT sys=hw op=%s threads=%d us=%.3f\n", name, threads, us / ITERS);
+    char full[128];
+    std::snprintf(full, sizeof(full), "%s threads=%d", name, threads);
+    CUDA(cudaMemset(words, 0, 16));
+    result(full, "us", ITERS, [](int) {}, [&](int blocks, unsigned sm, int launch) {
+        barrier<POLL><<<blocks, threads>>>(words, peer, (uint64_t)launch * ITERS, bad, sm);
+    });
 }
 
 static void barrier_epoch_row(uint64_t *words, uint64_t *peer, uint64_t *epoch, int *bad)
 {
-    const double us = median_us(
-        [&](int r) {
-            if (r < 0) {
-                CUDA(cudaMemset(words, 0, 16));
-                CUDA(cudaMemset(epoch, 0, 8));
-            }
-        },
-        [&](int) { barrier_epoch<POLL_ACQUIRE><<<1, 32>>>(words, peer, epoch, bad); });
-    if (me == 0)
-        std::printf("RESULT sys=hw op=barrier_red_release/epoch_in_memory/poll_acquire threads=32 us=%.3f\n",
-                    us / ITERS);
+    CUDA(cudaMemset(words, 0, 16));
+    CUDA(cudaMemset(epoch, 0, 8));
+    result("barrier_red_release/epoch_in_memory/poll_acquire threads=32", "us", ITERS, [](int) {},
+           [&](int blocks, unsigned sm, int) {
+               barrier_epoch<POLL_ACQUIRE><<<blocks, 32>>>(words, peer, epoch, bad, sm);
+           });
 }
 
 int main()
@@ -212,8 +218,8 @@ int main()
         int dev;
         CUDA(cudaGetDevice(&dev));
         CUDA(cudaGetDeviceProperties(&prop, dev));
-        std::printf("# sync_floor: raw PTX over gshmem's mapping, PE 0 <-> PE 1, %s; medians of %d\n",
-                    prop.name, RUNS);
+        std::printf("# sync_floor: raw PTX over gshmem's mapping, PE 0 <-> PE 1, %s; medians of %d "
+                    "runs on each of %d SMs\n", prop.name, RUNS, BENCH_PLACES);
     }
     row<ST_WEAK, POLL_ACQUIRE>("flag_weak/poll_acquire", words, peer, bad);
     row<ST_RELAXED, POLL_RELAXED>("flag_relaxed/poll_relaxed", words, peer, bad);
