@@ -68,6 +68,26 @@ static double bench_median_us(int runs, P prepare, F launch)
     return t[t.size() / 2];
 }
 
+// System-scope loads in PTX, for the hardware references (no library).
+__device__ __forceinline__ uint64_t bench_ld_relaxed(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint64_t bench_ld_acquire(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned bench_ld_acquire(const int *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 // Latency depends on which SM runs the thread: a word's L2 slice is near
 // some SMs and far from others.  A latency kernel is launched with blocks
 // on every SM and starts with `if (!bench_placed(sm)) return;`: only the

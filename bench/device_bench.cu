@@ -230,19 +230,6 @@ static void placements(K kernel, double *med, double *lo, double *hi)
 // and trips in PTX, no library.  p's order: a relaxed store to the peer,
 // acquire polls.  put_signal's: the data word, then the signal with a
 // release store (the signal's order to its data costs the most).
-__device__ __forceinline__ uint64_t raw_ld_acquire(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ unsigned raw_ld_acquire(const int *p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
 __global__ void raw_p_pingpong(int *flag, int *peer_flag, int me_, unsigned sm, int base)
 {
     if (!bench_placed(sm))
@@ -250,7 +237,7 @@ __global__ void raw_p_pingpong(int *flag, int *peer_flag, int me_, unsigned sm, 
     for (int i = base + 1; i <= base + ITERS + WARM; i++) {
         if (me_ == 0)
             asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(peer_flag), "r"(i) : "memory");
-        while (raw_ld_acquire(flag) != (unsigned)i) {
+        while (bench_ld_acquire(flag) != (unsigned)i) {
         }
         if (me_ == 1)
             asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(peer_flag), "r"(i) : "memory");
@@ -267,7 +254,7 @@ __global__ void raw_signal_pingpong(uint64_t *peer_data, uint64_t *sig, uint64_t
             asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");
             asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
         }
-        while (raw_ld_acquire(sig) != i) {
+        while (bench_ld_acquire(sig) != i) {
         }
         if (me_ == 1) {
             asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");

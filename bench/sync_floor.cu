@@ -41,31 +41,17 @@ enum poll_kind {
     POLL_RELAXED_ACQUIRE, // ld.relaxed.sys until there, then one ld.acquire.sys
 };
 
-__device__ __forceinline__ uint64_t ld_relaxed(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ uint64_t ld_acquire(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
 template <int POLL>
 __device__ __forceinline__ void wait_ge(const uint64_t *p, uint64_t v)
 {
     if (POLL == POLL_ACQUIRE) {
-        while (ld_acquire(p) < v) {
+        while (bench_ld_acquire(p) < v) {
         }
     } else {
-        while (ld_relaxed(p) < v) {
+        while (bench_ld_relaxed(p) < v) {
         }
         if (POLL == POLL_RELAXED_ACQUIRE)
-            (void)ld_acquire(p);
+            (void)bench_ld_acquire(p);
     }
 }
 
@@ -102,7 +88,7 @@ __global__ void pingpong(uint64_t *mine, uint64_t *peer, int me, int *bad, unsig
         if (me == 1)
             send<ST>(peer, peer + 1, i);
     }
-    wrong += ld_relaxed(mine) != ITERS + WARM;
+    wrong += bench_ld_relaxed(mine) != ITERS + WARM;
     *bad += wrong;
 }
 
@@ -125,7 +111,7 @@ __global__ void barrier(uint64_t *mine, uint64_t *peer, uint64_t base, int *bad,
             __syncthreads();
     }
     if (threadIdx.x == 0)
-        *bad += ld_relaxed(mine) != base + ITERS;
+        *bad += bench_ld_relaxed(mine) != base + ITERS;
 }
 
 // The same, with the target kept in a word of this GPU's memory (a weak
@@ -147,7 +133,7 @@ __global__ void barrier_epoch(uint64_t *mine, uint64_t *peer, uint64_t *epoch, i
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        *bad += ld_relaxed(mine) != *epoch;
+        *bad += bench_ld_relaxed(mine) != *epoch;
 }
 
 static int me;
