@@ -180,7 +180,8 @@ int gshmemi_device_state_start(void)
         s->peer_base_near[pe] = gshmemi_heap_peer_addr(h->my_base, pe);
     s->dev_area = (uint64_t *)(void *)h->dev_internal;
     s->dev_area_off = (uint64_t)(h->dev_internal - h->my_base);
-    for (long long d = 1; d < s->n_pes && s->dbar_rounds < GSHMEMI_DEVICE_DBAR_MAX_ROUNDS; d *= 2) {
+    _Static_assert(GSHMEMI_DEVICE_DBAR_MAX_ROUNDS >= 31, "an int count of PEs needs 31 rounds");
+    for (long long d = 1; d < s->n_pes; d *= 2) {
         const int to = (int)((s->my_pe + d) % s->n_pes);
         char *base = gshmemi_heap_peer_addr(h->my_base, to);
         const int r = s->dbar_rounds++;
