@@ -157,10 +157,7 @@ int main(int argc, char **argv)
         printf("leaks: %d cycles: fds %d -> %d, threads %d -> %d, /dev/shm entries %d -> %d, "
                "GPU memory in use %lld -> %lld\n", cycles, fds, fds2, threads, threads2, shm, shm2,
                gpu, gpu2);
-        /* GPU memory in use is the whole device's: a process that ended
-         * just before this one may still be giving its memory back when
-         * the baseline is taken, so only growth counts (as for /dev/shm). */
-        return fds2 != fds || threads2 != threads || shm2 > shm || gpu2 > gpu;
+        return fds2 != fds || threads2 != threads || shm2 > shm || gpu2 != gpu;
     }
 
     gshmem_init();
