@@ -34,6 +34,11 @@ enum store_kind {
     ST_DATA_RELEASE, // st data word, st.release.sys flag (put_signal's order)
     ST_DATA_FENCE,   // st data word, fence.acq_rel.sys, st.relaxed.sys flag
     ST_DATA_SC,      // st data word, fence.sc.sys, st.relaxed.sys flag (a quiet)
+    // Not orders that PTX's memory model promises for a peer GPU; timed to
+    // show what the model's order costs over them:
+    ST_DATA_READBACK, // st data word, ld.relaxed.sys of it back, st.relaxed.sys flag whose
+                      // value depends on the load (so it leaves after the load returns)
+    ST_DATA_FENCE_GPU, // st data word, fence.acq_rel.gpu, st.relaxed.sys flag
 };
 enum poll_kind {
     POLL_RELAXED,         // ld.relaxed.sys until the value is there
@@ -55,6 +60,10 @@ __device__ __forceinline__ void wait_ge(const uint64_t *p, uint64_t v)
     }
 }
 
+// Zero, but not known to the compiler: ST_DATA_READBACK's flag value is
+// v + (loaded & floor_zero), a data dependency on the load.
+__device__ uint64_t floor_zero;
+
 template <int ST>
 __device__ __forceinline__ void send(uint64_t *flag, uint64_t *data, uint64_t v)
 {
@@ -64,6 +73,10 @@ __device__ __forceinline__ void send(uint64_t *flag, uint64_t *data, uint64_t v)
         asm volatile("fence.acq_rel.sys;" ::: "memory");
     if (ST == ST_DATA_SC)
         asm volatile("fence.sc.sys;" ::: "memory");
+    if (ST == ST_DATA_FENCE_GPU)
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    if (ST == ST_DATA_READBACK)
+        v += bench_ld_relaxed(data) & floor_zero;
     if (ST == ST_WEAK)
         asm volatile("st.global.u64 [%0], %1;" ::"l"(flag), "l"(v) : "memory");
     else if (ST == ST_RELEASE || ST == ST_DATA_RELEASE)
@@ -217,6 +230,10 @@ int main()
     row<ST_DATA_RELEASE, POLL_RELAXED_ACQUIRE>("data+flag_release/poll_relaxed+acquire", words, peer, bad);
     row<ST_DATA_FENCE, POLL_ACQUIRE>("data+fence_acq_rel+flag/poll_acquire", words, peer, bad);
     row<ST_DATA_SC, POLL_ACQUIRE>("data+fence_sc+flag/poll_acquire", words, peer, bad);
+    row<ST_DATA_READBACK, POLL_ACQUIRE>("data+readback+dependent_flag/poll_acquire (outside PTX's model)",
+                                        words, peer, bad);
+    row<ST_DATA_FENCE_GPU, POLL_ACQUIRE>("data+fence_acq_rel_gpu+flag/poll_acquire (outside PTX's model)",
+                                         words, peer, bad);
     barrier_row<POLL_ACQUIRE>("barrier_red_release/poll_acquire", 1, words, peer, bad);
     barrier_row<POLL_RELAXED_ACQUIRE>("barrier_red_release/poll_relaxed+acquire", 1, words, peer, bad);
     barrier_row<POLL_ACQUIRE>("barrier_red_release/poll_acquire", 32, words, peer, bad);
