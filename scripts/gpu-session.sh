@@ -65,7 +65,7 @@ if [ -n "${PROXY_ONLY:-}" ]; then
     proxy_path
     exit 0
 fi
-./build/tools/gshmem-info | sed -n '3,12p'
+./build/tools/gshmem-info | sed -n '3,16p'
 for np in ${NPS:-1 2 4}; do
     for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
         echo "=== $p $np" >>"$log"
@@ -81,6 +81,8 @@ for p in device_tu device_tu_rdc; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1
     echo "$p rc=$? $(tail -1 "$log" | cut -c1-120)"
 done
+timeout "$T" sh tests/gpu/run_on_gpu.sh 2 build/tests/gpu_heap_dmabuf >>"$log" 2>&1
+echo "gpu_heap_dmabuf rc=$? $(tail -1 "$log" | cut -c1-150)"
 timeout 300 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/device_api --device 2>&1 | tail -1
 for ex in ring jacobi; do

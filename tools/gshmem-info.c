@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -121,6 +122,8 @@ int main(int argc, char **argv)
             char desc[256];
             if (gshmemi_gpu_describe(d, desc, sizeof(desc)) == 0)
                 printf("  GPU %d: %s\n", d, desc);
+            if (gshmemi_gpu_describe_rdma(d, desc, sizeof(desc)) == 0)
+                printf("         for RDMA: %s\n", desc);
         }
         /* Which GPU pairs can map each other's heap (same GPU or P2P). */
         printf("P2P (Y: a PE on the row's GPU maps the heap of a PE on the column's):\n     ");
@@ -150,12 +153,17 @@ int main(int argc, char **argv)
         printf("%s\n", n > 0 ? "" : "none");
         if (devs != NULL)
             ibv_free_device_list(devs);
+        if (ngpu > 0)
+            printf("peer-memory module (ibv_reg_mr of GPU memory where dma-buf cannot be had): "
+                   "%s\n", access("/sys/module/nvidia_peermem", F_OK) == 0 ||
+                                access("/sys/module/nv_peer_mem", F_OK) == 0 ? "loaded"
+                                                                             : "not loaded");
     }
 #endif
     printf("transports: a peer is mapped where it can be (same node; for the GPU heap, a GPU "
            "with P2P to this one), else reached through GSHMEM_TRANSPORT=%s: tcp (built), ibrc "
            "(%s)%s\n", gshmemi_env.TRANSPORT,
-           GSHMEM_HAVE_IBVERBS ? "built, host heap" : "not built: no libibverbs",
+           GSHMEM_HAVE_IBVERBS ? "built" : "not built: no libibverbs",
            gshmemi_env.DISABLE_P2P ? "; GSHMEM_DISABLE_P2P is set: only each PE's own heap is mapped" : "");
     printf("per peer, in a job: gshmrun -n N gshmem-info --peers\n");
     printf("bootstrap: %s\n", gshmemi_bootstrap_pmix_available()

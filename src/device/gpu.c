@@ -133,6 +133,23 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len)
     return 0;
 }
 
+int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
+{
+    CUresult (*attr)(int *, CUdevice_attribute, CUdevice) =
+        gshmemi_gpu_driver_symbol("cuDeviceGetAttribute");
+    int dmabuf = 0, vmm = 0, order = 0;
+    if (attr == NULL)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    attr(&dmabuf, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev);
+    attr(&vmm, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, dev);
+    attr(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, dev);
+    snprintf(buf, len, "dma-buf export %s, GPUDirect RDMA on VMM memory %s, NIC writes %s",
+             dmabuf ? "yes" : "no", vmm ? "yes" : "no",
+             order >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? "seen in order"
+                                                                : "flushed after gets");
+    return 0;
+}
+
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     int count = gshmemi_gpu_count(why, why_len), dev, prio_low, prio_high;
@@ -389,6 +406,38 @@ void gshmemi_gpu_quiet(const char *call)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
+/* A NIC's writes into this GPU's memory (GPUDirect RDMA) reach the GPU in
+ * an order of their own; where the device does not promise to see them in
+ * order, cuFlushGPUDirectRDMAWrites makes those that completed visible. */
+void gshmemi_gpu_flush_rdma_writes(const char *call)
+{
+    static CUresult (*flush)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope);
+    static int need = -1;
+    if (gpu.device < 0)
+        return;
+    if (need < 0) {
+        int order = 0, options = 0;
+        CUresult (*attr)(int *, CUdevice_attribute, CUdevice) =
+            gshmemi_gpu_driver_symbol("cuDeviceGetAttribute");
+        flush = gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites");
+        if (attr != NULL) {
+            attr(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, gpu.device);
+            attr(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, gpu.device);
+        }
+        need = order < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER && flush != NULL &&
+               (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+    }
+    if (need) {
+        CUresult r = flush(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                           CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+        if (r != CUDA_SUCCESS) {
+            GSHMEMI_ERROR(CORE, "%s: cuFlushGPUDirectRDMAWrites failed (CUDA driver error %d)",
+                          call, (int)r);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
+}
+
 void *gshmemi_gpu_mark_new(void)
 {
     cudaEvent_t e;
@@ -553,6 +602,10 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len)
     (void)len;
     return GSHMEM_ERR_NOT_SUPPORTED;
 }
+int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
+{
+    return gshmemi_gpu_describe(dev, buf, len);
+}
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     (void)local_rank;
@@ -588,6 +641,7 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *o, size
 { (void)o; (void)n; (void)old; no_gpu(call); }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
+void gshmemi_gpu_flush_rdma_writes(const char *call) { (void)call; }
 void *gshmemi_gpu_mark_new(void) { return NULL; }
 void gshmemi_gpu_mark(const char *call, void *m) { (void)m; no_gpu(call); }
 void gshmemi_gpu_mark_wait(const char *call, void *m) { (void)m; no_gpu(call); }

@@ -18,6 +18,9 @@ extern "C" {
 int gshmemi_gpu_count(char *why, size_t why_len);
 /* Name, architecture, memory and PCI bus id of a GPU, for gshmem-info. */
 int gshmemi_gpu_describe(int dev, char *buf, size_t len);
+/* What a NIC can do with a GPU's memory (dma-buf, GPUDirect RDMA), for
+ * gshmem-info. */
+int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len);
 
 /* Chooses the GPU (GSHMEM_DEVICE; else the device the application made
  * current; else local rank modulo the count) and makes it current.
@@ -73,6 +76,9 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, si
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
+/* Makes a NIC's completed writes into this GPU's memory visible to it
+ * (nothing where the device sees them in order anyway). */
+void gshmemi_gpu_flush_rdma_writes(const char *call);
 /* A point in the operations stream (a CUDA event): recorded after work,
  * waited for by the host.  Waiting for one never recorded returns at once. */
 void *gshmemi_gpu_mark_new(void);

@@ -48,6 +48,11 @@ struct gshmemi_heap_backend_ops {
     /* returns [addr, addr+size) to reserved, unmapped address space */
     int (*unmap)(void *addr, size_t size);
     void (*destroy)(struct gshmemi_heap_mem *mem);
+
+    /* optional (GPU memory): a dma-buf fd for [addr, addr + size) of this
+     * PE's own heap, for a NIC to register (ibv_reg_dmabuf_mr); the caller
+     * closes it.  -1, with the reason in why, where it cannot be had. */
+    int (*dmabuf_fd)(void *addr, size_t size, char *why, size_t why_len);
 };
 
 extern const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops;

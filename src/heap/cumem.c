@@ -4,6 +4,7 @@
  * PCIe); each mapping is made accessible to this PE's GPU.  The driver is
  * reached through the runtime's entry points only, so libgshmem still loads
  * where there is no driver. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,8 @@ static struct {
     PFN_cuMemSetAccess_v10020 set_access;
     PFN_cuGetErrorString_v6000 error_string;
     PFN_cuDeviceGetAttribute_v2000 attribute;
+    CUresult (*range_handle)(void *, CUdeviceptr, size_t, CUmemRangeHandleType,
+                             unsigned long long); /* NULL before CUDA 11.7 */
     int device;
     int fabric; /* chunks shared as fabric handles */
     CUmemAllocationProp prop;
@@ -117,6 +120,14 @@ static int cumem_open(size_t *granularity, int *share_by_blob)
     cm.prop.location.id = cm.device;
     cm.prop.requestedHandleTypes =
         cm.fabric ? CU_MEM_HANDLE_TYPE_FABRIC : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    {
+        /* Chunks a NIC may reach (GPUDirect RDMA): ibrc registers them. */
+        int gdr = 0;
+        if (cm.attribute(&gdr, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
+                         cm.device) == CUDA_SUCCESS && gdr)
+            cm.prop.allocFlags.gpuDirectRDMACapable = 1;
+    }
+    cm.range_handle = gshmemi_gpu_driver_symbol("cuMemGetHandleForAddressRange");
     CU_CHECK("cuMemGetAllocationGranularity",
              cm.granularity(&gran, &cm.prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), GSHMEM_ERR_CUDA);
     if (cm.fabric) {
@@ -297,6 +308,28 @@ static void cumem_destroy(struct gshmemi_heap_mem *mem)
     mem->fd = -1;
 }
 
+static int cumem_dmabuf_fd(void *addr, size_t size, char *why, size_t why_len)
+{
+    int fd = -1, ok = 0;
+    if (cm.range_handle == NULL) {
+        snprintf(why, why_len, "the CUDA driver has no cuMemGetHandleForAddressRange");
+        return -1;
+    }
+    if (cm.attribute(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cm.device) != CUDA_SUCCESS || !ok) {
+        snprintf(why, why_len, "GPU %d cannot export its memory as dma-buf (the kernel or "
+                 "driver is too old)", cm.device);
+        return -1;
+    }
+    CUresult r = cm.range_handle(&fd, (CUdeviceptr)(uintptr_t)addr, size,
+                                 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, why_len, "cuMemGetHandleForAddressRange (dma-buf) of %zu bytes: %s", size,
+                 cu_error(r));
+        return -1;
+    }
+    return fd;
+}
+
 const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
     .name = "cumem",
     .on_device = 1,
@@ -313,6 +346,7 @@ const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
     .map = cumem_map,
     .unmap = cumem_unmap,
     .destroy = cumem_destroy,
+    .dmabuf_fd = cumem_dmabuf_fd,
 };
 
 #else /* !GSHMEM_HAVE_CUDA */
