@@ -42,8 +42,8 @@
       "Map no peer's heap: every other PE is reached through the proxy path.")              \
     X(TRANSPORT, STRING, "auto",                                                            \
       "How PEs whose heaps are not mapped are reached: auto (the best available), tcp, or " \
-      "ibrc (libibverbs RC queue pairs; host heap only so far). auto takes ibrc where an "  \
-      "RDMA device is there.")                                                              \
+      "ibrc (libibverbs RC queue pairs). auto takes ibrc where every PE has an RDMA "       \
+      "device that can be given its heap (for the GPU heap: dma-buf or nvidia_peermem).")   \
     X(HCA_LIST, STRING, "",                                                                 \
       "RDMA devices ibrc may use: comma-separated names or prefixes, each with an optional " \
       ":port; a leading ^ lists devices to leave out.  Of those allowed, the one closest to " \

@@ -4,9 +4,13 @@
  * NIC are atomic only among themselves, so while ibrc carries atomics, the
  * ones aimed at this PE go through the NIC too.
  *
- * The heap (host memory, so far) is registered chunk by chunk, at open and
- * at every growth (collective, so every PE learns every rkey); data moves
- * through one registered staging buffer.  Every operation is completed
+ * The heap is registered chunk by chunk, at open and at every growth
+ * (collective, so every PE learns every rkey): host memory as it is, GPU
+ * memory as a dma-buf (ibv_reg_dmabuf_mr) or, failing that, through the
+ * peer-memory kernel module (ibv_reg_mr of the GPU address).  Data whose
+ * local side lies in the heap moves straight from or into it; other local
+ * memory goes through one registered staging buffer (GPU memory outside
+ * the heap is copied there by the GPU).  Every operation is completed
  * before it returns, so quiet has nothing left to wait for.  IB atomics are
  * 8-byte fetch-add and compare-swap; the other atomics, and 4-byte ones,
  * are compare-swap loops on the aligned 8-byte word.  A failed completion
@@ -42,6 +46,7 @@
 #include <infiniband/verbs.h>
 
 #define STAGING (1u << 20)
+#define MAX_MESSAGE ((size_t)1 << 30) /* one work request moves at most this */
 #define MAX_CHUNKS 256
 #define WR_OP 1             /* post_wait's own work request */
 #define WR_BEAT (1ull << 32) /* + pe: a heartbeat to pe */
@@ -128,11 +133,10 @@ static void beat_done(const struct ibv_wc *wc)
 }
 
 /* Posts one work request and waits for its completion. */
-static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *local, size_t len,
-                      uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
+static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *local, uint32_t lkey,
+                      size_t len, uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len,
-                          .lkey = ib.staging_mr->lkey};
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
     struct ibv_send_wr wr = {.wr_id = WR_OP, .sg_list = &sge, .num_sge = 1, .opcode = op,
                              .send_flags = IBV_SEND_SIGNALED}, *bad;
     struct ibv_wc wc;
@@ -170,15 +174,40 @@ static void post_wait(const char *call, int pe, enum ibv_wr_opcode op, void *loc
     }
 }
 
+/* Where the local side of a transfer of up to *len bytes at p is: in this
+ * PE's registered heap (its lkey; *len cut to the chunk), or, returning 0,
+ * elsewhere (the staging buffer; *len cut to it). */
+static int local_key(const void *p, size_t *len, uint32_t *lkey)
+{
+    if (gshmemi_heap_contains(p)) {
+        size_t left = 0;
+        struct chunk *c = chunk_at((uint64_t)((const char *)p - gshmemi_heap.my_base), &left);
+        *len = GSHMEMI_MIN(GSHMEMI_MIN(*len, left), MAX_MESSAGE);
+        *lkey = c->mr->lkey;
+        return 1;
+    }
+    *len = GSHMEMI_MIN(*len, (size_t)STAGING);
+    *lkey = ib.staging_mr->lkey;
+    return 0;
+}
+
 static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, size_t n)
 {
     pthread_mutex_lock(&ib.lock);
     for (size_t done = 0; done < n;) {
-        size_t left = 0, len;
-        struct chunk *c = chunk_at(off + done, &left);
-        len = GSHMEMI_MIN(GSHMEMI_MIN(n - done, left), (size_t)STAGING);
-        memcpy(ib.staging, (const char *)src + done, len);
-        post_wait(call, pe, IBV_WR_RDMA_WRITE, ib.staging, len,
+        size_t len = n - done;
+        struct chunk *c = chunk_at(off + done, &len);
+        const char *from = (const char *)src + done;
+        uint32_t lkey;
+        len = GSHMEMI_MIN(len, n - done);
+        if (!local_key(from, &len, &lkey)) {
+            if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(from))
+                gshmemi_gpu_copy(call, ib.staging, from, len, 1);
+            else
+                memcpy(ib.staging, from, len);
+            from = ib.staging;
+        }
+        post_wait(call, pe, IBV_WR_RDMA_WRITE, (void *)from, lkey, len,
                   ib.info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
         done += len;
     }
@@ -187,17 +216,28 @@ static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, si
 
 static void ibrc_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
 {
+    int into_gpu_heap = 0;
     pthread_mutex_lock(&ib.lock);
     for (size_t done = 0; done < n;) {
-        size_t left = 0, len;
-        struct chunk *c = chunk_at(off + done, &left);
-        len = GSHMEMI_MIN(GSHMEMI_MIN(n - done, left), (size_t)STAGING);
-        post_wait(call, pe, IBV_WR_RDMA_READ, ib.staging, len, ib.info[pe].heap_base + off + done,
-                  c->rkeys[pe], 0, 0);
-        memcpy((char *)dst + done, ib.staging, len);
+        size_t len = n - done;
+        struct chunk *c = chunk_at(off + done, &len);
+        char *to = (char *)dst + done;
+        uint32_t lkey;
+        len = GSHMEMI_MIN(len, n - done);
+        const int direct = local_key(to, &len, &lkey);
+        post_wait(call, pe, IBV_WR_RDMA_READ, direct ? to : ib.staging, lkey, len,
+                  ib.info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
+        if (direct)
+            into_gpu_heap |= gshmemi_heap.on_device;
+        else if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(to))
+            gshmemi_gpu_copy(call, to, ib.staging, len, 1);
+        else
+            memcpy(to, ib.staging, len);
         done += len;
     }
     pthread_mutex_unlock(&ib.lock);
+    if (into_gpu_heap) /* the NIC wrote GPU memory: visible before the get returns */
+        gshmemi_gpu_flush_rdma_writes(call);
 }
 
 /* One NIC atomic on the 8-byte word at remote/rkey; the old value. */
@@ -205,7 +245,7 @@ static uint64_t nic_atomic(const char *call, int pe, enum ibv_wr_opcode op, uint
                            uint32_t rkey, uint64_t a, uint64_t b)
 {
     uint64_t *result = (uint64_t *)(ib.staging + STAGING - 8);
-    post_wait(call, pe, op, result, 8, remote, rkey, a, b);
+    post_wait(call, pe, op, result, ib.staging_mr->lkey, 8, remote, rkey, a, b);
     return *(volatile uint64_t *)result;
 }
 
@@ -293,13 +333,60 @@ static void ibrc_quiet(const char *call)
     (void)call; /* every operation completed before it returned */
 }
 
+#define HEAP_ACCESS                                                                      \
+    (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |            \
+     IBV_ACCESS_REMOTE_ATOMIC)
+
+/* Registers [addr, addr + len) of this PE's heap with the NIC; NULL, with
+ * the reasons logged, where it cannot be. */
+static struct ibv_mr *register_heap(char *addr, size_t len)
+{
+    char dmabuf_why[200] = "the heap's memory has no dma-buf form";
+    struct ibv_mr *mr;
+
+    if (!gshmemi_heap.on_device) {
+        if ((mr = ibv_reg_mr(ib.pd, addr, len, HEAP_ACCESS)) == NULL)
+            GSHMEMI_ERROR(CORE, "ibrc: cannot register %zu bytes of the heap: %s", len,
+                          strerror(errno));
+        return mr;
+    }
+    /* GPU memory: as a dma-buf where the kernel, driver and NIC allow it */
+    if (gshmemi_heap.ops->dmabuf_fd != NULL) {
+        int fd = gshmemi_heap.ops->dmabuf_fd(addr, len, dmabuf_why, sizeof(dmabuf_why));
+        if (fd >= 0) {
+            mr = ibv_reg_dmabuf_mr(ib.pd, 0, len, (uint64_t)(uintptr_t)addr, fd, HEAP_ACCESS);
+            int e = errno;
+            close(fd); /* the registration holds the buffer */
+            if (mr != NULL) {
+                GSHMEMI_INFO(CORE, "ibrc: %zu bytes of the GPU heap registered as dma-buf", len);
+                return mr;
+            }
+            snprintf(dmabuf_why, sizeof(dmabuf_why), "ibv_reg_dmabuf_mr: %s", strerror(e));
+        }
+    }
+    /* else the GPU address itself, which needs the peer-memory module */
+    if ((mr = ibv_reg_mr(ib.pd, addr, len, HEAP_ACCESS)) != NULL) {
+        GSHMEMI_INFO(CORE, "ibrc: %zu bytes of the GPU heap registered through the peer-memory "
+                     "module (dma-buf: %s)", len, dmabuf_why);
+        return mr;
+    }
+    GSHMEMI_ERROR(CORE, "ibrc: cannot register %zu bytes of the GPU heap with %s: as dma-buf: "
+                  "%s; as a GPU address (needs the nvidia_peermem module): %s; use "
+                  "GSHMEM_TRANSPORT=tcp or GSHMEM_HEAP=host", len,
+                  ibv_get_device_name(ib.ctx->device), dmabuf_why, strerror(errno));
+    return NULL;
+}
+
 /* Registers heap bytes [from, to) as a new chunk and learns every PE's rkey
- * for it: collective (growth is). */
+ * for it: collective (growth is), and every PE fails if one does. */
 static int register_chunk(size_t from, size_t to)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     struct chunk *c;
-    uint32_t mine;
+    struct {
+        uint32_t rkey, ok;
+    } mine = {0, 0}, *all;
+    int st;
 
     if (ib.n_chunks == MAX_CHUNKS) {
         GSHMEMI_ERROR(CORE, "ibrc: more than %d heap chunks", MAX_CHUNKS);
@@ -309,19 +396,33 @@ static int register_chunk(size_t from, size_t to)
     c->off = from;
     c->size = to - from;
     c->rkeys = calloc((size_t)bs->size, sizeof(uint32_t));
-    c->mr = ibv_reg_mr(ib.pd, gshmemi_heap.my_base + from, to - from,
-                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                           IBV_ACCESS_REMOTE_ATOMIC);
-    if (c->rkeys == NULL || c->mr == NULL) {
-        GSHMEMI_ERROR(CORE, "ibrc: cannot register %zu bytes of the heap: %s", to - from,
-                      strerror(errno));
-        free(c->rkeys);
-        return GSHMEM_ERR_IO;
+    all = calloc((size_t)bs->size, sizeof(*all));
+    c->mr = c->rkeys != NULL && all != NULL ? register_heap(gshmemi_heap.my_base + from, to - from)
+                                            : NULL;
+    if (c->mr != NULL) {
+        mine.rkey = c->mr->rkey;
+        mine.ok = 1;
     }
-    mine = c->mr->rkey;
-    int st = bs->ops->allgather(bs, &mine, c->rkeys, sizeof(mine));
-    if (st == 0)
+    st = all != NULL ? bs->ops->allgather(bs, &mine, all, sizeof(mine)) : GSHMEM_ERR_NO_MEMORY;
+    for (int pe = 0; st == 0 && pe < bs->size; pe++) {
+        if (!all[pe].ok) {
+            if (c->mr != NULL) /* the one that failed said why */
+                GSHMEMI_ERROR(CORE, "ibrc: pe %d could not register its heap bytes %zu-%zu", pe,
+                              from, to);
+            st = GSHMEM_ERR_IO;
+        }
+        c->rkeys[pe] = all[pe].rkey;
+    }
+    free(all);
+    if (st == 0) {
         ib.n_chunks++;
+        return 0;
+    }
+    if (c->mr != NULL)
+        ibv_dereg_mr(c->mr);
+    c->mr = NULL;
+    free(c->rkeys);
+    c->rkeys = NULL;
     return st;
 }
 
@@ -456,11 +557,6 @@ static int ibrc_open(const int *peers, int n_peers)
 
     memset(&ib, 0, sizeof(ib));
     pthread_mutex_init(&ib.lock, NULL);
-    if (gshmemi_heap.on_device) {
-        GSHMEMI_ERROR(CORE, "ibrc: the GPU heap is not registered with the NIC yet; use "
-                      "GSHMEM_HEAP=host or GSHMEM_TRANSPORT=tcp");
-        return GSHMEM_ERR_NOT_SUPPORTED;
-    }
     devs = ibv_get_device_list(&nd);
     {
         const char **names = calloc((size_t)nd + 1, sizeof(char *));

@@ -2,6 +2,7 @@
  * does not map (another node, P2P off, or no P2P path between its GPUs). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -20,19 +21,49 @@
 
 const struct gshmemi_transport_ops *gshmemi_transport;
 
-/* Whether auto picks ibrc: an RDMA device is there, and the heap is in host
- * memory (the GPU heap is not registered with the NIC yet). */
+/* Whether this PE could use ibrc: an RDMA device is there and, for the
+ * GPU heap, the NIC can be given GPU memory (as dma-buf, or through the
+ * peer-memory module). */
 static int rdma_usable(void)
 {
 #if GSHMEM_HAVE_IBVERBS
     int n = 0;
-    struct ibv_device **devs = gshmemi_heap.on_device ? NULL : ibv_get_device_list(&n);
+    char why[200] = "the heap's memory has no dma-buf form";
+    struct ibv_device **devs = ibv_get_device_list(&n);
     if (devs != NULL)
         ibv_free_device_list(devs);
-    return n > 0;
+    if (n <= 0)
+        return 0;
+    if (!gshmemi_heap.on_device || access("/sys/module/nvidia_peermem", F_OK) == 0 ||
+        access("/sys/module/nv_peer_mem", F_OK) == 0)
+        return 1;
+    if (gshmemi_heap.ops->dmabuf_fd != NULL) {
+        int fd = gshmemi_heap.ops->dmabuf_fd(gshmemi_heap.my_base, gshmemi_heap.size, why,
+                                             sizeof(why));
+        if (fd >= 0) {
+            close(fd);
+            return 1;
+        }
+    }
+    GSHMEMI_INFO(CORE, "an RDMA device is there, but the GPU heap cannot be given to it (%s; "
+                 "no nvidia_peermem module)", why);
+    return 0;
 #else
     return 0;
 #endif
+}
+
+/* auto's choice, the same on every PE: ibrc where every PE could use it. */
+static int all_rdma_usable(int *all)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    int mine = rdma_usable(), *each = malloc(sizeof(int) * (size_t)bs->size);
+    int st = each != NULL ? bs->ops->allgather(bs, &mine, each, sizeof(int)) : GSHMEM_ERR_NO_MEMORY;
+    *all = st == 0;
+    for (int pe = 0; st == 0 && pe < bs->size; pe++)
+        *all &= each[pe] != 0;
+    free(each);
+    return st;
 }
 
 int gshmemi_transport_init(void)
@@ -59,7 +90,10 @@ int gshmemi_transport_init(void)
         goto out;
     }
     const char *want = gshmemi_env.TRANSPORT;
-    if (strcmp(want, "tcp") == 0 || (strcmp(want, "auto") == 0 && !rdma_usable())) {
+    int rdma = 0;
+    if (strcmp(want, "auto") == 0)
+        GSHMEMI_CHECK_GOTO(all_rdma_usable(&rdma), st, out);
+    if (strcmp(want, "tcp") == 0 || (strcmp(want, "auto") == 0 && !rdma)) {
         gshmemi_transport = &gshmemi_tcp_ops;
     } else if (strcmp(want, "ibrc") == 0 || strcmp(want, "auto") == 0) {
 #if GSHMEM_HAVE_IBVERBS
