@@ -272,6 +272,32 @@ int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline)
     return 0;
 }
 
+int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
+                       uint64_t deadline)
+{
+    struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+    while (iov[0].iov_len + iov[1].iov_len > 0) {
+        ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (n > 0) {
+            size_t k = (size_t)n, first = GSHMEMI_MIN(k, iov[0].iov_len);
+            iov[0].iov_base = (char *)iov[0].iov_base + first;
+            iov[0].iov_len -= first;
+            iov[1].iov_base = (char *)iov[1].iov_base + (k - first);
+            iov[1].iov_len -= k - first;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            int st = wait_fd(fd, POLLOUT, deadline);
+            if (st != 0)
+                return st;
+            continue;
+        }
+        return (errno == EPIPE || errno == ECONNRESET) ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+    }
+    return 0;
+}
+
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline)
 {
     size_t got;

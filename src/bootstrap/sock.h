@@ -41,6 +41,10 @@ int gshmemi_sock_accept(int listen_fd, uint64_t deadline, int *fd_out,
 /* Return 0, GSHMEM_ERR_TIMEOUT, GSHMEM_ERR_PEER_LOST (closed or reset) or
  * GSHMEM_ERR_IO; they do not log: the caller knows whom it talked to. */
 int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline);
+/* a then b, in one system call where the socket takes both (one segment
+ * for a small frame and its payload; no separate segment for a header) */
+int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
+                       uint64_t deadline);
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline);
 /* Receives at least min and at most max bytes; *got says how many. */
 int gshmemi_sock_recv_some(int fd, void *buf, size_t min, size_t max, uint64_t deadline,

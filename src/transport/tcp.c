@@ -38,9 +38,9 @@
 #define GET_CHUNK (64u << 10) /* a reply never fills the peer's socket buffer */
 #define SOCK_BUF (4 << 20)
 #define RX_BUF (256u << 10)    /* per connection: many small frames per receive */
-#define SMALL_SEND 4096        /* frame and payload up to this go in one send */
 #define SMALL_PUT 4096         /* GPU heap: puts up to this are batched from RX_BUF */
 #define PUT_BATCH 128
+#define BULK (16u << 10)       /* payloads this large are received straight into place */
 #define RING_BYTES (4u << 20)  /* GPU heap: larger puts pass through this pinned ring */
 #define RING_SEGS 4            /* in segments, each reused once the copies that read it are done */
 
@@ -90,6 +90,7 @@ struct conn {
     int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */
     char *rx; /* received, not yet taken: [rx_head, rx_tail) */
     size_t rx_head, rx_tail;
+    int bulk; /* the last frame was a put of BULK bytes or more: a stream of them */
 };
 
 /* The GPU heap's puts, copied to the GPU in one batch (one driver call
@@ -177,16 +178,7 @@ static void send_frame(const char *call, int pe, const struct frame *frame, cons
     }
     if (in_batch && !answered && !c->corked)
         set_cork(c, 1);
-    if (len > 0 && len <= SMALL_SEND - sizeof(*f)) { /* one system call, one segment */
-        char one[SMALL_SEND];
-        memcpy(one, f, sizeof(*f));
-        memcpy(one + sizeof(*f), payload, len);
-        st = gshmemi_sock_send(c->fd, one, sizeof(*f) + len, deadline);
-    } else {
-        st = gshmemi_sock_send(c->fd, f, sizeof(*f), deadline);
-        if (st == 0 && len > 0)
-            st = gshmemi_sock_send(c->fd, payload, len, deadline);
-    }
+    st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
     /* Requests whose completion quiet must wait for; gets and fetching
      * atomics are complete when answered, replies are not requests. */
     if (f->type == F_PUT || f->type == F_SIGNAL || f->type == F_CTRL ||
@@ -265,8 +257,10 @@ static int recv_failed(int pe, int st)
     return st;
 }
 
-/* At least want bytes (at most RX_BUF) in pe's receive buffer, receiving
- * as much as the socket has. */
+/* At least want bytes in pe's receive buffer, receiving as much as the
+ * socket has: up to RX_BUF, or only what is wanted in a stream of bulk
+ * puts (whose payloads are better received straight into place than
+ * through this buffer and a copy). */
 static int rx_fill(int pe, size_t want)
 {
     struct conn *c = &tcp.conns[pe];
@@ -279,14 +273,31 @@ static int rx_fill(int pe, size_t want)
     memmove(c->rx, c->rx + c->rx_head, c->rx_tail - c->rx_head);
     c->rx_tail -= c->rx_head;
     c->rx_head = 0;
-    st = gshmemi_sock_recv_some(c->fd, c->rx + c->rx_tail, want - c->rx_tail, RX_BUF - c->rx_tail,
+    st = gshmemi_sock_recv_some(c->fd, c->rx + c->rx_tail, want - c->rx_tail,
+                                c->bulk ? want - c->rx_tail : RX_BUF - c->rx_tail,
                                 gshmemi_deadline_after(gshmemi_env.TIMEOUT), &got);
     c->rx_tail += got;
     return recv_failed(pe, st);
 }
 
+/* In a stream of bulk puts: whether the next frame's header has started
+ * to arrive, read without waiting (into free room at the buffer's end, so
+ * nothing a pending batch points at moves). */
+static int rx_next_header(int pe)
+{
+    struct conn *c = &tcp.conns[pe];
+    if (RX_BUF - c->rx_tail < sizeof(struct frame) - (c->rx_tail - c->rx_head))
+        return 0;
+    ssize_t n = recv(c->fd, c->rx + c->rx_tail, sizeof(struct frame) - (c->rx_tail - c->rx_head),
+                     MSG_DONTWAIT);
+    if (n <= 0)
+        return 0; /* nothing yet (or the end, which poll reports) */
+    c->rx_tail += (size_t)n;
+    return 1;
+}
+
 /* The next len bytes of pe's stream into buf: what is buffered, then a
- * large remainder straight from the socket. */
+ * bulk remainder straight from the socket. */
 static int recv_all(int pe, void *buf, size_t len)
 {
     struct conn *c = &tcp.conns[pe];
@@ -299,7 +310,7 @@ static int recv_all(int pe, void *buf, size_t len)
     len -= have;
     if (len == 0)
         return 0;
-    if (len >= RX_BUF / 2)
+    if (len >= BULK)
         return recv_failed(pe, gshmemi_sock_recv(c->fd, buf, len,
                                                  gshmemi_deadline_after(gshmemi_env.TIMEOUT)));
     if ((st = rx_fill(pe, len)) != 0)
@@ -452,6 +463,7 @@ static int serve_one(int pe)
     if (recv_all(pe, &f, sizeof(f)) != 0)
         return 1;
     tcp.conns[pe].last_rx = gshmemi_now_ns();
+    tcp.conns[pe].bulk = f.type == F_PUT && f.len >= BULK;
     memset(&r, 0, sizeof(r));
     r.type = F_REPLY;
     r.id = f.id;
@@ -553,7 +565,8 @@ static void serve(int pe)
     do {
         if (serve_one(pe) != 0)
             break;
-    } while (c->rx_tail - c->rx_head >= sizeof(struct frame) && !c->bye);
+    } while (!c->bye && (c->rx_tail - c->rx_head >= sizeof(struct frame) ||
+                         (c->bulk && rx_next_header(pe))));
     put_batch_flush();
 }
 
