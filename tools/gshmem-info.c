@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -155,9 +154,7 @@ int main(int argc, char **argv)
             ibv_free_device_list(devs);
         if (ngpu > 0)
             printf("peer-memory module (ibv_reg_mr of GPU memory where dma-buf cannot be had): "
-                   "%s\n", access("/sys/module/nvidia_peermem", F_OK) == 0 ||
-                                access("/sys/module/nv_peer_mem", F_OK) == 0 ? "loaded"
-                                                                             : "not loaded");
+                   "%s\n", gshmemi_gpu_peermem_loaded() ? "loaded" : "not loaded");
     }
 #endif
     printf("transports: a peer is mapped where it can be (same node; for the GPU heap, a GPU "

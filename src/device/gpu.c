@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -26,6 +27,8 @@ static struct {
     /* stream memory operations (NULL where the driver has none) */
     CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    /* cuFlushGPUDirectRDMAWrites, where this GPU needs it (NULL elsewhere) */
+    CUresult (*flush_rdma)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope);
 } gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 #define GPU_BOUNCE (64u << 10)
 
@@ -133,21 +136,44 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len)
     return 0;
 }
 
-int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
+/* A device attribute of dev through the driver, 0 where it cannot be read. */
+static int driver_attribute(CUdevice_attribute what, int dev)
 {
     CUresult (*attr)(int *, CUdevice_attribute, CUdevice) =
         gshmemi_gpu_driver_symbol("cuDeviceGetAttribute");
-    int dmabuf = 0, vmm = 0, order = 0;
-    if (attr == NULL)
-        return GSHMEM_ERR_NOT_SUPPORTED;
-    attr(&dmabuf, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev);
-    attr(&vmm, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, dev);
-    attr(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, dev);
+    int v = 0;
+    if (attr == NULL || attr(&v, what, dev) != CUDA_SUCCESS)
+        return 0;
+    return v;
+}
+
+/* A NIC's writes into dev's memory (GPUDirect RDMA) reach it in an order of
+ * their own, unless the device promises to see them in order; where it
+ * does not and can flush them, gets into its memory end with a flush. */
+static int rdma_flush_needed(int dev)
+{
+    return driver_attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, dev) <
+               CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER &&
+           (driver_attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, dev) &
+            CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+}
+
+int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
+{
     snprintf(buf, len, "dma-buf export %s, GPUDirect RDMA on VMM memory %s, NIC writes %s",
-             dmabuf ? "yes" : "no", vmm ? "yes" : "no",
-             order >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? "seen in order"
-                                                                : "flushed after gets");
+             driver_attribute(CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) ? "yes" : "no",
+             driver_attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, dev)
+                 ? "yes" : "no",
+             driver_attribute(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, dev) >=
+                     CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? "seen in order"
+                                                             : "flushed after gets");
     return 0;
+}
+
+int gshmemi_gpu_peermem_loaded(void)
+{
+    return access("/sys/module/nvidia_peermem", F_OK) == 0 ||
+           access("/sys/module/nv_peer_mem", F_OK) == 0;
 }
 
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
@@ -189,6 +215,8 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     }
     gpu.write64 = gshmemi_gpu_driver_symbol("cuStreamWriteValue64");
     gpu.wait64 = gshmemi_gpu_driver_symbol("cuStreamWaitValue64");
+    gpu.flush_rdma = rdma_flush_needed(dev) ? gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites")
+                                            : NULL;
     gpu.device = dev;
     GSHMEMI_INFO(CORE, "using GPU %d of %d", dev, count);
     return 0;
@@ -406,35 +434,16 @@ void gshmemi_gpu_quiet(const char *call)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
-/* A NIC's writes into this GPU's memory (GPUDirect RDMA) reach the GPU in
- * an order of their own; where the device does not promise to see them in
- * order, cuFlushGPUDirectRDMAWrites makes those that completed visible. */
 void gshmemi_gpu_flush_rdma_writes(const char *call)
 {
-    static CUresult (*flush)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope);
-    static int need = -1;
-    if (gpu.device < 0)
+    if (gpu.device < 0 || gpu.flush_rdma == NULL)
         return;
-    if (need < 0) {
-        int order = 0, options = 0;
-        CUresult (*attr)(int *, CUdevice_attribute, CUdevice) =
-            gshmemi_gpu_driver_symbol("cuDeviceGetAttribute");
-        flush = gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites");
-        if (attr != NULL) {
-            attr(&order, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, gpu.device);
-            attr(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, gpu.device);
-        }
-        need = order < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER && flush != NULL &&
-               (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
-    }
-    if (need) {
-        CUresult r = flush(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-                           CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
-        if (r != CUDA_SUCCESS) {
-            GSHMEMI_ERROR(CORE, "%s: cuFlushGPUDirectRDMAWrites failed (CUDA driver error %d)",
-                          call, (int)r);
-            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
-        }
+    CUresult r = gpu.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+    if (r != CUDA_SUCCESS) {
+        GSHMEMI_ERROR(CORE, "%s: cuFlushGPUDirectRDMAWrites failed (CUDA driver error %d)", call,
+                      (int)r);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     }
 }
 
@@ -606,6 +615,7 @@ int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
 {
     return gshmemi_gpu_describe(dev, buf, len);
 }
+int gshmemi_gpu_peermem_loaded(void) { return 0; }
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     (void)local_rank;

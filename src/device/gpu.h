@@ -21,6 +21,9 @@ int gshmemi_gpu_describe(int dev, char *buf, size_t len);
 /* What a NIC can do with a GPU's memory (dma-buf, GPUDirect RDMA), for
  * gshmem-info. */
 int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len);
+/* Whether the peer-memory module (nvidia_peermem) is loaded: a NIC can then
+ * register GPU addresses with ibv_reg_mr. */
+int gshmemi_gpu_peermem_loaded(void);
 
 /* Chooses the GPU (GSHMEM_DEVICE; else the device the application made
  * current; else local rank modulo the count) and makes it current.

@@ -195,7 +195,7 @@ static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, si
 {
     pthread_mutex_lock(&ib.lock);
     for (size_t done = 0; done < n;) {
-        size_t len = n - done;
+        size_t len; /* what is left in the chunk, then of the transfer */
         struct chunk *c = chunk_at(off + done, &len);
         const char *from = (const char *)src + done;
         uint32_t lkey;
@@ -219,7 +219,7 @@ static void ibrc_get(const char *call, int pe, uint64_t off, void *dst, size_t n
     int into_gpu_heap = 0;
     pthread_mutex_lock(&ib.lock);
     for (size_t done = 0; done < n;) {
-        size_t len = n - done;
+        size_t len; /* what is left in the chunk, then of the transfer */
         struct chunk *c = chunk_at(off + done, &len);
         char *to = (char *)dst + done;
         uint32_t lkey;

@@ -12,6 +12,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "device/gpu.h"
 #include "heap/heap.h"
 #include "transport/transport.h"
 
@@ -34,11 +35,10 @@ static int rdma_usable(void)
         ibv_free_device_list(devs);
     if (n <= 0)
         return 0;
-    if (!gshmemi_heap.on_device || access("/sys/module/nvidia_peermem", F_OK) == 0 ||
-        access("/sys/module/nv_peer_mem", F_OK) == 0)
+    if (!gshmemi_heap.on_device || gshmemi_gpu_peermem_loaded())
         return 1;
-    if (gshmemi_heap.ops->dmabuf_fd != NULL) {
-        int fd = gshmemi_heap.ops->dmabuf_fd(gshmemi_heap.my_base, gshmemi_heap.size, why,
+    if (gshmemi_heap.ops->dmabuf_fd != NULL) { /* one granule tells */
+        int fd = gshmemi_heap.ops->dmabuf_fd(gshmemi_heap.my_base, gshmemi_heap.granularity, why,
                                              sizeof(why));
         if (fd >= 0) {
             close(fd);
