@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -39,23 +40,23 @@ __global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
             atomicAdd(bad, 1);
 }
 
-// Microseconds: the median of `runs` runs after a warm-up one.  Before each
-// run prepare(r) (r = -1 for the warm-up) runs untimed, the GPU goes idle
-// and the PEs meet; launch(r) runs between two events on the default stream.
-template <typename P, typename F>
-static double bench_median_us(int runs, P prepare, F launch)
+// Microseconds: the median of `runs` runs after a warm-up one (r = -1).
+// before(r) runs untimed, work(r) between two events on stream s, then
+// after(r) (which may let the stream go: see bench_gate), then the second
+// event is waited for.
+template <typename B, typename W, typename A>
+static double bench_stream_median_us(int runs, cudaStream_t s, B before, W work, A after)
 {
     cudaEvent_t a, b;
     CUDA(cudaEventCreate(&a));
     CUDA(cudaEventCreate(&b));
     std::vector<double> t;
     for (int r = -1; r < runs; r++) {
-        prepare(r);
-        CUDA(cudaDeviceSynchronize());
-        BENCH_BARRIER_ALL();
-        CUDA(cudaEventRecord(a));
-        launch(r);
-        CUDA(cudaEventRecord(b));
+        before(r);
+        CUDA(cudaEventRecord(a, s));
+        work(r);
+        CUDA(cudaEventRecord(b, s));
+        after(r);
         CUDA(cudaEventSynchronize(b));
         float ms;
         CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -67,6 +68,43 @@ static double bench_median_us(int runs, P prepare, F launch)
     CUDA(cudaEventDestroy(b));
     return t[t.size() / 2];
 }
+
+// The same on the default stream, where before each run prepare(r) runs,
+// the GPU goes idle and the PEs meet.
+template <typename P, typename F>
+static double bench_median_us(int runs, P prepare, F launch)
+{
+    return bench_stream_median_us(
+        runs, 0,
+        [&](int r) {
+            prepare(r);
+            CUDA(cudaDeviceSynchronize());
+            BENCH_BARRIER_ALL();
+        },
+        launch, [](int) {});
+}
+
+// Holds a stream until the host opens it, so that work enqueued behind it
+// runs at the GPU's pace, not at the pace the host enqueues it.
+__global__ void bench_gate_wait(volatile int *open)
+{
+    while (*open == 0) {
+    }
+}
+
+struct bench_gate {
+    int *host = nullptr, *dev = nullptr;
+    void close(cudaStream_t s)
+    {
+        if (host == nullptr) {
+            CUDA(cudaHostAlloc(&host, sizeof(int), cudaHostAllocMapped));
+            CUDA(cudaHostGetDevicePointer((void **)&dev, host, 0));
+        }
+        *(volatile int *)host = 0;
+        bench_gate_wait<<<1, 1, 0, s>>>(dev);
+    }
+    void open() { *(volatile int *)host = 1; }
+};
 
 // System-scope loads in PTX, for the hardware references (no library).
 __device__ __forceinline__ uint64_t bench_ld_relaxed(const uint64_t *p)

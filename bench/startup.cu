@@ -50,9 +50,9 @@ int main()
         for (int pe = 0; pe < gshmem_n_pes(); pe++)
             for (int k = 0; k < 3; k++)
                 worst[k] = all[3 * pe + k] > worst[k] ? all[3 * pe + k] : worst[k];
-        std::printf("RESULT op=init pes=%d ms=%.2f\n", gshmem_n_pes(), worst[0]);
-        std::printf("RESULT op=malloc_1MiB ms=%.3f\n", worst[1]);
-        std::printf("RESULT op=malloc_grow_2GiB ms=%.3f ok=%d\n", worst[2], big != nullptr);
+        std::printf("RESULT bench=startup sys=gshmem op=init pes=%d ms=%.2f\n", gshmem_n_pes(), worst[0]);
+        std::printf("RESULT bench=startup sys=gshmem op=malloc_1MiB ms=%.3f\n", worst[1]);
+        std::printf("RESULT bench=startup sys=gshmem op=malloc_grow_2GiB ms=%.3f ok=%d\n", worst[2], big != nullptr);
     }
     gshmem_free(big);
     gshmem_free(small);

@@ -99,33 +99,7 @@ GSHMEM_HEAP=device timeout "$T" sh tests/spmd/check_info_peers.sh build/tools/gs
     build/tools/gshmem-info GPU 2>&1 | tail -1
 [ -n "${QUICK:-}" ] && exit 0
 GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -3
-echo "== putmem_on_stream_bw" | tee -a "$b"
-./build/tools/gshmrun -n 2 ./build/bench/putmem_on_stream_bw 2>&1 | tee -a "$b" | grep -v RESULT
-NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null)
-# The NVSHMEM twins, built here against the Python package's NVSHMEM.
-twin() {
-    nvcc -arch=sm_90 -rdc=true -I"$NV/include" -Iinclude "bench/nvshmem/$1.cu" \
-        "$NV/lib/libnvshmem_device.a" -L"$NV/lib" -l:libnvshmem_host.so.3 \
-        -Xlinker -rpath="$NV/lib" -o "/tmp/$1"
-}
-if [ -n "$NV" ]; then
-    twin startup_nvshmem
-    twin device_bench_nvshmem
-fi
 echo "== sync_floor (raw PTX: what the ordering costs on this hardware)" | tee -a "$b"
 timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/sync_floor 2>&1 | tee -a "$b"
-echo "== device_bench" | tee -a "$b"
-for i in 1 2; do
-    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/device_bench 2>&1 | tee -a "$b"
-    [ -x /tmp/device_bench_nvshmem ] && LD_LIBRARY_PATH=$NV/lib timeout "$T" ./build/tools/gshmrun \
-        -n 2 /tmp/device_bench_nvshmem /tmp/dbuid.$i 2>&1 | tee -a "$b"
-done
-for i in 1 2 3 4 5 6 7; do
-    ./build/tools/gshmrun -n 2 ./build/bench/startup 2>&1 | grep RESULT | tr '\n' ' ' | tee -a "$b"
-    echo " (gshmem)" | tee -a "$b"
-    if [ -x /tmp/startup_nvshmem ]; then
-        LD_LIBRARY_PATH=$NV/lib ./build/tools/gshmrun -n 2 /tmp/startup_nvshmem /tmp/nvuid.$i 2>&1 |
-            grep RESULT | tr '\n' ' ' | tee -a "$b"
-        echo " (NVSHMEM)" | tee -a "$b"
-    fi
-done
+# gshmem next to NVSHMEM, NCCL and the hardware: tables, CSV, plots and the report
+python3 bench/run --out "$OUT/bench" --report docs/performance.md 2>&1 | tee -a "$b"

@@ -2,7 +2,7 @@
 // nvshmem_init time (after the CUDA context exists), nvshmem_malloc of
 // 1 MiB and of 2 GiB past the 1 GiB heap.  Rank and size come from
 // GSHMEM_LAUNCH_RANK/SIZE (started by gshmrun, which plays no other part);
-// the unique id travels through a file named by the first argument.
+// the unique id travels through a file.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +12,8 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
-#include "uid_file.h"
+#include "../bench_opts.h"
+#include "../uid_file.h"
 
 static double now_ms()
 {
@@ -20,17 +21,20 @@ static double now_ms()
                std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-int main(int argc, char **argv)
+int main()
 {
-    int rank = atoi(getenv("GSHMEM_LAUNCH_RANK")), size = atoi(getenv("GSHMEM_LAUNCH_SIZE"));
-    const char *file = argc > 1 ? argv[1] : "/tmp/nvshmem-uid";
+    int rank = bench_env_int("GSHMEM_LAUNCH_RANK"), size = bench_env_int("GSHMEM_LAUNCH_SIZE");
+    char file[256];
+    bench_job_file(file, sizeof(file), "nvshmem-uid");
     int ngpu = 0;
     cudaGetDeviceCount(&ngpu);
     cudaSetDevice(rank % ngpu);
     cudaFree(nullptr);
 
     nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
-    if (twin_uid_exchange(rank, file, &uid) != 0)
+    if (rank == 0)
+        nvshmemx_get_uniqueid(&uid);
+    if (twin_uid_exchange(rank, file, &uid, sizeof(uid)) != 0)
         return 2;
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
     nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr);
@@ -46,9 +50,9 @@ int main(int argc, char **argv)
     if (rank == 0)
         unlink(file);
     // The slowest PE: each prints; bench/run takes the maximum.
-    std::printf("RESULT op=init pes=%d rank=%d ms=%.2f\n", size, rank, t_init);
-    std::printf("RESULT op=malloc_1MiB rank=%d ms=%.3f\n", rank, t_small);
-    std::printf("RESULT op=malloc_grow_2GiB rank=%d ms=%.3f ok=%d\n", rank, t_grow, big != nullptr);
+    std::printf("RESULT bench=startup sys=nvshmem op=init pes=%d rank=%d ms=%.2f\n", size, rank, t_init);
+    std::printf("RESULT bench=startup sys=nvshmem op=malloc_1MiB rank=%d ms=%.3f\n", rank, t_small);
+    std::printf("RESULT bench=startup sys=nvshmem op=malloc_grow_2GiB rank=%d ms=%.3f ok=%d\n", rank, t_grow, big != nullptr);
     nvshmem_free(big);
     nvshmem_free(small);
     nvshmem_finalize();
