@@ -372,7 +372,7 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
                                              unsigned nthreads)
 {
     const unsigned mis = static_cast<unsigned>(reinterpret_cast<uintptr_t>(dst) & 15);
-    if (mis == (reinterpret_cast<uintptr_t>(src) & 15) && n >= 64) {
+    if (mis == (reinterpret_cast<uintptr_t>(src) & 15) && n >= 16) {
         const size_t head = mis != 0 ? 16 - mis : 0;
         for (size_t i = lane; i < head; i += nthreads)
             dst[i] = src[i];

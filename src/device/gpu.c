@@ -687,6 +687,8 @@ int gshmemi_launch_fence(void *s) { (void)s; return -1; }
 int gshmemi_launch_amos(void *s, const struct gshmemi_gpu_amo *o, size_t n, uint64_t *r)
 { (void)s; (void)o; (void)n; (void)r; return -1; }
 int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
+int gshmemi_launch_put_signal(void *s, void *d, const void *src, size_t n, uint64_t *sig, uint64_t v, int op)
+{ (void)s; (void)d; (void)src; (void)n; (void)sig; (void)v; (void)op; return -1; }
 int gshmemi_preload_kernels(void) { return -1; }
 int gshmemi_launch_proxy_put(void *s, void *d, const void *r, size_t n, int pe)
 { (void)s; (void)d; (void)r; (void)n; (void)pe; return -1; }

@@ -154,6 +154,11 @@ int gshmemi_launch_fence(void *stream);
 int gshmemi_launch_amos(void *stream, const struct gshmemi_gpu_amo *ops, size_t n,
                         uint64_t *results);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
+/* A put of at most GSHMEMI_PUT_SIGNAL_KERNEL_MAX bytes to a mapped peer and
+ * its signal (op 0: set, 1: add), copied by one block. */
+#define GSHMEMI_PUT_SIGNAL_KERNEL_MAX (64u << 10)
+int gshmemi_launch_put_signal(void *stream, void *dst, const void *src, size_t n, uint64_t *sig,
+                              uint64_t value, int op);
 /* Stream-ordered operations on PEs reached through the proxy: a one-thread
  * kernel on the stream makes the device API's call (stream_proxy_kernels.cu). */
 int gshmemi_launch_proxy_put(void *stream, void *dest, const void *src, size_t n, int pe);

@@ -88,6 +88,33 @@ __device__ unsigned long long now_ns()
 
 // The stream waits for a signal word; past the deadline the job's GPU work
 // stops with a message rather than hanging for ever.
+// A small stream-ordered put with its signal, in one launch: a copy-engine
+// copy and then a signal kernel cost two launches, and the copy engine's
+// start is most of a small put's time.  The block copies, meets, and one
+// thread releases the signal at system scope (the block's stores, seen
+// through the barrier, land before it).
+__global__ void put_signal_kernel(char *dst, const char *src, size_t n, unsigned long long *sig,
+                                  unsigned long long value, int op)
+{
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
+        for (size_t i = threadIdx.x; i < n / 16; i += blockDim.x)
+            reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        for (size_t i = n / 16 * 16 + threadIdx.x; i < n; i += blockDim.x)
+            dst[i] = src[i];
+    } else {
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+            dst[i] = src[i];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        if (op == 0)
+            atomicExch_system(sig, value);
+        else
+            atomicAdd_system(sig, value);
+    }
+}
+
 __global__ void wait_kernel(const unsigned long long *addr, int cmp, unsigned long long value,
                             unsigned long long timeout_ns, int pe)
 {
@@ -181,6 +208,18 @@ extern "C" int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t valu
     return static_cast<int>(cudaGetLastError());
 }
 
+extern "C" int gshmemi_launch_put_signal(void *stream, void *dst, const void *src, size_t n,
+                                         uint64_t *sig, uint64_t value, int op)
+{
+    // a warp per 512 bytes (one 16-byte word per thread), at most 1024 threads
+    const size_t warps = (n + 511) / 512;
+    const unsigned threads = warps >= 32 ? 1024u : 32u * static_cast<unsigned>(warps < 1 ? 1 : warps);
+    put_signal_kernel<<<1, threads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<char *>(dst), static_cast<const char *>(src), n,
+        reinterpret_cast<unsigned long long *>(sig), value, op);
+    return static_cast<int>(cudaGetLastError());
+}
+
 // Loads every kernel above now.  With lazy loading (the default since CUDA
 // 12.2) a kernel's first launch loads its module, and that may wait for the
 // kernels running on the GPU to finish: when one of those is waiting for
@@ -192,7 +231,7 @@ extern "C" int gshmemi_preload_kernels(void)
     const void *kernels[] = {
         reinterpret_cast<const void *>(amo_kernel),    reinterpret_cast<const void *>(signal_kernel),
         reinterpret_cast<const void *>(wait_kernel),   reinterpret_cast<const void *>(barrier_kernel),
-        reinterpret_cast<const void *>(fence_kernel),
+        reinterpret_cast<const void *>(fence_kernel),  reinterpret_cast<const void *>(put_signal_kernel),
     };
     for (const void *k : kernels) {
         cudaError_t err = cudaFuncGetAttributes(&a, k);

@@ -111,6 +111,19 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
                                                        sig_op, pe));
         return;
     }
+    /* A small one in one launch, where a kernel can read the source. */
+    char *r = nbytes > 0 ? target(call, "dest", dest, nbytes, pe) : NULL;
+    if (r != NULL && nbytes <= GSHMEMI_PUT_SIGNAL_KERNEL_MAX) {
+        gshmemi_rma_check_local(call, "source", src, nbytes);
+        if (gshmemi_gpu_kernel_reachable(src)) {
+            uint64_t *rs = signal_target(call, sig_addr, sig_op, pe);
+            int err = gshmemi_launch_put_signal(stream, r, src, nbytes, rs, signal,
+                                                sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
+            if (err != 0)
+                gshmemi_gpu_launch_failed(call, "the put-with-signal kernel", err);
+            return;
+        }
+    }
     put_on(call, dest, src, nbytes, pe, stream);
     signal_on(call, sig_addr, signal, sig_op, pe, stream);
 }

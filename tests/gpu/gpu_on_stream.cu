@@ -34,6 +34,18 @@ __global__ void verify(const int *p, int base, const int *offset, int *bad)
             atomicAdd(bad, 1);
 }
 
+// Bytes [0, span) of p: those in [off, off + n) are the bytes of the ints
+// base + i (fill's pattern), the others still the poison 0xEE.
+__global__ void verify_bytes(const unsigned char *p, size_t off, size_t n, size_t span, int base, int *bad)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < span; i += (size_t)gridDim.x * blockDim.x) {
+        const unsigned v = (unsigned)(base + (int)(i / 4));
+        const unsigned char want = i >= off && i < off + n ? (unsigned char)(v >> (8 * (i % 4))) : 0xEE;
+        if (p[i] != want)
+            atomicAdd(bad, 1);
+    }
+}
+
 __global__ void bump(int *p)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += gridDim.x * blockDim.x)
@@ -108,6 +120,32 @@ int main()
     gshmemx_signal_wait_until_on_stream(&sig[0], GSHMEM_CMP_EQ, 1, s);
     verify<<<128, 256, 0, s>>>(dst, from * 2000, nullptr, bad);
     CHECK(bad_count(bad, s) == 0, "putmem_signal_on_stream");
+
+    // small puts with a signal (one kernel copies and signals): sizes and
+    // offsets around the 16-byte words, up to the kernel's limit and past it;
+    // the bytes around the message must stay poisoned
+    {
+        const size_t sizes[] = {1, 15, 16, 100, 4096, 65535, 65536, 65537};
+        const size_t offs[] = {0, 3, 16};
+        uint64_t want = 0;
+        fill<<<128, 256, 0, s>>>(src, me * 5000);
+        for (size_t n : sizes) {
+            for (size_t off : offs) {
+                const size_t span = off + n + 64;
+                CUDA(cudaMemsetAsync(dst, 0xEE, span, s));
+                gshmemx_barrier_all_on_stream(s); /* every PE's poison is down */
+                gshmemx_putmem_signal_on_stream((char *)dst + off, (const char *)src + off, n, &sig[0],
+                                                3, GSHMEM_SIGNAL_ADD, to, s);
+                want += 3;
+                gshmemx_signal_wait_until_on_stream(&sig[0], GSHMEM_CMP_GE, 1 + want, s);
+                verify_bytes<<<64, 256, 0, s>>>((const unsigned char *)dst, off, n, span, from * 5000, bad);
+                CHECK(bad_count(bad, s) == 0, "putmem_signal_on_stream of %zu bytes at offset %zu", n, off);
+                gshmemx_barrier_all_on_stream(s); /* read before the next poison */
+            }
+        }
+        CHECK(read_u64(&sig[0], s) == 1 + want, "small putmem_signal_on_stream: signal %llu, want %llu",
+              (unsigned long long)read_u64(&sig[0], s), (unsigned long long)(1 + want));
+    }
 
     // signal_op ADD from every PE; GE (driver wait) and NE/GT (kernel) waits
     for (int pe = 0; pe < npes; pe++)
