@@ -790,6 +790,24 @@ __device__ __forceinline__ T gshmemi_t(typename gshmemi_wordof<T>::type w)
     return v;
 }
 
+/* Non-fetching atomics on a mapped word as reductions (red): relaxed at
+ * system scope like atomic*_system, but the thread does not wait for the
+ * old value, so one thread keeps several in flight (quiet completes them). */
+#define GSHMEMI_RED(OP, PTXOP)                                                                     \
+    __device__ __forceinline__ void gshmemi_red_##OP(unsigned *w, unsigned v)                      \
+    {                                                                                              \
+        asm volatile("red.relaxed.sys.global." PTXOP "32 [%0], %1;" ::"l"(w), "r"(v) : "memory");  \
+    }                                                                                              \
+    __device__ __forceinline__ void gshmemi_red_##OP(unsigned long long *w, unsigned long long v)  \
+    {                                                                                              \
+        asm volatile("red.relaxed.sys.global." PTXOP "64 [%0], %1;" ::"l"(w), "l"(v) : "memory");  \
+    }
+GSHMEMI_RED(add, "add.u")
+GSHMEMI_RED(and, "and.b")
+GSHMEMI_RED(or, "or.b")
+GSHMEMI_RED(xor, "xor.b")
+#undef GSHMEMI_RED
+
 /* A fetching atomic: `on_word` applied to the mapped word, or the request
  * (op with a and b) through the proxy, answered in the request's cell. */
 template <typename T, typename F>
@@ -1087,7 +1105,7 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
     __device__ inline void gshmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe)             \
     {                                                                                              \
         if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_" #OP, dest, KIND, value, pe))       \
-            FN(w, gshmemi_w(value));                                                               \
+            gshmemi_red_##OP(w, gshmemi_w(value));                                                 \
     }
 
 #define GSHMEMI_DEV_AMO_STANDARD(NAME, TYPE, G)                                                    \
@@ -1110,7 +1128,7 @@ GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
     {                                                                                              \
         if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_inc", dest, GSHMEMI_AMO_ADD,         \
                                      static_cast<TYPE>(1), pe))                                    \
-            atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1)));                                  \
+            gshmemi_red_add(w, gshmemi_w(static_cast<TYPE>(1)));                                   \
     }                                                                                              \
     GSHMEMI_DEV_AMO_RMW(NAME, TYPE, add, GSHMEMI_AMO_ADD, atomicAdd_system)
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
