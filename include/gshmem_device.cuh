@@ -371,6 +371,29 @@ __device__ __forceinline__ void gshmemi_fence_sc() { asm volatile("fence.sc.sys;
 __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t n, unsigned lane,
                                              unsigned nthreads)
 {
+    /* Both aligned, a few vectors per thread: the shortest path.  A small
+     * call's time is its instructions (measured on H200: 90-120 ns less per
+     * block-scope call of 64 B-2 KiB than the general path below). */
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0 &&
+        n / 16 < 4 * static_cast<size_t>(nthreads)) {
+        const unsigned nv = static_cast<unsigned>(n / 16);
+        for (unsigned i = lane; i < nv; i += nthreads)
+            reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        if (lane == 0 && (n & 15) != 0) { /* the tail starts 16-byte aligned */
+            size_t j = static_cast<size_t>(nv) * 16;
+            if (n - j >= 8) {
+                *reinterpret_cast<uint64_t *>(dst + j) = *reinterpret_cast<const uint64_t *>(src + j);
+                j += 8;
+            }
+            if (n - j >= 4) {
+                *reinterpret_cast<uint32_t *>(dst + j) = *reinterpret_cast<const uint32_t *>(src + j);
+                j += 4;
+            }
+            for (; j < n; j++)
+                dst[j] = src[j];
+        }
+        return;
+    }
     const unsigned mis = static_cast<unsigned>(reinterpret_cast<uintptr_t>(dst) & 15);
     if (mis == (reinterpret_cast<uintptr_t>(src) & 15) && n >= 16) {
         const size_t head = mis != 0 ? 16 - mis : 0;
