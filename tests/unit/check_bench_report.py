@@ -114,8 +114,50 @@ def main():
                      "| bytes | gshmem | NVSHMEM | store kernel | copy engine | NCCL send/recv |"):
             if must not in md:
                 fail("the report lacks %r" % must)
-    print("bench/run renders %d results into %d tables: values, ratios and targets right" %
+    run_programs(run)
+    print("bench/run renders %d results into %d tables: values, ratios and targets right; runs "
+          "programs, keeps going past a failed one and fails at the end" %
           (len(recs), len(set(k[0] for k in want)) + 2))
+
+
+def run_programs(run):
+    """The runner, with stand-ins for gshmrun and the programs: a missing
+    baseline is left out, a failing program is reported and makes bench/run
+    fail, and the others' results still reach the tables."""
+    with tempfile.TemporaryDirectory() as tmp:
+        build = os.path.join(tmp, "build")
+        os.makedirs(os.path.join(build, "tools"))
+        os.makedirs(os.path.join(build, "bench"))
+
+        def script(path, text):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + text)
+            os.chmod(path, 0o755)
+
+        # gshmrun -n 2 PROGRAM ARGS...: runs the program once
+        script(os.path.join(build, "tools", "gshmrun"), 'shift 2\nexec "$@"\n')
+        script(os.path.join(build, "bench", "put_get_bw"),
+               'echo "# gshmem put_get_bw: stand-in"\n'
+               'echo "RESULT bench=put_get_bw sys=gshmem op=put scope=block mode=nbi dir=uni blocks=32 '
+               'threads=1024 bytes=8 reps=1 us=1.0 GBps=0.125 store_GBps=0.25 ce_GBps=0.5"\n')
+        script(os.path.join(build, "bench", "latency"), 'echo "latency: pe 1: wrong data" >&2\nexit 1\n')
+        out = os.path.join(tmp, "out")
+        p = subprocess.run([sys.executable, run, "--build", build, "--out", out,
+                            "--only", "put_get_bw,latency"], capture_output=True, text=True)
+        if p.returncode == 0:
+            fail("bench/run passed although a program failed:\n" + p.stdout)
+        for must in ("latency failed (exit 1)", "latency: pe 1: wrong data",
+                     "put_get_bw_nvshmem: not built here, left out"):
+            if must not in p.stdout + p.stderr:
+                fail("bench/run did not say %r:\n%s%s" % (must, p.stdout, p.stderr))
+        with open(os.path.join(out, "put_block_nbi_uni.csv")) as f:
+            rows = list(csv.reader(f))
+        if rows[1][:2] != ["8", "0.125"]:
+            fail("the stand-in's put result did not reach its table: %r" % rows)
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+        if "**Failed (their results are not here):** latency (exit 1)" not in md:
+            fail("the report does not name the failed program")
 
 
 if __name__ == "__main__":
