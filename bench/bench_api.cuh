@@ -20,7 +20,6 @@
 #define A_(n) nvshmem_##n
 #define AX_(n) nvshmemx_##n
 #define CMP_EQ NVSHMEM_CMP_EQ
-#define CMP_GE NVSHMEM_CMP_GE
 #define SIG_SET NVSHMEM_SIGNAL_SET
 #define SIG_ADD NVSHMEM_SIGNAL_ADD
 #else
@@ -29,7 +28,6 @@
 #define A_(n) gshmem_##n
 #define AX_(n) gshmemx_##n
 #define CMP_EQ GSHMEM_CMP_EQ
-#define CMP_GE GSHMEM_CMP_GE
 #define SIG_SET GSHMEM_SIGNAL_SET
 #define SIG_ADD GSHMEM_SIGNAL_ADD
 #endif

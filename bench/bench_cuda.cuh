@@ -40,6 +40,18 @@ __global__ void verify(const unsigned *p, size_t n, unsigned seed, int *bad)
             atomicAdd(bad, 1);
 }
 
+// How many of the first n bytes at p (a device buffer) differ from fill's
+// pattern for seed, counted on stream s into the device int *bad.
+static inline int bench_wrong_words(const unsigned *p, size_t n, unsigned seed, int *bad, cudaStream_t s)
+{
+    CUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
+    verify<<<256, 256, 0, s>>>(p, n / 4, seed, bad);
+    int h = 0;
+    CUDA(cudaMemcpyAsync(&h, bad, sizeof(int), cudaMemcpyDeviceToHost, s));
+    CUDA(cudaStreamSynchronize(s));
+    return h;
+}
+
 // Microseconds: the median of `runs` runs after a warm-up one (r = -1).
 // before(r) runs untimed, work(r) between two events on stream s, then
 // after(r) (which may let the stream go: see bench_gate), then the second

@@ -20,9 +20,7 @@
 // PE 1 checks every word's sum.  gshmem's build also times the ping-pongs
 // in PTX on the same words and SMs (sys=hw): the hardware's floor for the
 // same order.  One RESULT line per point.
-#include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "bench_api.cuh"
 

@@ -17,7 +17,6 @@
 // one-way = time / (2 x TRIPS), median of 7 runs.  The last message's data
 // is checked on both PEs.  One RESULT line per point.
 #include <algorithm>
-#include <vector>
 
 #include "bench_api.cuh"
 
@@ -37,11 +36,7 @@ static double stream_median_us(cudaStream_t s, long iters, F op)
 
 static void check(const char *what, const unsigned *p, size_t n, unsigned seed, int *bad, cudaStream_t s)
 {
-    CUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
-    verify<<<256, 256, 0, s>>>(p, n / 4, seed, bad);
-    int h = 0;
-    CUDA(cudaMemcpyAsync(&h, bad, sizeof(int), cudaMemcpyDeviceToHost, s));
-    CUDA(cudaStreamSynchronize(s));
+    const int h = bench_wrong_words(p, n, seed, bad, s);
     if (h != 0) {
         std::fprintf(stderr, "on_stream: pe %d: %s of %zu bytes: %d wrong words\n", me, what, n, h);
         A_(global_exit)(1);

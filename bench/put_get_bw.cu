@@ -138,10 +138,7 @@ static double timed(bool active, F launch)
 
 static void check(const char *what, const unsigned *p, size_t n, unsigned seed, int *bad)
 {
-    CUDA(cudaMemset(bad, 0, sizeof(int)));
-    verify<<<256, 256>>>(p, n / 4, seed, bad);
-    int h = 0;
-    CUDA(cudaMemcpy(&h, bad, sizeof(int), cudaMemcpyDeviceToHost));
+    const int h = bench_wrong_words(p, n, seed, bad, 0);
     if (h != 0) {
         std::fprintf(stderr, "put_get_bw: pe %d: %s of %zu bytes: %d wrong words\n", me, what, n, h);
         A_(global_exit)(1);

@@ -13,9 +13,6 @@
 // (CUDA events) after a warm-up.  Checked once, untimed: a device
 // barrier_all that let a thread through before its peer's atomic before the
 // barrier had landed ends the run.  One RESULT line per point.
-#include <algorithm>
-#include <vector>
-
 #include "bench_api.cuh"
 
 #define RUNS 7

@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
-#include <vector>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -132,11 +131,7 @@ int main(int argc, char **argv)
                                                      },
                                                      [](int) {});
             if (rank == 1 || bi) {
-                CUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
-                verify<<<256, 256, 0, s>>>((const unsigned *)dst, n / 4, 41u + peer, bad);
-                int h = 0;
-                CUDA(cudaMemcpyAsync(&h, bad, sizeof(int), cudaMemcpyDeviceToHost, s));
-                CUDA(cudaStreamSynchronize(s));
+                const int h = bench_wrong_words((const unsigned *)dst, n, 41u + peer, bad, s);
                 if (h != 0) {
                     std::fprintf(stderr, "nccl_sendrecv: rank %d: %zu bytes: %d wrong words\n", rank, n, h);
                     return 1;
