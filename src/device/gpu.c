@@ -10,11 +10,16 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/util.h"
 #include "device/gpu.h"
 
 #if GSHMEM_HAVE_CUDA
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#if GSHMEM_HAVE_NUMA
+#include <numa.h>
+#include <numaif.h>
+#endif
 
 static struct {
     pthread_mutex_t lock; /* the pinned result and bounce buffers: the
@@ -246,10 +251,33 @@ int gshmemi_gpu_bus_id(char *buf, size_t len)
     return 0;
 }
 
-void gshmemi_gpu_bind_thread(void)
+int gshmemi_gpu_numa_node(void)
 {
-    if (gpu.device >= 0)
-        cudaSetDevice(gpu.device);
+#if GSHMEM_HAVE_NUMA
+    char bus[32], path[128];
+    if (gpu.device < 0 || numa_available() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
+        return -1;
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bus);
+    int node = gshmemi_read_int_file(path);
+    /* A machine of one node (or a virtual one) often says -1 */
+    return node >= 0 ? node : numa_num_configured_nodes() == 1 ? 0 : -1;
+#else
+    return -1;
+#endif
+}
+
+void gshmemi_gpu_bind_thread(const char *who)
+{
+    if (gpu.device < 0)
+        return;
+    cudaSetDevice(gpu.device);
+#if GSHMEM_HAVE_NUMA
+    int node = gshmemi_gpu_numa_node();
+    if (node >= 0 && numa_run_on_node(node) == 0)
+        GSHMEMI_INFO(CORE, "%s thread on NUMA node %d, the GPU's", who, node);
+#else
+    (void)who;
+#endif
 }
 
 
@@ -535,6 +563,54 @@ void *gshmemi_gpu_host_alloc(size_t n)
     return p;
 }
 
+void *gshmemi_gpu_host_alloc_near(size_t n)
+{
+#if GSHMEM_HAVE_NUMA
+    const int node = gshmemi_gpu_numa_node();
+    void *p = node >= 0 ? numa_alloc_onnode(n, node) : NULL;
+    if (p != NULL) {
+        memset(p, 0, n); /* the pages are made on the node, then pinned there */
+        void *dev = NULL;
+        cudaError_t err = cudaHostRegister(p, n, cudaHostRegisterMapped | cudaHostRegisterPortable);
+        if (err == cudaSuccess && (cudaHostGetDevicePointer(&dev, p, 0) != cudaSuccess || dev != p)) {
+            cudaHostUnregister(p); /* kernels would need another address */
+            err = cudaErrorNotSupported;
+        }
+        if (err == cudaSuccess) {
+            int at = -1;
+            if (get_mempolicy(&at, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) != 0)
+                at = -1;
+            GSHMEMI_INFO(CORE, "%zu bytes of pinned host memory on NUMA node %d (asked: %d)", n,
+                         at, node);
+            return p;
+        }
+        GSHMEMI_INFO(CORE, "pinned host memory on NUMA node %d: cudaHostRegister: %s; "
+                     "cudaHostAlloc's placement instead", node, cudaGetErrorString(err));
+        cudaGetLastError();
+        numa_free(p, n);
+    }
+#endif
+    return gshmemi_gpu_host_alloc(n);
+}
+
+void gshmemi_gpu_host_free_near(void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+#if GSHMEM_HAVE_NUMA
+    unsigned int flags;
+    /* What cudaHostAlloc made has flags; what was registered is ours */
+    if (cudaHostGetFlags(&flags, p) != cudaSuccess) {
+        cudaGetLastError();
+        cudaHostUnregister(p);
+        numa_free(p, n);
+        return;
+    }
+#endif
+    (void)n;
+    cudaFreeHost(p);
+}
+
 int gshmemi_gpu_is_device_ptr(const void *p)
 {
     struct cudaPointerAttributes attr;
@@ -623,7 +699,10 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 }
 void gshmemi_gpu_close(void) {}
 int gshmemi_gpu_device(void) { return -1; }
-void gshmemi_gpu_bind_thread(void) {}
+void gshmemi_gpu_bind_thread(const char *who) { (void)who; }
+int gshmemi_gpu_numa_node(void) { return -1; }
+void *gshmemi_gpu_host_alloc_near(size_t n) { (void)n; return NULL; }
+void gshmemi_gpu_host_free_near(void *p, size_t n) { (void)p; (void)n; }
 int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
 int gshmemi_gpu_load_module_of(void *function) { (void)function; return GSHMEM_ERR_NOT_SUPPORTED; }

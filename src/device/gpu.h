@@ -34,8 +34,13 @@ int gshmemi_gpu_device(void); /* -1 when closed */
 /* The PCI bus id of this PE's GPU, in lower case as sysfs has it
  * ("0000:1a:00.0"). */
 int gshmemi_gpu_bus_id(char *buf, size_t len);
-/* Makes this PE's GPU current in the calling (helper) thread. */
-void gshmemi_gpu_bind_thread(void);
+/* Makes this PE's GPU current in the calling (helper) thread, and runs
+ * the thread on the GPU's NUMA node where it is known; `who` names the
+ * thread in the log. */
+void gshmemi_gpu_bind_thread(const char *who);
+/* The NUMA node of this PE's GPU: the one sysfs gives, or the only node
+ * there is; -1 where unknown (or without libnuma). */
+int gshmemi_gpu_numa_node(void);
 /* The driver entry point of `name` (cuMemCreate, ...), or NULL. */
 void *gshmemi_gpu_driver_symbol(const char *name);
 /* Loads every kernel of the module holding `function` (a CUfunction) when
@@ -125,6 +130,11 @@ void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
  * device address is the same (unified addressing).  NULL on failure. */
 void *gshmemi_gpu_host_alloc(size_t n);
 void gshmemi_gpu_host_free(void *p);
+/* The same, with its pages on the GPU's NUMA node where that is known
+ * (placed before they are pinned): the service threads' buffers.  Freed
+ * with the size it was allocated with. */
+void *gshmemi_gpu_host_alloc_near(size_t n);
+void gshmemi_gpu_host_free_near(void *p, size_t n);
 /* Whether p is GPU memory (host code cannot read it). */
 int gshmemi_gpu_is_device_ptr(const void *p);
 /* Whether kernels can read and write p at that address: GPU or managed

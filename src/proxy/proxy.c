@@ -21,9 +21,6 @@
 #include "proxy/proxy.h"
 #include "transport/transport.h"
 
-#if GSHMEM_HAVE_NUMA
-#include <numa.h>
-#endif
 
 #define FIFO_CAPACITY 4096
 #define BATCH 64
@@ -178,16 +175,6 @@ static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct b
     }
 }
 
-/* The NUMA node of this PE's GPU, from sysfs; -1 where unknown. */
-static int gpu_numa_node(void)
-{
-    char bus[32], path[128];
-    if (gshmemi_gpu_device() < 0 || gshmemi_gpu_bus_id(bus, sizeof(bus)) != 0)
-        return -1;
-    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bus);
-    return gshmemi_read_int_file(path);
-}
-
 /* GPU producers' put sources are GPU addresses: a batch's are read into
  * pinned memory with one batch of copies and one wait, not one
  * synchronous copy each.  A source that does not fit is left to the
@@ -220,12 +207,7 @@ static void *proxy_main(void *arg)
     uint64_t next = 0, idle_since = gshmemi_now_ns();
     (void)arg;
 
-#if GSHMEM_HAVE_NUMA
-    int node = gpu_numa_node();
-    if (node >= 0 && numa_available() >= 0 && numa_run_on_node(node) == 0)
-        GSHMEMI_INFO(CORE, "proxy thread on NUMA node %d, the GPU's", node);
-#endif
-    gshmemi_gpu_bind_thread();
+    gshmemi_gpu_bind_thread("proxy");
     while (!px.stop) {
         struct gshmemi_fifo_slot b[BATCH];
         int n = 0;
@@ -268,12 +250,19 @@ static void *proxy_main(void *arg)
     return NULL;
 }
 
+/* GPU producers: the slots, taken and completed a cache line each, then
+ * the cells, in one pinned block. */
+static size_t fifo_bytes(void)
+{
+    return FIFO_CAPACITY * (sizeof(*px.fifo.slots) + sizeof(*px.fifo.cells)) + 2 * 64;
+}
+
 static void release_fifo(void)
 {
     if (px.on_gpu) {
-        gshmemi_gpu_host_free(px.gpu_host);
+        gshmemi_gpu_host_free_near(px.gpu_host, fifo_bytes());
         gshmemi_gpu_free(px.gpu_own);
-        gshmemi_gpu_host_free(px.stage);
+        gshmemi_gpu_host_free_near(px.stage, STAGE_BYTES);
         gshmemi_gpu_stream_free(px.stream);
     } else {
         free(px.fifo.slots);
@@ -294,9 +283,9 @@ int gshmemi_proxy_start(void)
         size_t slots = FIFO_CAPACITY * sizeof(*px.fifo.slots);
         size_t cells = FIFO_CAPACITY * sizeof(*px.fifo.cells);
         px.on_gpu = 1;
-        px.gpu_host = gshmemi_gpu_host_alloc(slots + 2 * 64 + cells);
+        px.gpu_host = gshmemi_gpu_host_alloc_near(fifo_bytes());
         px.gpu_own = gshmemi_gpu_dev_alloc(4 * 128);
-        px.stage = gshmemi_gpu_host_alloc(STAGE_BYTES);
+        px.stage = gshmemi_gpu_host_alloc_near(STAGE_BYTES);
         px.stream = gshmemi_gpu_stream_new("gshmem_init");
         if (px.gpu_host == NULL || px.gpu_own == NULL || px.stage == NULL || px.stream == NULL) {
             GSHMEMI_ERROR(CORE, "cannot allocate the proxy's FIFO and staging in GPU-visible memory");

@@ -577,7 +577,7 @@ static void *progress_main(void *arg)
     if (p == NULL)
         return NULL;
     if (gshmemi_heap.on_device)
-        gshmemi_gpu_bind_thread();
+        gshmemi_gpu_bind_thread("tcp target");
     const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
     for (int i = 0; i < tcp.n_peers; i++)
         tcp.conns[tcp.peers[i]].last_rx = gshmemi_now_ns();
@@ -875,8 +875,8 @@ static int tcp_open(const int *peers, int n_peers)
             st = GSHMEM_ERR_CUDA;
             goto out;
         }
-    if (gshmemi_heap.on_device && ((tcp.ring = gshmemi_gpu_host_alloc(RING_BYTES)) == NULL ||
-                                   (tcp.bounce = gshmemi_gpu_host_alloc(GET_CHUNK)) == NULL)) {
+    if (gshmemi_heap.on_device && ((tcp.ring = gshmemi_gpu_host_alloc_near(RING_BYTES)) == NULL ||
+                                   (tcp.bounce = gshmemi_gpu_host_alloc_near(GET_CHUNK)) == NULL)) {
         GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging",
                       RING_BYTES + GET_CHUNK);
         st = GSHMEM_ERR_NO_MEMORY;
@@ -936,8 +936,8 @@ static void tcp_close(void)
     }
     free(tcp.conns);
     free(tcp.peers);
-    gshmemi_gpu_host_free(tcp.bounce);
-    gshmemi_gpu_host_free(tcp.ring);
+    gshmemi_gpu_host_free_near(tcp.bounce, GET_CHUNK);
+    gshmemi_gpu_host_free_near(tcp.ring, RING_BYTES);
     for (int i = 0; i < RING_SEGS; i++)
         gshmemi_gpu_mark_free(tcp.seg_done[i]);
     pthread_mutex_destroy(&tcp.lock);

@@ -14,8 +14,13 @@
 #include <cuda_runtime.h>
 #include <gshmem.h>
 
+#include "gshmem_config.h"
+#include "device/gpu.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
+#if GSHMEM_HAVE_NUMA
+#include <numaif.h>
+#endif
 
 #include "gpu_check.h"
 
@@ -86,6 +91,19 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "gpu_fifo: needs 2+ PEs, the GPU heap and GSHMEM_DISABLE_P2P=1\n");
         gshmem_global_exit(2);
     }
+#if GSHMEM_HAVE_NUMA
+    /* The proxy's ring lies on its GPU's NUMA node (where that is known) */
+    const int node = gshmemi_gpu_numa_node();
+    int at = -1;
+    if (node >= 0 &&
+        (get_mempolicy(&at, nullptr, 0, f->slots, MPOL_F_NODE | MPOL_F_ADDR) != 0 || at != node)) {
+        std::fprintf(stderr, "pe %d: the proxy's FIFO is on NUMA node %d, its GPU's is %d\n", me, at,
+                     node);
+        gshmem_global_exit(1);
+    }
+    if (me == 0)
+        std::printf("the proxy's FIFO is on NUMA node %d (the GPU's: %d)\n", at, node);
+#endif
     const size_t warps = (size_t)blocks * THREADS / 32, total = (size_t)blocks * THREADS;
     uint64_t *counter = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
     unsigned char *inbox = (unsigned char *)gshmem_calloc(warps, PUT_BYTES);
