@@ -6,9 +6,10 @@
 // nocache: producers read the proxy's `taken` on every push instead of
 // their copy in GPU memory.  parts: what a round trip is made of (an
 // atomic in GPU memory, a store to host memory with and without a
-// system-scope fence, a load from host memory), and round trips whose push
-// publishes with or without a release and whose wait polls one load at a
-// time or several in flight.  A trip that takes over 2 s ends the run with
+// system-scope fence, a load from host memory), the floor under any FIFO
+// (a CPU thread echoing a GPU thread's store; with and without what a push
+// adds), and round trips whose push publishes with or without a release
+// and whose wait polls one load at a time or several in flight.  A trip that takes over 2 s ends the run with
 // the trip's number (a lost request shows as that, not as a hang).
 #include <algorithm>
 #include <atomic>
@@ -147,15 +148,23 @@ __global__ void rtt_variant(gshmemi_fifo f, int to, int trips, int release, int 
 }
 
 /* The floor under any FIFO: one GPU thread writes a number to host memory,
- * a CPU thread that spins on it writes it back to `copies` words a cache
- * line apart, and the GPU thread polls them (copies = 1: one acquire load
- * at a time; more: relaxed loads to each in turn, `copies` in flight). */
-__global__ void cpu_echo(uint64_t *ping, const uint64_t *pong, int copies, int trips,
-                         unsigned long long *ns)
+ * a CPU thread that spins on it writes it back, and the GPU thread polls
+ * for it (copies = 1: one acquire load at a time; more: relaxed loads to
+ * `copies` words a cache line apart in turn, `copies` in flight).  The
+ * number goes to the next of `lines` cache lines each time, as requests go
+ * to the next slot of a FIFO.  claim: the GPU first does what a push adds
+ * (the claiming atomic and the look at taken's copy in GPU memory). */
+__global__ void cpu_echo(uint64_t *ping, int lines, const uint64_t *pong, int copies, int trips,
+                         uint64_t *claim, unsigned long long *ns)
 {
     for (int i = 1; i <= trips; i++) {
         const unsigned long long t0 = gtime();
-        gshmemi_fifo_st_relaxed(ping, (uint64_t)i);
+        if (claim != nullptr) {
+            const uint64_t n = atomicAdd((unsigned long long *)claim, 1ull);
+            if (n - gshmemi_fifo_ld_acquire_gpu(claim + 16) > (1ull << 40))
+                return;
+        }
+        gshmemi_fifo_st_relaxed(ping + 8 * (i % lines), (uint64_t)i);
         if (copies == 1) {
             while (gshmemi_fifo_ld_acquire(pong) != (uint64_t)i)
                 ;
@@ -185,7 +194,7 @@ static int run_parts(gshmemi_fifo *f, int trips)
     cudaMallocHost(&ns, trips * sizeof(*ns));
     cudaMallocHost(&host_word, 64);
     cudaMallocHost(&stalled, sizeof(*stalled));
-    cudaMalloc(&gpu_word, 64);
+    cudaMalloc(&gpu_word, 256);
     std::printf("# the parts of a FIFO round trip, medians of %d after warm-up, one GPU thread\n",
                 trips - trips / 10);
     for (int p = 0; p < PART_N; p++) {
@@ -195,31 +204,34 @@ static int run_parts(gshmemi_fifo *f, int trips)
                     median_after_warmup(ns, trips), part_name[p]);
     }
     {
+        const int max_lines = 4096; /* the library's FIFO capacity */
         uint64_t *ping, *pong;
-        cudaMallocHost(&ping, 64);
+        cudaMallocHost(&ping, 64 * max_lines);
         cudaMallocHost(&pong, 8 * 64);
-        for (int copies : {1, 2, 4, 8}) {
-            std::memset(ping, 0, 64);
+        struct { int lines, copies, claim; } e[] = {
+            {1, 1, 0}, {1, 2, 0}, {1, 4, 0}, {1, 1, 1}, {64, 1, 1}, {max_lines, 1, 0}, {max_lines, 1, 1}};
+        for (auto &x : e) {
+            std::memset(ping, 0, 64 * max_lines);
             std::memset(pong, 0, 8 * 64);
             std::atomic<bool> stop{false};
             std::thread echo([&] {
-                uint64_t seen = 0;
-                while (!stop.load(std::memory_order_relaxed)) {
-                    uint64_t v = __atomic_load_n(ping, __ATOMIC_ACQUIRE);
-                    if (v != seen) {
-                        seen = v;
-                        for (int k = 0; k < copies; k++)
-                            __atomic_store_n(pong + 8 * k, v, __ATOMIC_RELEASE);
-                    }
+                for (uint64_t want = 1; !stop.load(std::memory_order_relaxed);) {
+                    if (__atomic_load_n(ping + 8 * (want % x.lines), __ATOMIC_ACQUIRE) != want)
+                        continue;
+                    for (int k = 0; k < x.copies; k++)
+                        __atomic_store_n(pong + 8 * k, want, __ATOMIC_RELEASE);
+                    want++;
                 }
             });
-            cpu_echo<<<1, 1>>>(ping, pong, copies, trips, ns);
+            cudaMemset(gpu_word, 0, 256);
+            cpu_echo<<<1, 1>>>(ping, x.lines, pong, x.copies, trips,
+                               x.claim ? (uint64_t *)gpu_word : nullptr, ns);
             cudaDeviceSynchronize();
             stop = true;
             echo.join();
-            std::printf("RESULT op=gpu_cpu_echo copies=%d median_us=%.3f  # GPU store to host "
-                        "memory, a CPU thread writes it back, the GPU polls\n",
-                        copies, median_after_warmup(ns, trips));
+            std::printf("RESULT op=gpu_cpu_echo lines=%d copies=%d claim=%d median_us=%.3f  # GPU "
+                        "store to host memory, a CPU thread writes it back, the GPU polls\n",
+                        x.lines, x.copies, x.claim, median_after_warmup(ns, trips));
         }
         cudaFreeHost(ping);
         cudaFreeHost(pong);

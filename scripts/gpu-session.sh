@@ -51,6 +51,7 @@ proxy_path() {
     done
     echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 parts 2>&1 | tee -a "$b"
     for bytes in 8 48 256 4096; do
         timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate 1024 64 $bytes 2>&1 | tee -a "$b"
     done
@@ -58,6 +59,7 @@ proxy_path() {
         timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate $warps 64 256 2>&1 | tee -a "$b"
     done
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/tcp_put_bw 2>&1 | tee -a "$b"
+    timeout "$T" ./build/bench/socket_to_gpu 2>&1 | tee -a "$b" # tcp_put_bw's floor, no gshmem
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_idle 2>&1 | tee -a "$b"
     unset GSHMEM_DISABLE_P2P
 }
