@@ -38,6 +38,9 @@ proxy_path() {
     echo "lazy-loading warning under CUDA_MODULE_LOADING=LAZY: $n line(s) (want 1)"
     timeout 120 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
         build/tests/device_api --device dev-proxy-timeout on-stream-proxy-pageable 2>&1 | tail -1
+    # the proxy's and the tcp target's buffers, made and freed every cycle
+    GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 300 2>&1 |
+        tail -1
     # Fetching atomics at 4 PEs put two PEs' contexts on each GPU: the GPU
     # time-slices between them while both grids spin, and each batch of
     # atomics the target applies waits for its slice.  Two PEs only.

@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,49 +567,27 @@ void *gshmemi_gpu_host_alloc(size_t n)
 void *gshmemi_gpu_host_alloc_near(size_t n)
 {
 #if GSHMEM_HAVE_NUMA
+    /* A pinned allocation's pages are expected on the node the calling
+     * thread runs on (the kernel's default, local policy), so the thread
+     * runs on the GPU's node for the call; where they landed is logged
+     * (GSHMEM_DEBUG=info) and checked by tests/gpu/gpu_fifo.  Memory placed
+     * with numa_alloc_onnode and then registered landed exactly, but left
+     * GPU memory in use growing over init/finalize cycles. */
     const int node = gshmemi_gpu_numa_node();
-    void *p = node >= 0 ? numa_alloc_onnode(n, node) : NULL;
-    if (p != NULL) {
-        memset(p, 0, n); /* the pages are made on the node, then pinned there */
-        void *dev = NULL;
-        cudaError_t err = cudaHostRegister(p, n, cudaHostRegisterMapped | cudaHostRegisterPortable);
-        if (err == cudaSuccess && (cudaHostGetDevicePointer(&dev, p, 0) != cudaSuccess || dev != p)) {
-            cudaHostUnregister(p); /* kernels would need another address */
-            err = cudaErrorNotSupported;
-        }
-        if (err == cudaSuccess) {
-            int at = -1;
-            if (get_mempolicy(&at, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) != 0)
-                at = -1;
-            GSHMEMI_INFO(CORE, "%zu bytes of pinned host memory on NUMA node %d (asked: %d)", n,
-                         at, node);
-            return p;
-        }
-        GSHMEMI_INFO(CORE, "pinned host memory on NUMA node %d: cudaHostRegister: %s; "
-                     "cudaHostAlloc's placement instead", node, cudaGetErrorString(err));
-        cudaGetLastError();
-        numa_free(p, n);
-    }
-#endif
+    cpu_set_t was;
+    const int moved = node >= 0 && sched_getaffinity(0, sizeof(was), &was) == 0 &&
+                      numa_run_on_node(node) == 0;
+    void *p = gshmemi_gpu_host_alloc(n);
+    if (moved)
+        sched_setaffinity(0, sizeof(was), &was);
+    int at = -1;
+    if (p != NULL && node >= 0 && get_mempolicy(&at, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) == 0)
+        GSHMEMI_INFO(CORE, "%zu bytes of pinned host memory on NUMA node %d (the GPU's: %d)", n, at,
+                     node);
+    return p;
+#else
     return gshmemi_gpu_host_alloc(n);
-}
-
-void gshmemi_gpu_host_free_near(void *p, size_t n)
-{
-    if (p == NULL)
-        return;
-#if GSHMEM_HAVE_NUMA
-    unsigned int flags;
-    /* What cudaHostAlloc made has flags; what was registered is ours */
-    if (cudaHostGetFlags(&flags, p) != cudaSuccess) {
-        cudaGetLastError();
-        cudaHostUnregister(p);
-        numa_free(p, n);
-        return;
-    }
 #endif
-    (void)n;
-    cudaFreeHost(p);
 }
 
 int gshmemi_gpu_is_device_ptr(const void *p)
@@ -702,7 +681,6 @@ int gshmemi_gpu_device(void) { return -1; }
 void gshmemi_gpu_bind_thread(const char *who) { (void)who; }
 int gshmemi_gpu_numa_node(void) { return -1; }
 void *gshmemi_gpu_host_alloc_near(size_t n) { (void)n; return NULL; }
-void gshmemi_gpu_host_free_near(void *p, size_t n) { (void)p; (void)n; }
 int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
 int gshmemi_gpu_load_module_of(void *function) { (void)function; return GSHMEM_ERR_NOT_SUPPORTED; }

@@ -130,11 +130,9 @@ void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
  * device address is the same (unified addressing).  NULL on failure. */
 void *gshmemi_gpu_host_alloc(size_t n);
 void gshmemi_gpu_host_free(void *p);
-/* The same, with its pages on the GPU's NUMA node where that is known
- * (placed before they are pinned): the service threads' buffers.  Freed
- * with the size it was allocated with. */
+/* The same, with its pages on the GPU's NUMA node where that is known:
+ * the service threads' buffers.  Freed with gshmemi_gpu_host_free. */
 void *gshmemi_gpu_host_alloc_near(size_t n);
-void gshmemi_gpu_host_free_near(void *p, size_t n);
 /* Whether p is GPU memory (host code cannot read it). */
 int gshmemi_gpu_is_device_ptr(const void *p);
 /* Whether kernels can read and write p at that address: GPU or managed

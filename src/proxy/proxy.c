@@ -21,7 +21,6 @@
 #include "proxy/proxy.h"
 #include "transport/transport.h"
 
-
 #define FIFO_CAPACITY 4096
 #define BATCH 64
 #define STAGE_BYTES (1u << 20)
@@ -250,19 +249,12 @@ static void *proxy_main(void *arg)
     return NULL;
 }
 
-/* GPU producers: the slots, taken and completed a cache line each, then
- * the cells, in one pinned block. */
-static size_t fifo_bytes(void)
-{
-    return FIFO_CAPACITY * (sizeof(*px.fifo.slots) + sizeof(*px.fifo.cells)) + 2 * 64;
-}
-
 static void release_fifo(void)
 {
     if (px.on_gpu) {
-        gshmemi_gpu_host_free_near(px.gpu_host, fifo_bytes());
+        gshmemi_gpu_host_free(px.gpu_host);
         gshmemi_gpu_free(px.gpu_own);
-        gshmemi_gpu_host_free_near(px.stage, STAGE_BYTES);
+        gshmemi_gpu_host_free(px.stage);
         gshmemi_gpu_stream_free(px.stream);
     } else {
         free(px.fifo.slots);
@@ -283,7 +275,7 @@ int gshmemi_proxy_start(void)
         size_t slots = FIFO_CAPACITY * sizeof(*px.fifo.slots);
         size_t cells = FIFO_CAPACITY * sizeof(*px.fifo.cells);
         px.on_gpu = 1;
-        px.gpu_host = gshmemi_gpu_host_alloc_near(fifo_bytes());
+        px.gpu_host = gshmemi_gpu_host_alloc_near(slots + 2 * 64 + cells);
         px.gpu_own = gshmemi_gpu_dev_alloc(4 * 128);
         px.stage = gshmemi_gpu_host_alloc_near(STAGE_BYTES);
         px.stream = gshmemi_gpu_stream_new("gshmem_init");

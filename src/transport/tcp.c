@@ -936,8 +936,8 @@ static void tcp_close(void)
     }
     free(tcp.conns);
     free(tcp.peers);
-    gshmemi_gpu_host_free_near(tcp.bounce, GET_CHUNK);
-    gshmemi_gpu_host_free_near(tcp.ring, RING_BYTES);
+    gshmemi_gpu_host_free(tcp.bounce);
+    gshmemi_gpu_host_free(tcp.ring);
     for (int i = 0; i < RING_SEGS; i++)
         gshmemi_gpu_mark_free(tcp.seg_done[i]);
     pthread_mutex_destroy(&tcp.lock);
