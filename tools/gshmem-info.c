@@ -18,7 +18,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "transport/transport.h"
 

@@ -1,7 +1,9 @@
 /* Bootstrap selection and the collectives every backend shares. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gshmem.h>
 
@@ -9,6 +11,7 @@
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
+#include "core/runtime.h"
 
 static int open_from_launcher(struct gshmemi_bootstrap **out)
 {
@@ -27,8 +30,8 @@ static int open_from_launcher(struct gshmemi_bootstrap **out)
     return 0;
 }
 
-int gshmemi_bootstrap_open(unsigned flags, const gshmemx_init_attr_t *attr,
-                           struct gshmemi_bootstrap **out)
+static int open_backend(unsigned flags, const gshmemx_init_attr_t *attr,
+                        struct gshmemi_bootstrap **out)
 {
     const char *choice = gshmemi_env.BOOTSTRAP;
     const int launched = gshmemi_env.LAUNCH_UNIQUEID[0] != '\0';
@@ -69,6 +72,32 @@ int gshmemi_bootstrap_open(unsigned flags, const gshmemx_init_attr_t *attr,
     return gshmemi_bootstrap_single_open(out);
 }
 
+/* The job's end: gshmrun hears which PE ended it and with what status. */
+static void tell_launcher(void *arg, int status, const char *why)
+{
+    const struct gshmemi_bootstrap *bs = arg;
+    char msg[64];
+    int n = snprintf(msg, sizeof(msg), "abort %d %d\n", bs->rank, status);
+    (void)why;
+    (void)!write(bs->launcher_ctrl_fd, msg, (size_t)n);
+}
+
+static void end_job(void *arg, int status, const char *why)
+{
+    struct gshmemi_bootstrap *bs = arg;
+    bs->ops->abort(bs, status, why);
+}
+
+int gshmemi_bootstrap_open(unsigned flags, const gshmemx_init_attr_t *attr,
+                           struct gshmemi_bootstrap **out)
+{
+    GSHMEMI_CHECK(open_backend(flags, attr, out));
+    if ((*out)->launcher_ctrl_fd >= 0)
+        gshmemi_abort_hook_set(GSHMEMI_ABORT_TELL_LAUNCHER, tell_launcher, *out);
+    gshmemi_abort_hook_set(GSHMEMI_ABORT_END, end_job, *out);
+    return 0;
+}
+
 int gshmemi_bootstrap_bcast(struct gshmemi_bootstrap *bs, void *buf, size_t len, int root)
 {
     char *all = malloc(len * (size_t)bs->size);
@@ -84,6 +113,9 @@ int gshmemi_bootstrap_bcast(struct gshmemi_bootstrap *bs, void *buf, size_t len,
 
 void gshmemi_bootstrap_close(struct gshmemi_bootstrap *bs)
 {
-    if (bs != NULL)
-        bs->ops->finalize(bs);
+    if (bs == NULL)
+        return;
+    gshmemi_abort_hook_set(GSHMEMI_ABORT_TELL_LAUNCHER, NULL, NULL);
+    gshmemi_abort_hook_set(GSHMEMI_ABORT_END, NULL, NULL);
+    bs->ops->finalize(bs);
 }

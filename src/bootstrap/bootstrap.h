@@ -35,8 +35,6 @@ struct gshmemi_bootstrap {
     unsigned char secret[GSHMEMI_SECRET_BYTES];
     uint64_t job_id;
     int launcher_ctrl_fd; /* gshmrun's abort channel, -1 elsewhere */
-    /* Called when a peer is seen lost; names it in the caller's words. */
-    void (*on_peer_lost)(int pe, const char *what);
 };
 
 /* Opens the bootstrap chosen by flags/attr and GSHMEM_BOOTSTRAP. */

@@ -25,7 +25,7 @@
 #include <gshmem.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/sock.h"
+#include "core/sock.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
@@ -355,8 +355,6 @@ static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const ch
     else
         GSHMEMI_ERROR(BOOTSTRAP, "pe %d was lost during bootstrap %s: its connection closed",
                       lost_pe, what);
-    if (u->base.on_peer_lost != NULL)
-        u->base.on_peer_lost(lost_pe, what);
     return GSHMEM_ERR_PEER_LOST;
 }
 

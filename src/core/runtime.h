@@ -1,4 +1,7 @@
-/* The process-wide state of an initialised gshmem. */
+/* The process-wide state of an initialised gshmem, and the end of a job.
+ * Layers above register what they must do when the job ends (tell the
+ * launcher, tell node-local peers, end through the bootstrap): core calls
+ * them, never the layers themselves. */
 #ifndef GSHMEMI_CORE_RUNTIME_H
 #define GSHMEMI_CORE_RUNTIME_H
 
@@ -30,8 +33,20 @@ struct gshmemi_runtime {
 
 extern struct gshmemi_runtime gshmemi_rt;
 
-/* Ends the whole job with status: tells the launcher, stops node-local
- * peers, exits.  The caller has logged why. */
+/* What ending a job does, in this order; each stage has at most one hook,
+ * set by the layer that owns it while it is up (NULL: nothing). */
+enum gshmemi_abort_stage {
+    GSHMEMI_ABORT_TELL_LAUNCHER, /* the launcher learns which PE ended the job and how */
+    GSHMEMI_ABORT_TELL_PEERS,    /* node-local peers learn the job is ending (before core
+                                  * signals them, so they do not report this PE as lost) */
+    GSHMEMI_ABORT_END,           /* the bootstrap ends the job as the launcher allows */
+    GSHMEMI_ABORT_STAGES
+};
+typedef void (*gshmemi_abort_hook_fn)(void *arg, int status, const char *why);
+void gshmemi_abort_hook_set(enum gshmemi_abort_stage stage, gshmemi_abort_hook_fn fn, void *arg);
+
+/* Ends the whole job with status: runs the hooks, stops node-local peers
+ * (SIGTERM), exits.  The caller has logged why. */
 void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
 /* Whether this PE is ending the job (its peers' going is then no news). */
 int gshmemi_aborting(void);

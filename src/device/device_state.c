@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "device/device_state.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
 
@@ -159,6 +159,21 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
+/* Kernels see the grown heap's size (its bases do not move). */
+static int heap_grown(void *arg, size_t old_size, size_t new_size)
+{
+    (void)arg, (void)old_size;
+    pthread_mutex_lock(&ds.lock);
+    if (ds.state.initialized) {
+        ds.state.heap_size = new_size;
+        publish_locked("gshmem_malloc");
+    }
+    pthread_mutex_unlock(&ds.lock);
+    return 0;
+}
+
+static struct gshmemi_heap_listener heap_listener = {.grown = heap_grown};
+
 int gshmemi_device_state_start(void)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
@@ -214,21 +229,13 @@ int gshmemi_device_state_start(void)
     s->initialized = 1;
     publish_locked("gshmem_init");
     pthread_mutex_unlock(&ds.lock);
+    gshmemi_heap_listen(&heap_listener);
     return 0;
-}
-
-void gshmemi_device_state_heap_grown(void)
-{
-    pthread_mutex_lock(&ds.lock);
-    if (ds.state.initialized) {
-        ds.state.heap_size = gshmemi_heap.size;
-        publish_locked("gshmem_malloc");
-    }
-    pthread_mutex_unlock(&ds.lock);
 }
 
 void gshmemi_device_state_stop(void)
 {
+    gshmemi_heap_unlisten(&heap_listener);
     pthread_mutex_lock(&ds.lock);
     if (ds.state.initialized) {
         /* Kernels launched after finalize fail with "not initialised". */

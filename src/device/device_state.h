@@ -5,7 +5,6 @@
 
 /* After the heap and the transports are up (GPU heap only; else nothing). */
 int gshmemi_device_state_start(void);
-void gshmemi_device_state_heap_grown(void);
 void gshmemi_device_state_stop(void);
 
 #endif

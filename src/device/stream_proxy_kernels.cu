@@ -6,7 +6,8 @@
 // and the barrier when remote completion is known.
 #include <gshmem_device.cuh>
 
-#include "device/gpu.h"
+#include "device/stream_proxy.h"
+#include "gpu/gpu.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/backend.h"
 
 #if GSHMEM_HAVE_CUDA

@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
 #include "transport/transport.h"

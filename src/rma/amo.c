@@ -7,7 +7,7 @@
 
 #include <gshmem.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 
 static inline uint64_t amo_bits(const void *v, size_t size)

@@ -10,7 +10,7 @@
 
 #include "core/log.h"
 #include "core/runtime.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
 

@@ -7,7 +7,7 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 
 /* A copy to or from the heap: plain on the host heap; through the GPU's

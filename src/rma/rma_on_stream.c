@@ -6,7 +6,8 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
-#include "device/gpu.h"
+#include "device/stream_proxy.h"
+#include "gpu/gpu.h"
 #include "proxy/proxy.h"
 #include "rma/rma.h"
 

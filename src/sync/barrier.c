@@ -9,7 +9,8 @@
 #include <gshmem.h>
 
 #include "core/log.h"
-#include "device/gpu.h"
+#include "heap/ctrl.h"
+#include "gpu/gpu.h"
 #include "proxy/proxy.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
@@ -38,16 +39,16 @@ GSHMEM_API void gshmem_quiet(void)
 static void dissemination(const char *call)
 {
     const int n = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
-    uint64_t *counters = gshmemi_ctrl_word(me, GSHMEMI_AREA_BARRIER);
-    const uint64_t target = ++*gshmemi_ctrl_word(me, GSHMEMI_AREA_BARRIER_COUNT);
+    uint64_t *counters = gshmemi_ctrl_word(me, GSHMEMI_CTRL_BARRIER);
+    const uint64_t target = ++*gshmemi_ctrl_word(me, GSHMEMI_CTRL_BARRIER_COUNT);
 
     for (int r = 0, d = 1; d < n; r++, d <<= 1) {
         int to = (me + d) % n;
-        uint64_t *remote = gshmemi_ctrl_word(to, GSHMEMI_AREA_BARRIER + (size_t)r);
+        uint64_t *remote = gshmemi_ctrl_word(to, GSHMEMI_CTRL_BARRIER + (size_t)r);
         if (remote != NULL)
             __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
         else if (gshmemi_transport != NULL) /* another node */
-            gshmemi_transport->ctrl_add(call, to, GSHMEMI_AREA_BARRIER + (size_t)r, 1);
+            gshmemi_transport->ctrl_add(call, to, GSHMEMI_CTRL_BARRIER + (size_t)r, 1);
         else
             gshmemi_rma_fail(call, "pe %d is on another node and no network transport is up", to);
         const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,

@@ -1,7 +1,7 @@
 /* Signal words: fetch and wait on this PE's copy. */
 #include <gshmem.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 

@@ -8,7 +8,8 @@
 #include "core/runtime.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
-#include "device/gpu.h"
+#include "device/stream_proxy.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 
 static uint64_t timeout_ns(void)

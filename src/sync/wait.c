@@ -8,7 +8,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 

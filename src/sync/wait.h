@@ -1,6 +1,5 @@
 /* The engine behind every wait_until / test family: integers of 2, 4 or 8
- * bytes, signed or not, compared as the OpenSHMEM cmp constants say.  Also
- * the layout of the control segment that the sync module owns. */
+ * bytes, signed or not, compared as the OpenSHMEM cmp constants say. */
 #ifndef GSHMEMI_SYNC_WAIT_H
 #define GSHMEMI_SYNC_WAIT_H
 
@@ -21,12 +20,6 @@ struct gshmemi_wait {
 };
 
 enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME };
-
-/* Layout of the control segment (gshmemi_ctrl_word), in 64-bit words. */
-enum {
-    GSHMEMI_AREA_BARRIER = 0,        /* 64 round counters of the barriers */
-    GSHMEMI_AREA_BARRIER_COUNT = 64, /* this PE's barriers so far (local) */
-};
 
 /* Checks the arguments (always on); ends the job naming the call if bad. */
 void gshmemi_wait_check(const struct gshmemi_wait *w);

@@ -9,7 +9,7 @@
 
 #include "core/runtime.h"
 #include "core/util.h"
-#include "heap/heap.h"
+#include "heap/ctrl.h"
 #include "sync/wait.h"
 
 void gshmemi_watch_peers(const char *op)
@@ -18,7 +18,7 @@ void gshmemi_watch_peers(const char *op)
     const struct gshmemi_runtime *rt = &gshmemi_rt;
     uint64_t now = gshmemi_now_ns();
 
-    if (now < next_check || rt->peers == NULL || gshmemi_heap.ctrl_base == NULL)
+    if (now < next_check || rt->peers == NULL || gshmemi_ctrl.base == NULL)
         return;
     next_check = now + 20 * 1000 * 1000; /* 20 ms: detection well within a second */
     for (int i = 0; i < rt->n_local; i++) {

@@ -37,7 +37,8 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
+#include "heap/ctrl.h"
 #include "heap/heap.h"
 #include "transport/nic.h"
 #include "transport/transport.h"
@@ -426,10 +427,13 @@ static int register_chunk(size_t from, size_t to)
     return st;
 }
 
-static int grow_hook(size_t old_size, size_t new_size)
+static int heap_grown(void *arg, size_t old_size, size_t new_size)
 {
+    (void)arg;
     return register_chunk(old_size, new_size);
 }
+
+static struct gshmemi_heap_listener heap_listener = {.grown = heap_grown};
 
 static int to_init(struct ibv_qp *qp)
 {
@@ -659,7 +663,7 @@ static int ibrc_open(const int *peers, int n_peers)
         }
     }
     GSHMEMI_CHECK_GOTO(register_chunk(0, gshmemi_heap.size), st, err);
-    gshmemi_heap_grow_hook = grow_hook;
+    gshmemi_heap_listen(&heap_listener);
     if ((errno = pthread_create(&ib.beat_thread, NULL, beat_main, NULL)) != 0) {
         GSHMEMI_ERROR(CORE, "ibrc: cannot start the heartbeat thread: %s", strerror(errno));
         st = GSHMEM_ERR_INTERNAL;
@@ -713,7 +717,7 @@ static void ibrc_close(void)
 
 static void ibrc_close_all(void)
 {
-    gshmemi_heap_grow_hook = NULL;
+    gshmemi_heap_unlisten(&heap_listener);
     beat_stop();
     for (int i = 0; i < ib.n_chunks; i++) {
         ibv_dereg_mr(ib.chunks[i].mr);

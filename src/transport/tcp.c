@@ -24,13 +24,14 @@
 #include <gshmem.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/sock.h"
+#include "core/sock.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
+#include "heap/ctrl.h"
 #include "heap/heap.h"
 #include "transport/transport.h"
 

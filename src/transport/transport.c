@@ -12,7 +12,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "transport/transport.h"
 
@@ -21,6 +21,15 @@
 #endif
 
 const struct gshmemi_transport_ops *gshmemi_transport;
+
+/* An allocation's implied barrier completes what went through the transport. */
+static void heap_quiet(void *arg, const char *call)
+{
+    (void)arg;
+    gshmemi_transport->quiet(call);
+}
+
+static struct gshmemi_heap_listener heap_listener = {.quiet = heap_quiet};
 
 /* Whether this PE could use ibrc: an RDMA device is there and, for the
  * GPU heap, the NIC can be given GPU memory (as dma-buf, or through the
@@ -112,7 +121,7 @@ int gshmemi_transport_init(void)
     if (st != 0)
         gshmemi_transport = NULL;
     else
-        gshmemi_heap_quiet_hook = gshmemi_transport->quiet;
+        gshmemi_heap_listen(&heap_listener);
 out:
     free(counts);
     free(peers);
@@ -121,8 +130,9 @@ out:
 
 void gshmemi_transport_fini(void)
 {
-    if (gshmemi_transport != NULL)
+    if (gshmemi_transport != NULL) {
+        gshmemi_heap_unlisten(&heap_listener);
         gshmemi_transport->close();
+    }
     gshmemi_transport = NULL;
-    gshmemi_heap_quiet_hook = NULL;
 }

@@ -15,7 +15,7 @@
 #include <gshmem.h>
 
 #include "gshmem_config.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
 #if GSHMEM_HAVE_NUMA

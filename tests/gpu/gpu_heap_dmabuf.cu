@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 #include <gshmem.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/backend.h"
 #include "heap/heap.h"
 

@@ -14,7 +14,7 @@
 
 #include <gshmem.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "proxy/proxy.h"
 #include "spmd_util.h"

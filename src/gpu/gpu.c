@@ -12,7 +12,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 
 #if GSHMEM_HAVE_CUDA
 #include <cuda.h>
@@ -747,16 +747,5 @@ int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (
 int gshmemi_launch_put_signal(void *s, void *d, const void *src, size_t n, uint64_t *sig, uint64_t v, int op)
 { (void)s; (void)d; (void)src; (void)n; (void)sig; (void)v; (void)op; return -1; }
 int gshmemi_preload_kernels(void) { return -1; }
-int gshmemi_launch_proxy_put(void *s, void *d, const void *r, size_t n, int pe)
-{ (void)s; (void)d; (void)r; (void)n; (void)pe; return -1; }
-int gshmemi_launch_proxy_get(void *s, void *d, const void *r, size_t n, int pe)
-{ (void)s; (void)d; (void)r; (void)n; (void)pe; return -1; }
-int gshmemi_launch_proxy_signal(void *s, uint64_t *g, uint64_t v, int op, int pe)
-{ (void)s; (void)g; (void)v; (void)op; (void)pe; return -1; }
-int gshmemi_launch_proxy_put_signal(void *s, void *d, const void *r, size_t n, uint64_t *g,
-                                    uint64_t v, int op, int pe)
-{ (void)s; (void)d; (void)r; (void)n; (void)g; (void)v; (void)op; (void)pe; return -1; }
-int gshmemi_launch_proxy_quiet(void *s) { (void)s; return -1; }
-int gshmemi_launch_proxy_barrier(void *s) { (void)s; return -1; }
 
 #endif

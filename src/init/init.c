@@ -1,23 +1,18 @@
 /*
- * gshmem_init / gshmem_finalize and the process-wide state.  This file is
- * the composition root: it brings up the environment, logging, bootstrap,
- * peer identities and the heap, in that order, and takes them down in
- * reverse.
+ * gshmem_init / gshmem_finalize: the composition root, the one place that
+ * brings every layer up (environment and logging, bootstrap, peer
+ * identities, heap, transport, proxy, device state), in that order, and
+ * takes them down in reverse.  Also the unique-id calls and the job's
+ * identity queries.
  */
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gshmem.h>
 #include <gshmemx.h>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/peers.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
@@ -28,8 +23,6 @@
 #include "device/device_state.h"
 #include "proxy/proxy.h"
 #include "transport/transport.h"
-
-struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
 
 static struct gshmemi_uid_root *app_root; /* made by gshmemx_get_uniqueid */
 static int env_loaded;
@@ -47,157 +40,6 @@ static int load_env_once(void)
     gshmemi_env_warn_unknown();
     env_loaded = 1;
     return 0;
-}
-
-/* ---- peers ------------------------------------------------------------- */
-
-struct peer_identity {
-    uint64_t node_key; /* same kernel and namespaces: memory can be shared */
-    int32_t pid;
-    int32_t pad;
-    char host[48];
-};
-
-static uint64_t node_key(void)
-{
-    char boot_id[64] = "";
-    struct stat st;
-    uint64_t key;
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-
-    if (f != NULL) {
-        if (fgets(boot_id, sizeof(boot_id), f) == NULL)
-            boot_id[0] = '\0';
-        fclose(f);
-    }
-    if (boot_id[0] == '\0')
-        snprintf(boot_id, sizeof(boot_id), "%s", gshmemi_hostname());
-    key = gshmemi_hash64(boot_id, strlen(boot_id), 0);
-    /* Abstract sockets live in a network namespace, pids in a pid namespace. */
-    if (stat("/proc/self/ns/net", &st) == 0)
-        key = gshmemi_hash64(&st.st_ino, sizeof(st.st_ino), key);
-    if (stat("/proc/self/ns/pid", &st) == 0)
-        key = gshmemi_hash64(&st.st_ino, sizeof(st.st_ino), key);
-    return key;
-}
-
-static int peers_init(void)
-{
-    struct gshmemi_runtime *rt = &gshmemi_rt;
-    struct gshmemi_bootstrap *bs = rt->bs;
-    struct peer_identity me, *all;
-    uint64_t *node_keys;
-    int st;
-
-    memset(&me, 0, sizeof(me));
-    me.node_key = node_key();
-    me.pid = (int32_t)getpid();
-    snprintf(me.host, sizeof(me.host), "%s", gshmemi_hostname());
-    all = calloc((size_t)rt->n_pes, sizeof(*all));
-    node_keys = calloc((size_t)rt->n_pes, sizeof(*node_keys));
-    rt->peers = calloc((size_t)rt->n_pes, sizeof(*rt->peers));
-    rt->local_pes = calloc((size_t)rt->n_pes, sizeof(int));
-    if (all == NULL || node_keys == NULL || rt->peers == NULL || rt->local_pes == NULL) {
-        st = GSHMEM_ERR_NO_MEMORY;
-        goto out;
-    }
-    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &me, all, sizeof(me)), st, out);
-    rt->n_nodes = 0;
-    rt->n_local = 0;
-    for (int pe = 0; pe < rt->n_pes; pe++) {
-        int node = -1;
-        for (int n = 0; n < rt->n_nodes && node < 0; n++)
-            if (node_keys[n] == all[pe].node_key)
-                node = n;
-        if (node < 0) {
-            node = rt->n_nodes++;
-            node_keys[node] = all[pe].node_key;
-        }
-        rt->peers[pe].pid = all[pe].pid;
-        rt->peers[pe].node = node;
-        rt->peers[pe].pidfd = -1;
-        memcpy(rt->peers[pe].host, all[pe].host, sizeof(rt->peers[pe].host));
-        rt->peers[pe].host[sizeof(rt->peers[pe].host) - 1] = '\0';
-        if (all[pe].node_key == me.node_key) {
-            if (pe == rt->my_pe)
-                rt->local_rank = rt->n_local;
-            rt->local_pes[rt->n_local++] = pe;
-        }
-    }
-    rt->node_id = rt->peers[rt->my_pe].node;
-    rt->local_size = rt->n_local;
-    /* The launcher's numbering of local ranks wins where it gives one. */
-    if (bs->local_rank >= 0) {
-        rt->local_rank = bs->local_rank;
-        rt->local_size = bs->local_size;
-    }
-    for (int i = 0; i < rt->n_local; i++) {
-        int pe = rt->local_pes[i];
-        if (pe != rt->my_pe)
-            rt->peers[pe].pidfd = (int)syscall(SYS_pidfd_open, rt->peers[pe].pid, 0);
-    }
-    st = 0;
-out:
-    free(all);
-    free(node_keys);
-    return st;
-}
-
-static void peers_fini(void)
-{
-    struct gshmemi_runtime *rt = &gshmemi_rt;
-    if (rt->peers != NULL)
-        for (int pe = 0; pe < rt->n_pes; pe++)
-            if (rt->peers[pe].pidfd >= 0)
-                close(rt->peers[pe].pidfd);
-    free(rt->peers);
-    free(rt->local_pes);
-    rt->peers = NULL;
-    rt->local_pes = NULL;
-}
-
-int gshmemi_peer_alive(int pe)
-{
-    const struct gshmemi_peer *p = &gshmemi_rt.peers[pe];
-    if (p->pidfd >= 0) {
-        struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
-        return poll(&pfd, 1, 0) == 0;
-    }
-    return kill(p->pid, 0) == 0 || errno != ESRCH;
-}
-
-static void on_bootstrap_peer_lost(int pe, const char *what)
-{
-    (void)pe;
-    (void)what; /* logged by the bootstrap with the PE named */
-}
-
-static int aborting;
-
-int gshmemi_aborting(void) { return __atomic_load_n(&aborting, __ATOMIC_ACQUIRE); }
-
-void gshmemi_abort_job(int status, const char *why)
-{
-    struct gshmemi_runtime *rt = &gshmemi_rt;
-
-    if (__atomic_exchange_n(&aborting, 1, __ATOMIC_SEQ_CST))
-        _exit(status);
-    if (rt->bs != NULL && rt->bs->launcher_ctrl_fd >= 0) {
-        char msg[64];
-        int n = snprintf(msg, sizeof(msg), "abort %d %d\n", rt->my_pe, status);
-        (void)!write(rt->bs->launcher_ctrl_fd, msg, (size_t)n);
-    }
-    /* Node-local peers end now rather than report this PE as lost (told
-     * first through shared memory: a signal can come after they see this
-     * PE's connections close). */
-    gshmemi_mark_job_ending();
-    if (rt->peers != NULL)
-        for (int i = 0; i < rt->n_local; i++)
-            if (rt->local_pes[i] != rt->my_pe)
-                kill(rt->peers[rt->local_pes[i]].pid, SIGTERM);
-    if (rt->bs != NULL)
-        rt->bs->ops->abort(rt->bs, status, why);
-    _exit(status);
 }
 
 /* ---- init / finalize ----------------------------------------------------- */
@@ -225,12 +67,11 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     }
     if (st != 0)
         return st;
-    rt->bs->on_peer_lost = on_bootstrap_peer_lost;
     rt->my_pe = rt->bs->rank;
     rt->n_pes = rt->bs->size;
     rt->thread_level = requested;
     gshmemi_log_set_pe(rt->my_pe);
-    GSHMEMI_CHECK_GOTO(peers_init(), st, err_bootstrap);
+    GSHMEMI_CHECK_GOTO(gshmemi_peers_init(), st, err_bootstrap);
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
     rt->initialized = 1; /* the transport's checks and threads see the heap */
     st = gshmemi_transport_init();
@@ -253,7 +94,7 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
 err_heap:
     gshmemi_heap_fini();
 err_peers:
-    peers_fini();
+    gshmemi_peers_fini();
 err_bootstrap:
     gshmemi_bootstrap_close(rt->bs);
     rt->bs = NULL;
@@ -310,7 +151,7 @@ GSHMEM_API void gshmem_finalize(void)
     gshmemi_transport_fini();
     gshmemi_buffers_release();
     gshmemi_heap_fini();
-    peers_fini();
+    gshmemi_peers_fini();
     gshmemi_bootstrap_close(rt->bs);
     rt->bs = NULL;
     GSHMEMI_INFO(CORE, "finalised");

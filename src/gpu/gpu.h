@@ -3,8 +3,8 @@
  * kernels on the same stream (so all complete in issue order), reads for
  * polling on a stream of their own.  Every failure here is fatal for the
  * calling operation: it logs the CUDA error and ends the job. */
-#ifndef GSHMEMI_DEVICE_GPU_H
-#define GSHMEMI_DEVICE_GPU_H
+#ifndef GSHMEMI_GPU_GPU_H
+#define GSHMEMI_GPU_GPU_H
 
 #include <gshmemi_fifo.h>
 #include <stddef.h>
@@ -167,15 +167,6 @@ int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
 #define GSHMEMI_PUT_SIGNAL_KERNEL_MAX (64u << 10)
 int gshmemi_launch_put_signal(void *stream, void *dst, const void *src, size_t n, uint64_t *sig,
                               uint64_t value, int op);
-/* Stream-ordered operations on PEs reached through the proxy: a one-thread
- * kernel on the stream makes the device API's call (stream_proxy_kernels.cu). */
-int gshmemi_launch_proxy_put(void *stream, void *dest, const void *src, size_t n, int pe);
-int gshmemi_launch_proxy_get(void *stream, void *dest, const void *src, size_t n, int pe);
-int gshmemi_launch_proxy_signal(void *stream, uint64_t *sig, uint64_t value, int op, int pe);
-int gshmemi_launch_proxy_put_signal(void *stream, void *dest, const void *src, size_t n,
-                                    uint64_t *sig, uint64_t value, int op, int pe);
-int gshmemi_launch_proxy_quiet(void *stream);
-int gshmemi_launch_proxy_barrier(void *stream);
 /* Loads the kernels above (no lazy loading at first launch: see host_kernels.cu). */
 int gshmemi_preload_kernels(void);
 

@@ -1,7 +1,7 @@
 /* TCP and Unix socket helpers with deadlines: every wait is poll()ed with
  * the time left, never a blocking call. */
-#ifndef GSHMEMI_BOOTSTRAP_SOCK_H
-#define GSHMEMI_BOOTSTRAP_SOCK_H
+#ifndef GSHMEMI_CORE_SOCK_H
+#define GSHMEMI_CORE_SOCK_H
 
 #include <netinet/in.h>
 #include <stddef.h>

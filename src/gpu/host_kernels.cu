@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "device/gpu.h"
+#include "gpu/gpu.h"
 
 namespace {
 

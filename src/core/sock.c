@@ -12,7 +12,7 @@
 
 #include <gshmem.h>
 
-#include "bootstrap/sock.h"
+#include "core/sock.h"
 #include "core/api.h"
 #include "core/log.h"
 #include "core/util.h"

@@ -1,0 +1,11 @@
+/* Who the PEs are and where they run: after the bootstrap is up, every PE
+ * gathers each PE's process id, host and node identity into gshmemi_rt
+ * (peers, nodes, local PEs and local rank). */
+#ifndef GSHMEMI_BOOTSTRAP_PEERS_H
+#define GSHMEMI_BOOTSTRAP_PEERS_H
+
+/* Collective over gshmemi_rt.bs; fills gshmemi_rt's peer fields. */
+int gshmemi_peers_init(void);
+void gshmemi_peers_fini(void);
+
+#endif

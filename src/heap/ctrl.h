@@ -1,0 +1,50 @@
+/* The control segment: host memory of the runtime's own (barrier counters,
+ * loss notices), shared with every PE of this node whatever memory the heap
+ * is in, one slot per local PE; and the loss notices that make every PE of
+ * a node name the PE really lost. */
+#ifndef GSHMEMI_HEAP_CTRL_H
+#define GSHMEMI_HEAP_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heap/fdx.h"
+
+struct gshmemi_ctrl {
+    char *base;
+    int *slot_of_pe; /* -1 for PEs on other nodes */
+    int n_slots;
+};
+
+extern struct gshmemi_ctrl gshmemi_ctrl;
+
+#define GSHMEMI_CTRL_SIZE (64u << 10)
+/* Layout of each PE's control segment, in 64-bit words. */
+enum gshmemi_ctrl_word {
+    GSHMEMI_CTRL_BARRIER = 0,        /* 64 round counters of the host barriers */
+    GSHMEMI_CTRL_BARRIER_COUNT = 64, /* this PE's host barriers so far (local) */
+    GSHMEMI_CTRL_LOST_PE = 1000,     /* (reporter+1) << 32 | (lost+1), set by peers */
+    GSHMEMI_CTRL_ENDING = 1001,      /* aborting pe + 1, set by a local peer ending the job */
+};
+
+/* Maps every node-local PE's control segment, zeroed (collective among the
+ * node's PEs, through fdx); from then on ending the job tells them. */
+int gshmemi_ctrl_init(struct gshmemi_fdx *fdx);
+void gshmemi_ctrl_fini(void);
+
+/* Word `index` of pe's control segment, or NULL where pe is on another node. */
+static inline uint64_t *gshmemi_ctrl_word(int pe, size_t index)
+{
+    int slot = gshmemi_ctrl.slot_of_pe[pe];
+    if (slot < 0)
+        return NULL;
+    return (uint64_t *)(gshmemi_ctrl.base + (size_t)slot * GSHMEMI_CTRL_SIZE) + index;
+}
+
+/* A peer is gone: ends this PE with one message naming it.  `how` says
+ * what was seen ("ended while this pe was in gshmem_barrier_all").  The
+ * first PE of a node to see a loss records it in every local peer's control
+ * segment, so a PE that then sees *that* PE go names the PE really lost. */
+void gshmemi_end_for_lost_pe(int pe, const char *how) __attribute__((noreturn));
+
+#endif
