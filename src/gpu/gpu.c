@@ -206,7 +206,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
             cudaSuccess ||
         (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
             cudaSuccess ||
-        (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_GPU_AMO_BATCH * sizeof(uint64_t),
+        (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_AMO_BATCH * sizeof(uint64_t),
                             cudaHostAllocMapped)) != cudaSuccess ||
         (err = cudaHostAlloc(&gpu.bounce, GPU_BOUNCE, cudaHostAllocDefault)) != cudaSuccess) {
         GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
@@ -348,7 +348,7 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
     pthread_mutex_unlock(&gpu.lock);
 }
 
-void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, size_t n,
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, size_t n,
                          uint64_t *old)
 {
     if (n == 0)
@@ -372,7 +372,7 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, si
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch)
 {
-    const struct gshmemi_gpu_amo o = {.addr = addr, .a = a, .b = b, .op = op, .size = (int32_t)size};
+    const struct gshmemi_amo_req o = {.addr = addr, .a = a, .b = b, .op = op, .size = (int32_t)size};
     uint64_t old = 0;
     gshmemi_gpu_atomics(call, &o, 1, fetch ? &old : NULL);
     return old;
@@ -593,11 +593,21 @@ void *gshmemi_gpu_host_alloc_near(size_t n)
 int gshmemi_gpu_is_device_ptr(const void *p)
 {
     struct cudaPointerAttributes attr;
+    if (gpu.device < 0)
+        return 0;
     if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+void gshmemi_gpu_copy_local(const char *call, void *dst, const void *src, size_t n)
+{
+    if (gshmemi_gpu_is_device_ptr(dst) || gshmemi_gpu_is_device_ptr(src))
+        gshmemi_gpu_copy(call, dst, src, n, 1);
+    else
+        memcpy(dst, src, n);
 }
 
 int gshmemi_gpu_kernel_reachable(const void *p)
@@ -704,7 +714,7 @@ void gshmemi_gpu_read(const char *call, void *d, const void *s, size_t n) { (voi
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch)
 { (void)addr; (void)op; (void)size; (void)a; (void)b; (void)fetch; no_gpu(call); return 0; }
-void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *o, size_t n, uint64_t *old)
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *o, size_t n, uint64_t *old)
 { (void)o; (void)n; (void)old; no_gpu(call); }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
@@ -721,6 +731,8 @@ int gshmemi_gpu_pin(const char *call, void *addr, size_t len) { (void)call; (voi
 void *gshmemi_gpu_host_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_host_free(void *p) { (void)p; }
 int gshmemi_gpu_is_device_ptr(const void *p) { (void)p; return 0; }
+void gshmemi_gpu_copy_local(const char *call, void *d, const void *s, size_t n)
+{ (void)call; memcpy(d, s, n); }
 int gshmemi_gpu_kernel_reachable(const void *p) { (void)p; return 0; }
 void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_unpin(void *addr) { (void)addr; }
@@ -741,7 +753,7 @@ int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t 
 int gshmemi_launch_barrier(void *s, char *const *b, size_t o, int me, int n, uint64_t t)
 { (void)s; (void)b; (void)o; (void)me; (void)n; (void)t; return -1; }
 int gshmemi_launch_fence(void *s) { (void)s; return -1; }
-int gshmemi_launch_amos(void *s, const struct gshmemi_gpu_amo *o, size_t n, uint64_t *r)
+int gshmemi_launch_amos(void *s, const struct gshmemi_amo_req *o, size_t n, uint64_t *r)
 { (void)s; (void)o; (void)n; (void)r; return -1; }
 int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (void)a; (void)v; (void)op; return -1; }
 int gshmemi_launch_put_signal(void *s, void *d, const void *src, size_t n, uint64_t *sig, uint64_t v, int op)

@@ -6,7 +6,7 @@
 #ifndef GSHMEMI_GPU_GPU_H
 #define GSHMEMI_GPU_GPU_H
 
-#include <gshmemi_fifo.h>
+#include "core/amo.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,8 +53,6 @@ int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]);
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]);
 int gshmemi_gpu_can_access(int dev, int peer_dev);
 
-/* enum gshmemi_amo_op: in <gshmemi_fifo.h>, which the proxy's AMO requests use too */
-
 /* Copies n bytes between any memories (host or GPU, local or peer
  * mapping); blocking waits until the copy is done. */
 void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, int blocking);
@@ -68,17 +66,11 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n);
  * fetch, else returns 0 at once (it completes by the next quiet). */
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
                             uint64_t b, int fetch);
-/* Up to GSHMEMI_GPU_AMO_BATCH atomics applied in order by one kernel (a
+/* Up to GSHMEMI_AMO_BATCH atomics applied in order by one kernel (a
  * launch and a wait cost far more than an atomic).  With `old`, waits and
  * returns each one's old value there; without, returns at once (they
  * complete by the next quiet). */
-#define GSHMEMI_GPU_AMO_BATCH 64
-struct gshmemi_gpu_amo {
-    void *addr;
-    uint64_t a, b;
-    int32_t op, size;
-};
-void gshmemi_gpu_atomics(const char *call, const struct gshmemi_gpu_amo *ops, size_t n,
+void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, size_t n,
                          uint64_t *old);
 /* Signal set or add on a 64-bit word, after every earlier operation. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
@@ -133,8 +125,11 @@ void gshmemi_gpu_host_free(void *p);
 /* The same, with its pages on the GPU's NUMA node where that is known:
  * the service threads' buffers.  Freed with gshmemi_gpu_host_free. */
 void *gshmemi_gpu_host_alloc_near(size_t n);
-/* Whether p is GPU memory (host code cannot read it). */
+/* Whether p is GPU memory (host code cannot read it); 0 where no GPU is open. */
 int gshmemi_gpu_is_device_ptr(const void *p);
+/* Copies n bytes between buffers of this process either of which may be
+ * GPU memory: through the GPU where one is, with memcpy otherwise. */
+void gshmemi_gpu_copy_local(const char *call, void *dst, const void *src, size_t n);
 /* Whether kernels can read and write p at that address: GPU or managed
  * memory, or host memory pinned and mapped at the same address. */
 int gshmemi_gpu_kernel_reachable(const void *p);
@@ -159,7 +154,7 @@ int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t va
 int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me, int n,
                            uint64_t timeout_ns);
 int gshmemi_launch_fence(void *stream);
-int gshmemi_launch_amos(void *stream, const struct gshmemi_gpu_amo *ops, size_t n,
+int gshmemi_launch_amos(void *stream, const struct gshmemi_amo_req *ops, size_t n,
                         uint64_t *results);
 int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op);
 /* A put of at most GSHMEMI_PUT_SIGNAL_KERNEL_MAX bytes to a mapped peer and

@@ -10,26 +10,26 @@
 
 namespace {
 
+// The word's old value; the new one as core/amo.h defines it, by
+// compare-and-swap (a fetch is an atomic read).
 template <typename T>
 __device__ T amo(T *p, int op, T a, T b)
 {
-    switch (op) {
-    case GSHMEMI_AMO_FETCH: return atomicAdd_system(p, T(0));
-    case GSHMEMI_AMO_SET:
-    case GSHMEMI_AMO_SWAP: return atomicExch_system(p, a);
-    case GSHMEMI_AMO_CSWAP: return atomicCAS_system(p, a, b);
-    case GSHMEMI_AMO_ADD: return atomicAdd_system(p, a);
-    case GSHMEMI_AMO_AND: return atomicAnd_system(p, a);
-    case GSHMEMI_AMO_OR: return atomicOr_system(p, a);
-    case GSHMEMI_AMO_XOR: return atomicXor_system(p, a);
+    if (op == GSHMEMI_AMO_FETCH)
+        return atomicAdd_system(p, T(0));
+    T old = *static_cast<volatile T *>(p);
+    for (;;) {
+        const T seen = atomicCAS_system(p, old, T(gshmemi_amo_next(op, old, a, b, sizeof(T))));
+        if (seen == old)
+            return old;
+        old = seen;
     }
-    return T(0);
 }
 
 // A batch travels as the kernel's parameter (2 KiB of the 4 KiB allowed),
 // so no buffer is shared between launches and a batch needs no wait.
 struct amo_batch {
-    gshmemi_gpu_amo ops[GSHMEMI_GPU_AMO_BATCH];
+    gshmemi_amo_req ops[GSHMEMI_AMO_BATCH];
     int n;
 };
 
@@ -37,7 +37,7 @@ struct amo_batch {
 __global__ void amo_kernel(const amo_batch batch, unsigned long long *results)
 {
     for (int i = 0; i < batch.n; i++) {
-        const gshmemi_gpu_amo &o = batch.ops[i];
+        const gshmemi_amo_req &o = batch.ops[i];
         unsigned long long old;
         if (o.size == 4)
             old = amo<unsigned>(static_cast<unsigned *>(o.addr), o.op, unsigned(o.a), unsigned(o.b));
@@ -189,7 +189,7 @@ extern "C" int gshmemi_launch_fence(void *stream)
     return static_cast<int>(cudaGetLastError());
 }
 
-extern "C" int gshmemi_launch_amos(void *stream, const gshmemi_gpu_amo *ops, size_t n,
+extern "C" int gshmemi_launch_amos(void *stream, const gshmemi_amo_req *ops, size_t n,
                                    uint64_t *results)
 {
     amo_batch batch;

@@ -1,5 +1,5 @@
-/* Memory backends of the symmetric heap: hostshm (memfd) here, cumem (GPU
- * memory) next.  One ops table; the heap calls nothing else of a backend. */
+/* Memory backends of the symmetric heap: hostshm (memfd) and cumem (GPU
+ * memory).  One ops table; the heap calls nothing else of a backend. */
 #ifndef GSHMEMI_HEAP_BACKEND_H
 #define GSHMEMI_HEAP_BACKEND_H
 
@@ -15,10 +15,14 @@ struct gshmemi_heap_mem {
     size_t size;
 };
 
+struct gshmemi_heap_access;
+
 struct gshmemi_heap_backend_ops {
     const char *name;
-    /* host code cannot load or store this memory: it goes through the GPU */
+    /* GPU memory: kernels' memory (the device API needs it) */
     int on_device;
+    /* how host code reaches the memory (heap.h) */
+    const struct gshmemi_heap_access *access;
 
     /* setup: the size and alignment of chunks and reservations, and how
      * chunks are shared: by fd over Unix sockets (0) or as a blob of

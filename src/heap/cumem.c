@@ -19,6 +19,21 @@
 #include "core/util.h"
 #include "gpu/gpu.h"
 #include "heap/backend.h"
+#include "heap/heap.h"
+
+/* Host code reaches GPU memory through the GPU (gpu/gpu.h). */
+static const struct gshmemi_heap_access cumem_access = {
+    .host_direct = 0,
+    .copy = gshmemi_gpu_copy,
+    .copy_strided = gshmemi_gpu_copy_strided,
+    .memset = gshmemi_gpu_memset,
+    .atomic = gshmemi_gpu_atomic,
+    .atomics = gshmemi_gpu_atomics,
+    .signal = gshmemi_gpu_signal,
+    .read = gshmemi_gpu_read,
+    .quiet = gshmemi_gpu_quiet,
+    .nic_written = gshmemi_gpu_flush_rdma_writes,
+};
 
 #if GSHMEM_HAVE_CUDA
 #include <cuda.h>
@@ -333,6 +348,7 @@ static int cumem_dmabuf_fd(void *addr, size_t size, char *why, size_t why_len)
 const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
     .name = "cumem",
     .on_device = 1,
+    .access = &cumem_access,
     .open = cumem_open,
     .plan = cumem_plan,
     .close = cumem_close,
@@ -362,6 +378,7 @@ static int cumem_open(size_t *granularity, int *share_by_blob)
 const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
     .name = "cumem",
     .on_device = 1,
+    .access = &cumem_access,
     .open = cumem_open,
 };
 

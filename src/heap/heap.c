@@ -48,8 +48,7 @@ void gshmemi_heap_unlisten(struct gshmemi_heap_listener *l)
 
 void gshmemi_heap_quiet_all(const char *call)
 {
-    if (gshmemi_heap.on_device)
-        gshmemi_gpu_quiet(call);
+    gshmemi_heap.access->quiet(call);
     for (struct gshmemi_heap_listener *l = gshmemi_heap.listeners; l != NULL; l = l->next)
         if (l->quiet != NULL)
             l->quiet(l->arg, call);
@@ -286,6 +285,7 @@ int gshmemi_heap_init(void)
     h->fdx.listen_fd = -1;
     GSHMEMI_CHECK(heap_pick_backend(&h->ops));
     h->on_device = h->ops->on_device;
+    h->access = h->ops->access;
     GSHMEMI_CHECK_GOTO(h->ops->open(&h->granularity, &h->share_by_blob), st, err_gpu);
     gran = h->granularity;
     h->stride = GSHMEMI_ALIGN_UP(gshmemi_env.MAX_HEAP, gran);
@@ -400,8 +400,7 @@ void gshmemi_heap_fini(void)
         return;
     gshmemi_fdx_close(&h->fdx);
     gshmemi_ctrl_fini();
-    if (h->on_device)
-        gshmemi_gpu_quiet("gshmem_finalize");
+    h->access->quiet("gshmem_finalize");
     gshmemi_gpu_free(h->dev_peer_base);
     h->ops->release(h->va_base, h->stride * (size_t)h->n_slots);
     chunks_free();

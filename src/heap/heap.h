@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/amo.h"
 #include "heap/alloc.h"
 #include "heap/backend.h"
 #include "heap/fdx.h"
@@ -14,6 +15,39 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* How host code reaches the heap's memory (this PE's or a mapped peer's),
+ * chosen once at init by the backend: hostshm's load and store it, cumem's
+ * go through the GPU (copy engines on an internal stream, small kernels for
+ * atomics and signals, all completing in issue order).  A failure ends the
+ * job naming the call. */
+struct gshmemi_heap_access {
+    /* host code may load and store the memory itself (and hand it to a NIC
+     * or a socket as it is) */
+    int host_direct;
+    /* between heap memory and any memory of this process; `blocking`
+     * waits for the copy (else the next quiet does) */
+    void (*copy)(const char *call, void *dst, const void *src, size_t n, int blocking);
+    /* count elements of esize bytes at byte pitches dpitch and spitch; blocking */
+    void (*copy_strided)(const char *call, void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t esize, size_t count);
+    void (*memset)(const char *call, void *dst, int value, size_t n);
+    /* an atomic (core/amo.h) of 4 or 8 bytes; the old value when fetch, else
+     * 0 at once (complete by the next quiet) */
+    uint64_t (*atomic)(const char *call, void *addr, int op, size_t size, uint64_t a, uint64_t b,
+                       int fetch);
+    /* up to GSHMEMI_AMO_BATCH atomics in order; with old, their old values */
+    void (*atomics)(const char *call, const struct gshmemi_amo_req *ops, size_t n, uint64_t *old);
+    /* signal set (op 0) or add (1) with release: after every earlier write */
+    void (*signal)(const char *call, uint64_t *addr, uint64_t value, int op);
+    /* a read for a poll (waits, signal fetch): each aligned word of up to 8
+     * bytes read whole, not ordered after this PE's pending operations */
+    void (*read)(const char *call, void *dst, const void *src, size_t n);
+    /* every operation issued so far is complete */
+    void (*quiet)(const char *call);
+    /* a NIC wrote this memory (completed): make the writes visible */
+    void (*nic_written)(const char *call);
+};
 
 struct gshmemi_heap {
     char *va_base;       /* slot 0 */
@@ -25,7 +59,8 @@ struct gshmemi_heap {
     int *mapped_peers;   /* other PEs whose heaps are mapped here */
     int n_mapped_peers;
     const struct gshmemi_heap_backend_ops *ops;
-    int on_device;       /* GPU memory: host code goes through gpu/gpu.h */
+    const struct gshmemi_heap_access *access; /* the backend's */
+    int on_device;       /* GPU memory (kernels' device API, stream-ordered forms) */
     size_t granularity;  /* of chunks and growth */
     int share_by_blob;   /* chunks travel as blobs through the bootstrap, not as fds */
     struct gshmemi_alloc alloc;

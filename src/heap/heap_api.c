@@ -18,7 +18,6 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
-#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "heap/heap_priv.h"
 
@@ -241,10 +240,8 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
         return NULL;
     }
     void *p = heap_alloc_call(REQ_CALLOC, total, 0);
-    if (p != NULL && gshmemi_heap.on_device)
-        gshmemi_gpu_memset("gshmem_calloc", p, 0, total);
-    else if (p != NULL)
-        memset(p, 0, total);
+    if (p != NULL)
+        gshmemi_heap.access->memset("gshmem_calloc", p, 0, total);
     /* No PE may write into the block before its owner has cleared it. */
     if (gshmemi_rt.initialized && gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
@@ -330,11 +327,8 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
     } else {
         result = heap_take("gshmem_realloc", size, 0);
         if (result != NULL) {
-            if (h->on_device)
-                gshmemi_gpu_copy("gshmem_realloc", result, h->my_base + off,
-                                 GSHMEMI_MIN(old_size, size), 1);
-            else
-                memcpy(result, h->my_base + off, GSHMEMI_MIN(old_size, size));
+            h->access->copy("gshmem_realloc", result, h->my_base + off,
+                            GSHMEMI_MIN(old_size, size), 1);
             gshmemi_alloc_give(&h->alloc, off);
         }
     }

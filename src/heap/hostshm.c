@@ -10,6 +10,7 @@
 #include "core/api.h"
 #include "core/log.h"
 #include "heap/backend.h"
+#include "heap/heap.h"
 
 #define HOSTSHM_GRANULARITY (2u << 20)
 
@@ -111,9 +112,109 @@ static void hostshm_destroy(struct gshmemi_heap_mem *mem)
     mem->fd = -1;
 }
 
+/* ---- access: host code loads and stores the memory ------------------- */
+
+static void host_copy(const char *call, void *dst, const void *src, size_t n, int blocking)
+{
+    (void)call, (void)blocking;
+    memcpy(dst, src, n);
+}
+
+static void host_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t esize, size_t count)
+{
+    (void)call;
+    for (size_t i = 0; i < count; i++)
+        memcpy((char *)dst + i * dpitch, (const char *)src + i * spitch, esize);
+}
+
+static void host_memset(const char *call, void *dst, int value, size_t n)
+{
+    (void)call;
+    memset(dst, value, n);
+}
+
+static uint64_t host_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
+                            uint64_t b, int fetch)
+{
+    (void)call, (void)fetch;
+    return gshmemi_amo_apply_host(addr, op, size, a, b);
+}
+
+static void host_atomics(const char *call, const struct gshmemi_amo_req *ops, size_t n,
+                         uint64_t *old)
+{
+    (void)call;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o = gshmemi_amo_apply_host(ops[i].addr, ops[i].op, (size_t)ops[i].size, ops[i].a,
+                                            ops[i].b);
+        if (old != NULL)
+            old[i] = o;
+    }
+}
+
+/* Release: the data written before the signal is seen before it. */
+static void host_signal(const char *call, uint64_t *addr, uint64_t value, int op)
+{
+    (void)call;
+    if (op == 0)
+        __atomic_store_n(addr, value, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(addr, value, __ATOMIC_RELEASE);
+}
+
+/* Word by word with acquire loads, each as wide as the alignment allows. */
+static void host_read(const char *call, void *dst, const void *src, size_t n)
+{
+    const size_t align = ((uintptr_t)src | n) & 7;
+    char *d = dst;
+    const char *s = src;
+    (void)call;
+    if (align == 0)
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(s + i), __ATOMIC_ACQUIRE);
+            memcpy(d + i, &v, 8);
+        }
+    else if ((align & 3) == 0)
+        for (size_t i = 0; i < n; i += 4) {
+            uint32_t v = __atomic_load_n((const uint32_t *)(const void *)(s + i), __ATOMIC_ACQUIRE);
+            memcpy(d + i, &v, 4);
+        }
+    else if ((align & 1) == 0)
+        for (size_t i = 0; i < n; i += 2) {
+            uint16_t v = __atomic_load_n((const uint16_t *)(const void *)(s + i), __ATOMIC_ACQUIRE);
+            memcpy(d + i, &v, 2);
+        }
+    else
+        for (size_t i = 0; i < n; i++)
+            d[i] = __atomic_load_n(s + i, __ATOMIC_ACQUIRE);
+}
+
+static void host_quiet(const char *call)
+{
+    (void)call;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void host_nic_written(const char *call) { (void)call; }
+
+static const struct gshmemi_heap_access hostshm_access = {
+    .host_direct = 1,
+    .copy = host_copy,
+    .copy_strided = host_copy_strided,
+    .memset = host_memset,
+    .atomic = host_atomic,
+    .atomics = host_atomics,
+    .signal = host_signal,
+    .read = host_read,
+    .quiet = host_quiet,
+    .nic_written = host_nic_written,
+};
+
 const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops = {
     .name = "hostshm",
     .on_device = 0,
+    .access = &hostshm_access,
     .open = hostshm_open,
     .plan = hostshm_plan,
     .close = hostshm_close,

@@ -7,47 +7,33 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 
-#include "gpu/gpu.h"
 #include "rma/rma.h"
 
-/* A copy to or from the heap: plain on the host heap; through the GPU's
- * copy engines on the device heap, waited for unless non-blocking. */
-static inline void heap_copy(const char *call, void *dst, const void *src, size_t n, int blocking)
-{
-    if (GSHMEMI_UNLIKELY(gshmemi_heap.on_device))
-        gshmemi_gpu_copy(call, dst, src, n, blocking);
-    else
-        memcpy(dst, src, n);
-}
-
+/* Mapped peers through the heap's access (a copy engine's copy on the
+ * GPU heap, waited for unless non-blocking), the others through the
+ * transport. */
 static inline void rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                            int blocking)
 {
-    if (nbytes == 0) {
-        gshmemi_rma_check_pe(call, pe);
+    char *r;
+    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r))
         return;
-    }
-    char *r = gshmemi_rma_target(call, "dest", dest, nbytes, pe);
-    gshmemi_rma_check_local(call, "source", src, nbytes);
     if (GSHMEMI_UNLIKELY(r == NULL))
         gshmemi_transport->put(call, pe, gshmemi_rma_off(dest), src, nbytes);
     else
-        heap_copy(call, r, src, nbytes, blocking);
+        gshmemi_heap.access->copy(call, r, src, nbytes, blocking);
 }
 
 static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                            int blocking)
 {
-    if (nbytes == 0) {
-        gshmemi_rma_check_pe(call, pe);
+    char *r;
+    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r))
         return;
-    }
-    const char *r = gshmemi_rma_target(call, "source", src, nbytes, pe);
-    gshmemi_rma_check_local(call, "dest", dest, nbytes);
     if (GSHMEMI_UNLIKELY(r == NULL))
         gshmemi_transport->get(call, pe, gshmemi_rma_off(src), dest, nbytes);
     else
-        heap_copy(call, dest, r, nbytes, blocking);
+        gshmemi_heap.access->copy(call, dest, r, nbytes, blocking);
 }
 
 /* Bytes spanned by nelems elements at a stride: ((nelems-1)*stride+1)*esize. */
@@ -61,14 +47,6 @@ static inline size_t strided_span(const char *call, size_t nelems, ptrdiff_t str
         gshmemi_rma_fail(call, "%zu elements at stride %td overflow the address space", nelems,
                          stride);
     return span;
-}
-
-/* count elements of esize bytes from src at element stride sst to dst at dst_stride. */
-static inline void strided_copy(char *dst, ptrdiff_t dst_stride, const char *src, ptrdiff_t sst,
-                                size_t esize, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        memcpy(dst + i * (size_t)dst_stride * esize, src + i * (size_t)sst * esize, esize);
 }
 
 static inline void rma_iput(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -87,10 +65,9 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
         for (size_t i = 0; i < nelems; i++)
             gshmemi_transport->put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
                                    s + i * (size_t)sst * esize, esize);
-    else if (gshmemi_heap.on_device)
-        gshmemi_gpu_copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
     else
-        strided_copy(r, dst, s, sst, esize, nelems);
+        gshmemi_heap.access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize,
+                                          esize, nelems);
 }
 
 static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -105,23 +82,23 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
-    if (r == NULL && sspan <= (4u << 20) && !gshmemi_heap.on_device) {
-        /* One get of the span, then a local gather: one round trip, not nelems
-         * (on the host heap: dest may be GPU memory on the GPU heap). */
+    if (r == NULL && sspan <= (4u << 20)) {
+        /* One get of the span, then a local gather (the access's, as dest
+         * may be GPU memory): one round trip, not nelems. */
         char *span = malloc(sspan);
         if (span == NULL)
             gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
         gshmemi_transport->get(call, pe, gshmemi_rma_off(src), span, sspan);
-        strided_copy(d, dst, span, sst, esize, nelems);
+        gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, span, (size_t)sst * esize,
+                                          esize, nelems);
         free(span);
     } else if (r == NULL)
         for (size_t i = 0; i < nelems; i++)
             gshmemi_transport->get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
                                    d + i * (size_t)dst * esize, esize);
-    else if (gshmemi_heap.on_device)
-        gshmemi_gpu_copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
     else
-        strided_copy(d, dst, r, sst, esize, nelems);
+        gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize,
+                                          esize, nelems);
 }
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
@@ -135,13 +112,8 @@ void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, in
     if (r == NULL) /* after the puts to pe: the connection keeps order */
         gshmemi_transport->signal(call, pe, gshmemi_rma_off(sig_addr), signal,
                                   sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
-    else if (gshmemi_heap.on_device) /* after this stream's copies, with a system fence */
-        gshmemi_gpu_signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
-    /* Release: the data put before the signal is seen before the signal. */
-    else if (sig_op == GSHMEM_SIGNAL_SET)
-        __atomic_store_n(r, signal, __ATOMIC_RELEASE);
-    else
-        __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
+    else /* a release: the data put before the signal is seen before it */
+        gshmemi_heap.access->signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
 }
 
 static inline void rma_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
@@ -155,8 +127,8 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
                          sig_op);
     rma_put(call, dest, src, nbytes, pe, 0);
     gshmemi_signal_op(call, sig_addr, signal, sig_op, pe);
-    if (blocking && gshmemi_heap.on_device) /* the source may be reused on return */
-        gshmemi_gpu_quiet(call);
+    if (blocking) /* the source may be reused on return */
+        gshmemi_heap.access->quiet(call);
 }
 
 /* ---- typed and sized families ----------------------------------------------

@@ -47,16 +47,41 @@ static inline char *gshmemi_rma_atomic_target(const char *call, const char *what
     return r;
 }
 
-/* The heap offset of a symmetric address (for the transport). */
-static inline uint64_t gshmemi_rma_off(const void *addr)
-{
-    return (uint64_t)((const char *)addr - gshmemi_heap.my_base);
-}
-
 static inline void gshmemi_rma_check_pe(const char *call, int pe)
 {
     if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes))
         gshmemi_rma_bad_symmetric(call, "dest", NULL, 0, pe);
+}
+
+/* A local (not necessarily symmetric) buffer. */
+static inline void gshmemi_rma_check_local(const char *call, const char *what, const void *addr,
+                                           size_t len)
+{
+    if (GSHMEMI_UNLIKELY(addr == NULL && len > 0))
+        gshmemi_rma_fail(call, "%s is NULL with %zu bytes to transfer", what, len);
+}
+
+/* The checks of a transfer of n bytes between pe's copy of the symmetric
+ * `sym` and the local buffer `local` (each named as the call names it):
+ * returns 0 when there is nothing to move (pe checked), else 1 with
+ * *remote set to pe's copy as mapped here (NULL: through the transport). */
+static inline int gshmemi_rma_resolve(const char *call, const char *sym_what, const void *sym,
+                                      const char *local_what, const void *local, size_t n, int pe,
+                                      char **remote)
+{
+    if (n == 0) {
+        gshmemi_rma_check_pe(call, pe);
+        return 0;
+    }
+    *remote = gshmemi_rma_target(call, sym_what, sym, n, pe);
+    gshmemi_rma_check_local(call, local_what, local, n);
+    return 1;
+}
+
+/* The heap offset of a symmetric address (for the transport). */
+static inline uint64_t gshmemi_rma_off(const void *addr)
+{
+    return (uint64_t)((const char *)addr - gshmemi_heap.my_base);
 }
 
 /* nelems * esize, or the job ends naming the call. */
@@ -74,14 +99,6 @@ static inline void gshmemi_rma_need_device_heap(const char *call)
     if (GSHMEMI_UNLIKELY(!gshmemi_heap.on_device))
         gshmemi_rma_fail(call, "needs the symmetric heap in GPU memory (GSHMEM_HEAP=device or "
                          "auto on a machine with a GPU)");
-}
-
-/* A local (not necessarily symmetric) buffer. */
-static inline void gshmemi_rma_check_local(const char *call, const char *what, const void *addr,
-                                           size_t len)
-{
-    if (GSHMEMI_UNLIKELY(addr == NULL && len > 0))
-        gshmemi_rma_fail(call, "%s is NULL with %zu bytes to transfer", what, len);
 }
 
 static inline void gshmemi_rma_check_aligned(const char *call, const char *what,

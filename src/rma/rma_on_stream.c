@@ -11,13 +11,18 @@
 #include "proxy/proxy.h"
 #include "rma/rma.h"
 
-/* The target as mapped here; NULL where the proxy reaches it (the job ends
- * where nothing does). */
+/* pe is reached through the proxy (r NULL): the job ends where nothing does. */
+static void need_proxy(const char *call, const char *r, int pe)
+{
+    if (GSHMEMI_UNLIKELY(r == NULL && gshmemi_proxy_fifo() == NULL))
+        gshmemi_rma_fail(call, "pe %d's heap is not mapped here and no proxy reaches it", pe);
+}
+
+/* The target as mapped here; NULL where the proxy reaches it. */
 static char *target(const char *call, const char *what, const void *addr, size_t len, int pe)
 {
     char *r = gshmemi_rma_target(call, what, addr, len, pe);
-    if (GSHMEMI_UNLIKELY(r == NULL && gshmemi_proxy_fifo() == NULL))
-        gshmemi_rma_fail(call, "pe %d's heap is not mapped here and no proxy reaches it", pe);
+    need_proxy(call, r, pe);
     return r;
 }
 
@@ -40,13 +45,11 @@ static void launched(const char *call, int err)
 static inline void put_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                           struct CUstream_st *stream)
 {
+    char *r;
     gshmemi_rma_need_device_heap(call);
-    if (nbytes == 0) {
-        gshmemi_rma_check_pe(call, pe);
+    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r))
         return;
-    }
-    char *r = target(call, "dest", dest, nbytes, pe);
-    gshmemi_rma_check_local(call, "source", src, nbytes);
+    need_proxy(call, r, pe);
     if (r != NULL) {
         gshmemi_gpu_copy_on(call, r, src, nbytes, stream);
         return;
@@ -58,13 +61,11 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
 static inline void get_on(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                           struct CUstream_st *stream)
 {
+    char *r;
     gshmemi_rma_need_device_heap(call);
-    if (nbytes == 0) {
-        gshmemi_rma_check_pe(call, pe);
+    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r))
         return;
-    }
-    const char *r = target(call, "source", src, nbytes, pe);
-    gshmemi_rma_check_local(call, "dest", dest, nbytes);
+    need_proxy(call, r, pe);
     if (r != NULL) {
         gshmemi_gpu_copy_on(call, dest, r, nbytes, stream);
         return;

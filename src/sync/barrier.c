@@ -10,7 +10,6 @@
 
 #include "core/log.h"
 #include "heap/ctrl.h"
-#include "gpu/gpu.h"
 #include "proxy/proxy.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
@@ -28,8 +27,9 @@ GSHMEM_API void gshmem_fence(void)
 
 GSHMEM_API void gshmem_quiet(void)
 {
-    if (gshmemi_heap.on_device)
-        gshmemi_gpu_quiet(__func__);
+    if (!gshmemi_rt.initialized)
+        return;
+    gshmemi_heap.access->quiet(__func__);
     gshmemi_proxy_drain(__func__); /* kernels' requests, then the transport's completion */
     if (gshmemi_transport != NULL)
         gshmemi_transport->quiet(__func__);

@@ -8,7 +8,7 @@
     {                                                                                    \
         .call = __func__, .ivars = (void *)(ivars_), .nelems = (n), .esize = sizeof(TYPE), \
         .is_signed = (TYPE)-1 < (TYPE)1, .status = (st), .cmp = (cmp_),                  \
-        .value = (uint64_t)(v), .values = (vals), .device = gshmemi_heap.on_device       \
+        .value = (uint64_t)(v), .values = (vals), .access = gshmemi_heap.access       \
     }
 
 /* cmp_values of the vector forms, checked. */

@@ -1,16 +1,13 @@
 /* Signal words: fetch and wait on this PE's copy. */
 #include <gshmem.h>
 
-#include "gpu/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 
 static uint64_t read_signal(const char *call, const uint64_t *sig_addr)
 {
     uint64_t v;
-    if (!gshmemi_heap.on_device)
-        return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-    gshmemi_gpu_read(call, &v, sig_addr, sizeof(v));
+    gshmemi_heap.access->read(call, &v, sig_addr, sizeof(v));
     return v;
 }
 
@@ -25,7 +22,7 @@ GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64
 {
     const struct gshmemi_wait w = {.call = __func__, .ivars = sig_addr, .nelems = 1,
                                    .esize = sizeof(uint64_t), .cmp = cmp, .value = cmp_value,
-                                   .device = gshmemi_heap.on_device};
+                                   .access = gshmemi_heap.access};
     gshmemi_wait_check(&w);
     (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
     return read_signal(__func__, sig_addr);

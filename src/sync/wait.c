@@ -8,7 +8,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "gpu/gpu.h"
+#include "heap/heap.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 
@@ -44,14 +44,21 @@ static inline int compare(uint64_t a, uint64_t b, int is_signed, int cmp)
     return 0;
 }
 
-/* ivars as this scan sees them: in place, or a snapshot read from the GPU. */
+/* Whether the scan loads ivars in place (with acquire loads). */
+static inline int in_place(const struct gshmemi_wait *w)
+{
+    return w->access == NULL || w->access->host_direct;
+}
+
+/* ivars as this scan sees them: in place, or a snapshot read through the
+ * heap's access (from the GPU). */
 static const void *scan_view(const struct gshmemi_wait *w)
 {
     static __thread void *snapshot;
     static __thread size_t snapshot_len;
     size_t len = w->nelems * w->esize;
 
-    if (!w->device)
+    if (in_place(w))
         return w->ivars;
     if (len > snapshot_len) {
         void *p = realloc(snapshot, len);
@@ -60,13 +67,13 @@ static const void *scan_view(const struct gshmemi_wait *w)
         snapshot = p;
         snapshot_len = len;
     }
-    gshmemi_gpu_read(w->call, snapshot, w->ivars, len);
+    w->access->read(w->call, snapshot, w->ivars, len);
     return snapshot;
 }
 
 static inline int satisfied(const struct gshmemi_wait *w, const void *view, size_t i)
 {
-    uint64_t v = load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, !w->device);
+    uint64_t v = load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, in_place(w));
     uint64_t ref = w->values != NULL
                        ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
                        : w->value;
@@ -137,7 +144,7 @@ static void wait_timed_out(const struct gshmemi_wait *w)
                        ? load_bits((const char *)w->values + i * w->esize, w->esize, w->is_signed, 0)
                        : w->value;
     format_value(ref, w->is_signed, want, sizeof(want));
-    format_value(load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, !w->device),
+    format_value(load_bits((const char *)view + i * w->esize, w->esize, w->is_signed, in_place(w)),
                  w->is_signed, have, sizeof(have));
     const char *at = (const char *)w->ivars + i * w->esize;
     char where[64];

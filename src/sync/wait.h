@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gshmemi_heap_access;
+
 struct gshmemi_wait {
     const char *call;
     void *ivars;
@@ -16,7 +18,9 @@ struct gshmemi_wait {
     int cmp;
     uint64_t value;        /* the cmp value, as its bits widened */
     const void *values;    /* vector forms: one cmp value per element */
-    int device;            /* ivars are GPU memory: read through the GPU */
+    /* how ivars are read: the heap's access; NULL: host memory of the
+     * runtime's own (the control segment), read in place */
+    const struct gshmemi_heap_access *access;
 };
 
 enum gshmemi_wait_mode { GSHMEMI_WAIT_ALL, GSHMEMI_WAIT_ANY, GSHMEMI_WAIT_SOME };

@@ -32,6 +32,7 @@
 #include <gshmem.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/amo.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
@@ -202,10 +203,7 @@ static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, si
         uint32_t lkey;
         len = GSHMEMI_MIN(len, n - done);
         if (!local_key(from, &len, &lkey)) {
-            if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(from))
-                gshmemi_gpu_copy(call, ib.staging, from, len, 1);
-            else
-                memcpy(ib.staging, from, len);
+            gshmemi_gpu_copy_local(call, ib.staging, from, len);
             from = ib.staging;
         }
         post_wait(call, pe, IBV_WR_RDMA_WRITE, (void *)from, lkey, len,
@@ -217,7 +215,7 @@ static void ibrc_put(const char *call, int pe, uint64_t off, const void *src, si
 
 static void ibrc_get(const char *call, int pe, uint64_t off, void *dst, size_t n)
 {
-    int into_gpu_heap = 0;
+    int into_heap = 0;
     pthread_mutex_lock(&ib.lock);
     for (size_t done = 0; done < n;) {
         size_t len; /* what is left in the chunk, then of the transfer */
@@ -229,16 +227,14 @@ static void ibrc_get(const char *call, int pe, uint64_t off, void *dst, size_t n
         post_wait(call, pe, IBV_WR_RDMA_READ, direct ? to : ib.staging, lkey, len,
                   ib.info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
         if (direct)
-            into_gpu_heap |= gshmemi_heap.on_device;
-        else if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(to))
-            gshmemi_gpu_copy(call, to, ib.staging, len, 1);
+            into_heap = 1;
         else
-            memcpy(to, ib.staging, len);
+            gshmemi_gpu_copy_local(call, to, ib.staging, len);
         done += len;
     }
     pthread_mutex_unlock(&ib.lock);
-    if (into_gpu_heap) /* the NIC wrote GPU memory: visible before the get returns */
-        gshmemi_gpu_flush_rdma_writes(call);
+    if (into_heap) /* the NIC wrote heap memory: visible before the get returns */
+        gshmemi_heap.access->nic_written(call);
 }
 
 /* One NIC atomic on the 8-byte word at remote/rkey; the old value. */
@@ -248,20 +244,6 @@ static uint64_t nic_atomic(const char *call, int pe, enum ibv_wr_opcode op, uint
     uint64_t *result = (uint64_t *)(ib.staging + STAGING - 8);
     post_wait(call, pe, op, result, ib.staging_mr->lkey, 8, remote, rkey, a, b);
     return *(volatile uint64_t *)result;
-}
-
-static uint64_t apply_op(int op, uint64_t old, uint64_t a, uint64_t b)
-{
-    switch (op) {
-    case GSHMEMI_AMO_SET:
-    case GSHMEMI_AMO_SWAP: return a;
-    case GSHMEMI_AMO_CSWAP: return old == a ? b : old;
-    case GSHMEMI_AMO_ADD: return old + a;
-    case GSHMEMI_AMO_AND: return old & a;
-    case GSHMEMI_AMO_OR: return old | a;
-    case GSHMEMI_AMO_XOR: return old ^ a;
-    }
-    return old;
 }
 
 static uint64_t ibrc_atomic(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
@@ -288,9 +270,7 @@ static uint64_t ibrc_atomic(const char *call, int pe, uint64_t off, int op, size
         uint64_t cur = nic_atomic(call, pe, IBV_WR_ATOMIC_FETCH_AND_ADD, word, c->rkeys[pe], 0, 0);
         for (;;) {
             uint64_t part = (cur & mask) >> shift;
-            uint64_t next = apply_op(op, part, a, b);
-            if (size == 4)
-                next &= 0xffffffffull;
+            uint64_t next = gshmemi_amo_next(op, part, a, b, size);
             uint64_t want = (cur & ~mask) | (next << shift);
             if (op == GSHMEMI_AMO_FETCH || want == cur) {
                 old = part;
@@ -345,7 +325,7 @@ static struct ibv_mr *register_heap(char *addr, size_t len)
     char dmabuf_why[200] = "the heap's memory has no dma-buf form";
     struct ibv_mr *mr;
 
-    if (!gshmemi_heap.on_device) {
+    if (gshmemi_heap.access->host_direct) { /* host memory, as it is */
         if ((mr = ibv_reg_mr(ib.pd, addr, len, HEAP_ACCESS)) == NULL)
             GSHMEMI_ERROR(CORE, "ibrc: cannot register %zu bytes of the heap: %s", len,
                           strerror(errno));

@@ -389,59 +389,44 @@ static char *heap_range(int pe, uint64_t off, uint64_t len)
     return gshmemi_heap.my_base + off;
 }
 
-/* An atomic on the host heap (the GPU heap's: serve_gpu_amos). */
-static uint64_t apply_amo(char *p, int op, size_t size, uint64_t a, uint64_t b)
+/* Where an atomic may apply: an aligned word of 4 or 8 bytes in this PE's
+ * heap, with an op core/amo.h knows. */
+static char *amo_word(int pe, const struct frame *f)
 {
-#define HOST_AMO(T)                                                                           \
-    do {                                                                                      \
-        T *w = (T *)p, x = (T)a, y = (T)b;                                                    \
-        switch (op) {                                                                         \
-        case GSHMEMI_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);                  \
-        case GSHMEMI_AMO_SET:                                                                 \
-        case GSHMEMI_AMO_SWAP: return __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST);            \
-        case GSHMEMI_AMO_CSWAP:                                                               \
-            __atomic_compare_exchange_n(w, &x, y, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
-            return x;                                                                         \
-        case GSHMEMI_AMO_ADD: return __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST);              \
-        case GSHMEMI_AMO_AND: return __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST);              \
-        case GSHMEMI_AMO_OR: return __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST);                \
-        case GSHMEMI_AMO_XOR: return __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST);              \
-        }                                                                                     \
-    } while (0)
-    if (size == 4)
-        HOST_AMO(uint32_t);
-    else
-        HOST_AMO(uint64_t);
-#undef HOST_AMO
-    return 0;
+    if ((f->size != 4 && f->size != 8) || !gshmemi_amo_valid((int)f->op) || (f->off & (f->size - 1))) {
+        GSHMEMI_ERROR(CORE, "tcp: pe %d sent an atomic of op %u on %u bytes at heap offset %llu",
+                      pe, f->op, f->size, (unsigned long long)f->off);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+    return heap_range(pe, f->off, f->size);
 }
 
-/* Atomics on the GPU heap: `first` and the atomics pe sent right after it
- * (already received) go to the GPU in one kernel, in their order, and the
- * fetching ones are answered together: one launch and one wait for a
- * proxy's whole batch instead of one each. */
-static void serve_gpu_amos(int pe, const struct frame *first)
+/* `first` and the atomics pe sent right after it (already received) are
+ * applied in their order by one call of the heap's access (on the GPU heap
+ * one kernel), and the fetching ones are answered together: one launch and
+ * one wait for a proxy's whole batch instead of one each. */
+static void serve_amos(int pe, const struct frame *first)
 {
     struct conn *c = &tcp.conns[pe];
-    struct frame f[GSHMEMI_GPU_AMO_BATCH];
-    struct gshmemi_gpu_amo ops[GSHMEMI_GPU_AMO_BATCH];
-    uint64_t old[GSHMEMI_GPU_AMO_BATCH];
+    struct frame f[GSHMEMI_AMO_BATCH];
+    struct gshmemi_amo_req ops[GSHMEMI_AMO_BATCH];
+    uint64_t old[GSHMEMI_AMO_BATCH];
     size_t n = 0;
     int fetch = 0;
 
     f[n++] = *first;
-    while (n < GSHMEMI_GPU_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct frame) &&
+    while (n < GSHMEMI_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct frame) &&
            ((const struct frame *)(const void *)(c->rx + c->rx_head))->type == F_AMO) {
         memcpy(&f[n++], c->rx + c->rx_head, sizeof(struct frame));
         c->rx_head += sizeof(struct frame);
     }
     for (size_t i = 0; i < n; i++) {
-        ops[i] = (struct gshmemi_gpu_amo){.addr = heap_range(pe, f[i].off, f[i].size),
+        ops[i] = (struct gshmemi_amo_req){.addr = amo_word(pe, &f[i]),
                                           .a = f[i].a, .b = f[i].b, .op = (int32_t)f[i].op,
                                           .size = (int32_t)f[i].size};
         fetch |= f[i].fetch != 0;
     }
-    gshmemi_gpu_atomics("tcp", ops, n, fetch ? old : NULL);
+    gshmemi_heap.access->atomics("tcp", ops, n, fetch ? old : NULL);
     if (!fetch)
         return;
     in_batch = 1; /* the answers leave corked, together */
@@ -475,12 +460,13 @@ static int serve_one(int pe)
     switch (f.type) {
     case F_PUT:
         p = heap_range(pe, f.off, f.len);
-        if (gshmemi_heap.on_device && (f.op & PUT_FENCED))
-            put_batch_flush();
-        if (gshmemi_heap.on_device)
-            put_to_gpu(pe, p, f.len);
-        else
+        if (gshmemi_heap.access->host_direct) {
             recv_all(pe, p, f.len);
+            break;
+        }
+        if (f.op & PUT_FENCED)
+            put_batch_flush();
+        put_to_gpu(pe, p, f.len);
         break;
     case F_GET:
         p = heap_range(pe, f.off, f.len);
@@ -490,38 +476,25 @@ static int serve_one(int pe)
                           "may ask for", pe, (unsigned long long)f.len, GET_CHUNK);
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
         }
-        if (gshmemi_heap.on_device) {
-            gshmemi_gpu_copy("tcp", tcp.bounce, p, f.len, 1);
+        if (!gshmemi_heap.access->host_direct) {
+            gshmemi_heap.access->copy("tcp", tcp.bounce, p, f.len, 1);
             p = tcp.bounce;
         }
         send_frame("tcp", pe, &r, p, f.len);
         break;
     case F_AMO:
-        if (gshmemi_heap.on_device) {
-            serve_gpu_amos(pe, &f);
-            break;
-        }
-        p = heap_range(pe, f.off, f.size);
-        r.a = apply_amo(p, (int)f.op, f.size, f.a, f.b);
-        if (f.fetch)
-            send_frame("tcp", pe, &r, NULL, 0);
+        serve_amos(pe, &f);
         break;
     case F_SIGNAL:
         p = heap_range(pe, f.off, sizeof(uint64_t));
-        if (gshmemi_heap.on_device)
-            gshmemi_gpu_signal("tcp", (uint64_t *)p, f.a, (int)f.op);
-        else if (f.op == 0)
-            __atomic_store_n((uint64_t *)p, f.a, __ATOMIC_RELEASE);
-        else
-            __atomic_fetch_add((uint64_t *)p, f.a, __ATOMIC_RELEASE);
+        gshmemi_heap.access->signal("tcp", (uint64_t *)p, f.a, (int)f.op);
         break;
     case F_CTRL:
         if (f.off < GSHMEMI_CTRL_SIZE / sizeof(uint64_t))
             __atomic_fetch_add(gshmemi_ctrl_word(gshmemi_rt.my_pe, f.off), f.a, __ATOMIC_RELEASE);
         break;
     case F_QUIET:
-        if (gshmemi_heap.on_device)
-            gshmemi_gpu_quiet("tcp");
+        gshmemi_heap.access->quiet("tcp");
         send_frame("tcp", pe, &r, NULL, 0);
         break;
     case F_REPLY: {
@@ -577,8 +550,7 @@ static void *progress_main(void *arg)
     (void)arg;
     if (p == NULL)
         return NULL;
-    if (gshmemi_heap.on_device)
-        gshmemi_gpu_bind_thread("tcp target");
+    gshmemi_gpu_bind_thread("tcp target"); /* nothing where no GPU is open */
     const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
     for (int i = 0; i < tcp.n_peers; i++)
         tcp.conns[tcp.peers[i]].last_rx = gshmemi_now_ns();
@@ -623,7 +595,7 @@ static void *progress_main(void *arg)
 static void tcp_put(const char *call, int pe, uint64_t off, const void *src, size_t n)
 {
     struct frame f = {.type = F_PUT, .off = off, .len = n};
-    if (gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(src)) { /* read it through the GPU */
+    if (gshmemi_gpu_is_device_ptr(src)) { /* read it through the GPU */
         void *b = malloc(n);
         if (b == NULL)
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
@@ -672,7 +644,7 @@ struct tcp_token {
 
 static void *tcp_get_start(const char *call, int pe, uint64_t off, void *dst, size_t n)
 {
-    const int to_gpu = gshmemi_heap.on_device && gshmemi_gpu_is_device_ptr(dst);
+    const int to_gpu = gshmemi_gpu_is_device_ptr(dst);
     struct tcp_token *t;
     if (n > GET_CHUNK || (t = calloc(1, sizeof(*t) + (to_gpu ? n : 0))) == NULL)
         return NULL; /* the caller does it the blocking way */
@@ -870,13 +842,13 @@ static int tcp_open(const int *peers, int n_peers)
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(listen_fd, lower, n_lower, deadline), st, out);
-    for (int i = 0; gshmemi_heap.on_device && i < RING_SEGS; i++)
+    for (int i = 0; !gshmemi_heap.access->host_direct && i < RING_SEGS; i++)
         if ((tcp.seg_done[i] = gshmemi_gpu_mark_new()) == NULL) {
             GSHMEMI_ERROR(CORE, "tcp: cannot create the CUDA events of the staging ring");
             st = GSHMEM_ERR_CUDA;
             goto out;
         }
-    if (gshmemi_heap.on_device && ((tcp.ring = gshmemi_gpu_host_alloc_near(RING_BYTES)) == NULL ||
+    if (!gshmemi_heap.access->host_direct && ((tcp.ring = gshmemi_gpu_host_alloc_near(RING_BYTES)) == NULL ||
                                    (tcp.bounce = gshmemi_gpu_host_alloc_near(GET_CHUNK)) == NULL)) {
         GSHMEMI_ERROR(CORE, "tcp: cannot allocate %u bytes of pinned staging",
                       RING_BYTES + GET_CHUNK);

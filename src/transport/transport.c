@@ -44,7 +44,7 @@ static int rdma_usable(void)
         ibv_free_device_list(devs);
     if (n <= 0)
         return 0;
-    if (!gshmemi_heap.on_device || gshmemi_gpu_peermem_loaded())
+    if (gshmemi_heap.access->host_direct || gshmemi_gpu_peermem_loaded())
         return 1;
     if (gshmemi_heap.ops->dmabuf_fd != NULL) { /* one granule tells */
         int fd = gshmemi_heap.ops->dmabuf_fd(gshmemi_heap.my_base, gshmemi_heap.granularity, why,
