@@ -37,7 +37,7 @@
 #include <cuda_runtime.h>
 
 #include "gshmem.h"
-#include "gshmemi_device_state.h"
+#include "gshmem/internal/device_state.h"
 #include "gshmemx.h"
 
 /* This translation unit's copy of the runtime's state. */
@@ -235,7 +235,7 @@ __device__ __forceinline__ void gshmemi_check_aligned(const char *call, int pe, 
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_MISALIGNED, pe, p, size);
 }
 
-/* ---- the proxy: requests for PEs that are not mapped (gshmemi_fifo.h) --- */
+/* ---- the proxy: requests for PEs that are not mapped (gshmem/internal/fifo.h) */
 
 __device__ __forceinline__ uint64_t gshmemi_heap_off(const void *sym)
 {

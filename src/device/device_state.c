@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include <gshmem.h>
-#include <gshmemi_device_state.h>
+#include <gshmem/internal/device_state.h>
 
 #include "core/env.h"
 #include "core/log.h"

@@ -6,7 +6,7 @@
 #ifndef GSHMEMI_DEVICE_GPU_H
 #define GSHMEMI_DEVICE_GPU_H
 
-#include <gshmemi_fifo.h>
+#include <gshmem/internal/fifo.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include <gshmemi_fifo.h>
+#include <gshmem/internal/fifo.h>
 
 #ifdef __cplusplus
 extern "C" {

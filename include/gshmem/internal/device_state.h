@@ -1,7 +1,9 @@
 /*
  * gshmem internal ABI between libgshmem and the device API header
  * (gshmem_device.cuh): the state every translation unit's kernels read, and
- * how a translation unit asks to be kept up to date.  Not for applications.
+ * how a translation unit asks to be kept up to date.  Users never include
+ * this header: gshmem_device.cuh does, and its layout changes with
+ * GSHMEMI_DEVICE_STATE_VERSION.
  */
 #ifndef GSHMEMI_DEVICE_STATE_H
 #define GSHMEMI_DEVICE_STATE_H
@@ -9,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gshmemi_fifo.h"
+#include "fifo.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,8 +16,8 @@
  * Header-only so that the same code serves the CUDA producers (the device
  * API, gshmem_device.cuh, pushes requests for PEs it cannot map): the
  * atomics below map to the compiler's builtins on the host and to CUDA's on
- * the GPU.  Internal ABI between libgshmem and that header, not for
- * applications.
+ * the GPU.  Internal ABI between libgshmem and that header: users never
+ * include this header.
  */
 #ifndef GSHMEMI_FIFO_H
 #define GSHMEMI_FIFO_H
