@@ -257,7 +257,7 @@ __device__ __forceinline__ void gshmemi_proxy_wait(const char *call, uint64_t n)
     gshmemi_deadline deadline;
     for (unsigned look = 0; gshmemi_fifo_completed(&f, look) <= n; look++) {
         if (look >= GSHMEMI_FIFO_DIRECT_LOOKS)
-            FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
+            GSHMEMI_FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
         if ((look & 255) == 255 && deadline.passed())
             gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, f.completed, 8,
                          GSHMEM_CMP_GT, n, gshmemi_fifo_completed(&f, 0));
