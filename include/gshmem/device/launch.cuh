@@ -35,21 +35,20 @@ inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, vo
     const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
     int st = gshmemx_collective_launch_query_gridsize(func, block, args, shmem, &most);
     if (st != 0) {
-        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: the occupancy of the "
-                     "kernel could not be read\n", gshmem_my_pe());
+        gshmemi_device_api_error("gshmemx_collective_launch",
+                                 "the occupancy of the kernel could not be read");
         return st;
     }
     if (blocks > static_cast<unsigned long long>(most)) {
-        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: %llu blocks of %u threads "
-                     "cannot all be resident on this GPU (at most %d), as a kernel calling "
-                     "device barriers needs\n", gshmem_my_pe(), blocks,
-                     block.x * block.y * block.z, most);
+        gshmemi_device_api_error("gshmemx_collective_launch",
+                                 "%llu blocks of %u threads cannot all be resident on this GPU "
+                                 "(at most %d), as a kernel calling device barriers needs",
+                                 blocks, block.x * block.y * block.z, most);
         return GSHMEM_ERR_INVALID_ARG;
     }
     cudaError_t err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
     if (err != cudaSuccess) {
-        std::fprintf(stderr, "gshmem pe %d: gshmemx_collective_launch: %s\n", gshmem_my_pe(),
-                     cudaGetErrorString(err));
+        gshmemi_device_api_error("gshmemx_collective_launch", "%s", cudaGetErrorString(err));
         return GSHMEM_ERR_CUDA;
     }
     return 0;

@@ -104,6 +104,14 @@ void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn);
  * the first time it is updated with the proxy in use: see
  * gshmemi_gpu_load_module_of for why. */
 void gshmemi_device_load_unit(void *function);
+/* An error of the device API's host-side inline functions (the collective
+ * launch), logged by the library as "call: message" with the PE and the
+ * log's destination (GSHMEM_DEBUG_FILE). */
+void gshmemi_device_api_error(const char *call, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }
