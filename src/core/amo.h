@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gshmemi_fifo.h>
+#include <gshmem/internal/fifo.h>
 
 #if defined(__CUDACC__)
 #define GSHMEMI_AMO_FN static inline __host__ __device__

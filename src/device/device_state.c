@@ -4,13 +4,14 @@
  * thread's failure (bad input, a wait past its deadline) into the end of
  * the job with one message naming the call, block, thread and PE. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <gshmem.h>
-#include <gshmemi_device_state.h>
+#include <gshmem/internal/device_state.h>
 
 #include "core/env.h"
 #include "core/log.h"
@@ -99,6 +100,16 @@ API void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn)
         }
     }
     pthread_mutex_unlock(&ds.lock);
+}
+
+API void gshmemi_device_api_error(const char *call, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    GSHMEMI_ERROR(CORE, "%s: %s", call, msg);
 }
 
 static const char *reason_text(const struct gshmemi_device_failure *f, char *buf, size_t n)

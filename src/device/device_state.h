@@ -1,4 +1,4 @@
-/* The device API's state (include/gshmemi_device_state.h): published to
+/* The device API's state (include/gshmem/internal/device_state.h): published to
  * every registered translation unit at init, heap growth and finalize. */
 #ifndef GSHMEMI_DEVICE_DEVICE_STATE_H
 #define GSHMEMI_DEVICE_DEVICE_STATE_H

@@ -2,13 +2,13 @@
  * GPU threads; by CPU threads in tests) for peers whose heap is not mapped,
  * and carrying them out on the transport.  It publishes `completed`, which
  * a producer's quiet waits on.  The FIFO and the requests' format:
- * include/gshmemi_fifo.h. */
+ * include/gshmem/internal/fifo.h. */
 #ifndef GSHMEMI_PROXY_H
 #define GSHMEMI_PROXY_H
 
 #include <stdint.h>
 
-#include <gshmemi_fifo.h>
+#include <gshmem/internal/fifo.h>
 
 #ifdef __cplusplus
 extern "C" {

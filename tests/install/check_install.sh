@@ -1,18 +1,28 @@
 #!/bin/sh
 # Installs the build into a scratch prefix and builds a program the way a
-# user would (pkg-config), then runs it with the installed gshmrun.
-# usage: check_install.sh BUILD_DIR SOURCE_DIR
+# user would (pkg-config), then runs it with the installed gshmrun.  With
+# NVCC (the build's CUDA compiler; '-' for none) it also compiles and links,
+# without running, a CUDA program against the installed gshmem_device.cuh,
+# and checks that each header of include/gshmem/device/ refuses to be
+# included on its own.
+# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-]
 set -eu
-build=$1 src=$2
+build=$1 src=$2 nvcc=${3:--}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
-prefix=$(meson introspect "$build" --buildoptions | python3 -c \
-    'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+option() {
+    meson introspect "$build" --buildoptions | python3 -c \
+        'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]==sys.argv[1]][0])' "$1"
+}
+prefix=$(option prefix)
 root="$dest$prefix"
 pc=$(dirname "$(find "$root" -name gshmem.pc | head -1)")
 for f in gshmem.h gshmemx.h gshmem_types.h; do
     test -f "$root/include/$f" || { echo "not installed: include/$f"; exit 1; }
+done
+for f in gshmemi_device_state.h gshmemi_fifo.h; do # now in include/gshmem/internal/
+    test ! -e "$root/include/$f" || { echo "installed at its old path: include/$f"; exit 1; }
 done
 ls "$root"/lib*/*/libgshmem.a "$root"/lib*/libgshmem.a 2>/dev/null | grep -q . ||
     { echo "static libgshmem not installed"; exit 1; }
@@ -23,4 +33,25 @@ cc -std=c11 -Wall -Werror $cflags -o "$dest/hello" "$src/examples/hello.c" $libs
 libdir=$(dirname "$(find "$root" -name 'libgshmem.so' | head -1)")
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmrun" -n 3 "$dest/hello"
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmem-info" | head -2
-echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix"
+device=
+if [ "$nvcc" != - ]; then
+    arch=$(option gpu_arch)
+    "$nvcc" -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
+        "$src/tests/install/device_prog.cu" -L"$libdir" -lgshmem
+    for h in "$root"/include/gshmem/device/*.cuh; do
+        name=gshmem/device/$(basename "$h")
+        printf '#include <%s>\n' "$name" >"$dest/alone.cu"
+        if "$nvcc" -arch="$arch" -I"$root/include" -c -o "$dest/alone.o" "$dest/alone.cu" \
+            >"$dest/alone.log" 2>&1; then
+            echo "<$name> compiled on its own: it should refuse to"
+            exit 1
+        fi
+        grep -qF "include <gshmem_device.cuh>, not <$name>" "$dest/alone.log" || {
+            cat "$dest/alone.log"
+            echo "<$name> alone failed without its #error"
+            exit 1
+        }
+    done
+    device=", a CUDA program builds against gshmem_device.cuh, its sub-headers refuse to be included alone"
+fi
+echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix$device"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gshmemi_device_state.h>
+#include <gshmem/internal/device_state.h>
 
 #include "test_util.h"
 

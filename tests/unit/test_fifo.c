@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <gshmemi_fifo.h>
+#include <gshmem/internal/fifo.h>
 #include "test_util.h"
 
 struct run {

@@ -16,8 +16,8 @@
  * Header-only so that the same code serves the CUDA producers (the device
  * API, gshmem_device.cuh, pushes requests for PEs it cannot map): the
  * atomics below map to the compiler's builtins on the host and to CUDA's on
- * the GPU.  Internal ABI between libgshmem and that header, not for
- * applications.
+ * the GPU.  Internal ABI between libgshmem and that header: users never
+ * include this header.
  */
 #ifndef GSHMEMI_FIFO_H
 #define GSHMEMI_FIFO_H
@@ -53,30 +53,30 @@ __device__ __forceinline__ void gshmemi_fifo_st_relaxed(uint64_t *p, uint64_t v)
 
 #if defined(__CUDA_ARCH__)
 #define GSHMEMI_FIFO_FN __device__ __forceinline__
-#define FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
-#define FIFO_LOAD_ACQUIRE(p) gshmemi_fifo_ld_acquire(p)
-#define FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
-#define FIFO_STORE_RELAXED(p, v) gshmemi_fifo_st_relaxed((p), (v))
-#define FIFO_LOAD_CACHE(p) gshmemi_fifo_ld_acquire_gpu(p)
+#define GSHMEMI_FIFO_FETCH_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+#define GSHMEMI_FIFO_LOAD_ACQUIRE(p) gshmemi_fifo_ld_acquire(p)
+#define GSHMEMI_FIFO_STORE_RELEASE(p, v) gshmemi_fifo_st_release((p), (v))
+#define GSHMEMI_FIFO_STORE_RELAXED(p, v) gshmemi_fifo_st_relaxed((p), (v))
+#define GSHMEMI_FIFO_LOAD_CACHE(p) gshmemi_fifo_ld_acquire_gpu(p)
 /* The copy is raised after what the poller read (the fence orders them):
  * whoever sees the new copy also sees what the consumer did before. */
-#define FIFO_MAX(p, v) (__threadfence(), atomicMax((unsigned long long *)(p), (unsigned long long)(v)))
-#define FIFO_TRY_LOCK(l) (atomicCAS((l), 0u, 1u) == 0u)
-#define FIFO_UNLOCK(l) atomicExch((l), 0u)
+#define GSHMEMI_FIFO_MAX(p, v) (__threadfence(), atomicMax((unsigned long long *)(p), (unsigned long long)(v)))
+#define GSHMEMI_FIFO_TRY_LOCK(l) (atomicCAS((l), 0u, 1u) == 0u)
+#define GSHMEMI_FIFO_UNLOCK(l) atomicExch((l), 0u)
 /* Waiting threads back off: a poll of host memory is a read across PCIe,
  * and thousands of threads polling at once slow the link for the data. */
-#define FIFO_RELAX(spins) __nanosleep(64u << ((spins) < 6 ? (spins) : 6))
+#define GSHMEMI_FIFO_RELAX(spins) __nanosleep(64u << ((spins) < 6 ? (spins) : 6))
 #else
 #define GSHMEMI_FIFO_FN static inline
-#define FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-#define FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define FIFO_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#define FIFO_LOAD_CACHE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define FIFO_MAX(p, v) gshmemi_fifo_max((p), (v))
-#define FIFO_TRY_LOCK(l) (__atomic_exchange_n((l), 1u, __ATOMIC_ACQUIRE) == 0u)
-#define FIFO_UNLOCK(l) __atomic_store_n((l), 0u, __ATOMIC_RELEASE)
-#define FIFO_RELAX(spins) ((void)(spins), gshmemi_fifo_relax())
+#define GSHMEMI_FIFO_FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define GSHMEMI_FIFO_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GSHMEMI_FIFO_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define GSHMEMI_FIFO_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define GSHMEMI_FIFO_LOAD_CACHE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GSHMEMI_FIFO_MAX(p, v) gshmemi_fifo_max((p), (v))
+#define GSHMEMI_FIFO_TRY_LOCK(l) (__atomic_exchange_n((l), 1u, __ATOMIC_ACQUIRE) == 0u)
+#define GSHMEMI_FIFO_UNLOCK(l) __atomic_store_n((l), 0u, __ATOMIC_RELEASE)
+#define GSHMEMI_FIFO_RELAX(spins) ((void)(spins), gshmemi_fifo_relax())
 #include <sched.h>
 static inline void gshmemi_fifo_relax(void) { sched_yield(); }
 static inline void gshmemi_fifo_max(uint64_t *p, uint64_t v)
@@ -148,13 +148,13 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_look(const uint64_t *counter, uint64_t *ca
                                            uint32_t *lock, unsigned look)
 {
     if (cache == 0 || look < GSHMEMI_FIFO_DIRECT_LOOKS)
-        return FIFO_LOAD_ACQUIRE(counter);
-    if (lock != 0 && !FIFO_TRY_LOCK(lock))
-        return FIFO_LOAD_CACHE(cache);
-    const uint64_t v = FIFO_LOAD_ACQUIRE(counter);
-    FIFO_MAX(cache, v);
+        return GSHMEMI_FIFO_LOAD_ACQUIRE(counter);
+    if (lock != 0 && !GSHMEMI_FIFO_TRY_LOCK(lock))
+        return GSHMEMI_FIFO_LOAD_CACHE(cache);
+    const uint64_t v = GSHMEMI_FIFO_LOAD_ACQUIRE(counter);
+    GSHMEMI_FIFO_MAX(cache, v);
     if (lock != 0)
-        FIFO_UNLOCK(lock);
+        GSHMEMI_FIFO_UNLOCK(lock);
     return v;
 }
 
@@ -163,15 +163,15 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_look(const uint64_t *counter, uint64_t *ca
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(const struct gshmemi_fifo *f, const uint64_t *w, int nw,
                                            uint64_t tag)
 {
-    const uint64_t number = FIFO_FETCH_ADD(f->head, 1);
+    const uint64_t number = GSHMEMI_FIFO_FETCH_ADD(f->head, 1);
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
-    if (f->taken_cache == 0 || number - FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
+    if (f->taken_cache == 0 || number - GSHMEMI_FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
         /* Full, or looks so: wait for the consumer, never overwrite.  The
          * ring is full under load, so the shared copy serves from the start. */
         for (unsigned look = GSHMEMI_FIFO_DIRECT_LOOKS;
              number - gshmemi_fifo_look(f->taken, f->taken_cache, f->look_lock, look) >= f->capacity;
              look++)
-            FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
+            GSHMEMI_FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
     }
     const uint64_t ctrl = (tag & ~GSHMEMI_FIFO_PARITY) | gshmemi_fifo_parity(f, number);
     /* A request without words (quiet, fence) has nothing to order before
@@ -179,12 +179,12 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(const struct gshmemi_fifo *f, const u
      * whatever order they were published in.  On a GPU the release is a
      * system-scope fence, the larger part of a push. */
     if (nw == 0) {
-        FIFO_STORE_RELAXED(&s->ctrl, ctrl);
+        GSHMEMI_FIFO_STORE_RELAXED(&s->ctrl, ctrl);
         return number;
     }
     for (int i = 0; i < nw; i++)
         s->w[i] = w[i];
-    FIFO_STORE_RELEASE(&s->ctrl, ctrl);
+    GSHMEMI_FIFO_STORE_RELEASE(&s->ctrl, ctrl);
     return number;
 }
 
@@ -202,7 +202,7 @@ GSHMEMI_FIFO_FN void gshmemi_fifo_wait_completed(const struct gshmemi_fifo *f, u
 {
     for (unsigned look = 0; gshmemi_fifo_completed(f, look) <= number; look++)
         if (look >= GSHMEMI_FIFO_DIRECT_LOOKS)
-            FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
+            GSHMEMI_FIFO_RELAX(look - GSHMEMI_FIFO_DIRECT_LOOKS);
 }
 
 /* Producer: the answer to fetching request `number` (pushed with
@@ -210,10 +210,10 @@ GSHMEMI_FIFO_FN void gshmemi_fifo_wait_completed(const struct gshmemi_fifo *f, u
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_take_answer(const struct gshmemi_fifo *f, uint64_t number)
 {
     struct gshmemi_fifo_cell *c = &f->cells[number & (f->capacity - 1)];
-    while (FIFO_LOAD_ACQUIRE(&c->tag) != number) /* written before completed: seldom waits */
-        FIFO_RELAX(0);
-    const uint64_t v = FIFO_LOAD_ACQUIRE(&c->value);
-    FIFO_STORE_RELEASE(&c->tag, GSHMEMI_FIFO_CELL_FREE);
+    while (GSHMEMI_FIFO_LOAD_ACQUIRE(&c->tag) != number) /* written before completed: seldom waits */
+        GSHMEMI_FIFO_RELAX(0);
+    const uint64_t v = GSHMEMI_FIFO_LOAD_ACQUIRE(&c->value);
+    GSHMEMI_FIFO_STORE_RELEASE(&c->tag, GSHMEMI_FIFO_CELL_FREE);
     return v;
 }
 
@@ -223,7 +223,7 @@ GSHMEMI_FIFO_FN int gshmemi_fifo_peek(const struct gshmemi_fifo *f, uint64_t nex
                                       struct gshmemi_fifo_slot *out)
 {
     const struct gshmemi_fifo_slot *s = &f->slots[next & (f->capacity - 1)];
-    uint64_t ctrl = FIFO_LOAD_ACQUIRE(&s->ctrl);
+    uint64_t ctrl = GSHMEMI_FIFO_LOAD_ACQUIRE(&s->ctrl);
     if ((ctrl & GSHMEMI_FIFO_PARITY) != gshmemi_fifo_parity(f, next))
         return 0;
     for (int i = 0; i < GSHMEMI_FIFO_WORDS; i++)

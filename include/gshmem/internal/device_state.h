@@ -1,7 +1,9 @@
 /*
  * gshmem internal ABI between libgshmem and the device API header
  * (gshmem_device.cuh): the state every translation unit's kernels read, and
- * how a translation unit asks to be kept up to date.  Not for applications.
+ * how a translation unit asks to be kept up to date.  Users never include
+ * this header: gshmem_device.cuh does, and its layout changes with
+ * GSHMEMI_DEVICE_STATE_VERSION.
  */
 #ifndef GSHMEMI_DEVICE_STATE_H
 #define GSHMEMI_DEVICE_STATE_H
@@ -9,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gshmemi_fifo.h"
+#include "fifo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,6 +104,14 @@ void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn);
  * the first time it is updated with the proxy in use: see
  * gshmemi_gpu_load_module_of for why. */
 void gshmemi_device_load_unit(void *function);
+/* An error of the device API's host-side inline functions (the collective
+ * launch), logged by the library as "call: message" with the PE and the
+ * log's destination (GSHMEM_DEBUG_FILE). */
+void gshmemi_device_api_error(const char *call, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,423 @@
+/* gshmem device API, part of gshmem_device.cuh: put, get, p, g, iput,
+ * iget and put_signal, their internals and the public functions, thread,
+ * warp and block forms. */
+#ifndef GSHMEMI_DEVICE_UMBRELLA
+#error "include <gshmem_device.cuh>, not <gshmem/device/rma.cuh>"
+#endif
+#ifndef GSHMEM_DEVICE_RMA_CUH
+#define GSHMEM_DEVICE_RMA_CUH
+
+namespace {
+
+template <typename T>
+__device__ __forceinline__ void gshmemi_p(const char *call, T *dest, T value, int pe)
+{
+    T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, sizeof(T), pe));
+    if (d != nullptr) {
+        *d = value;
+    } else {
+        uint64_t bits = 0;
+        memcpy(&bits, &value, sizeof(T));
+        gshmemi_push1(call, pe, GSHMEMI_REQ_PUT_INLINE, 0, static_cast<int>(sizeof(T)),
+                      gshmemi_heap_off(dest), bits, 0, 0, 2);
+    }
+}
+
+/* The proxy's half of a group's put: one request for the group, once the
+ * group's source is written; a blocking put returns when the proxy has
+ * read the source.  Inline, as the proxy's push and wait are: a call in a
+ * kernel's loop costs it far more registers (84 instead of 48 for a block
+ * put in a loop, past the 64 a 1024-thread block may have). */
+template <int SCOPE, bool NBI>
+__device__ __forceinline__ void gshmemi_proxy_put_group(const char *call, void *dest, const void *src,
+                                                     size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_group_sync<SCOPE>();
+    if (lane == 0) {
+        const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
+        if (!NBI && r != GSHMEMI_REQ_NONE)
+            gshmemi_proxy_wait(call, r);
+    }
+}
+
+/* A blocking group call returns together (the source may then be reused
+ * by any thread of the group); an nbi one does not wait for the group, so
+ * its warps keep more stores in flight (completion is quiet's). */
+template <int SCOPE, bool NBI = false>
+__device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const void *src,
+                                            size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    char *d = gshmemi_lookup(call, dest, bytes, pe);
+    if (d != nullptr)
+        gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
+    else
+        gshmemi_proxy_put_group<SCOPE, NBI>(call, dest, src, bytes, pe);
+    if (!NBI)
+        gshmemi_group_sync<SCOPE>();
+}
+
+template <int SCOPE, bool NBI = false>
+__device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const void *src,
+                                            size_t bytes, int pe)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    const char *s = gshmemi_lookup(call, src, bytes, pe);
+    if (s != nullptr) {
+        gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
+    } else if (lane == 0 && !__isGlobal(dest)) {
+        gshmemi_proxy_get_small(call, dest, src, bytes, pe); /* done at once, even nbi */
+    } else if (lane == 0 && bytes > 0) {
+        /* The proxy writes dest (global memory); a blocking get waits for it. */
+        const uint64_t w[3] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), bytes};
+        const uint64_t r = gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3);
+        if (!NBI)
+            gshmemi_proxy_wait(call, r);
+    }
+    if (!NBI)
+        gshmemi_group_sync<SCOPE>();
+}
+
+/* Returns the proxy request's number, or GSHMEMI_REQ_NONE for a mapped PE. */
+__device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
+                                                   int op, int pe)
+{
+    gshmemi_check_aligned(call, pe, sig, 8);
+    unsigned long long *p = reinterpret_cast<unsigned long long *>(gshmemi_lookup(call, sig, 8, pe));
+    if (p == nullptr)
+        return gshmemi_push1(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8,
+                             gshmemi_heap_off(sig), value, 0, 0, 2);
+    /* Release at system scope: the data written before lands first. */
+    if (op == GSHMEM_SIGNAL_ADD)
+        asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    else
+        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    return GSHMEMI_REQ_NONE;
+}
+
+template <int SCOPE, bool NBI = false>
+__device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest, const void *src,
+                                                   size_t bytes, uint64_t *sig, uint64_t value,
+                                                   int op, int pe)
+{
+    /* Through the proxy the signal's request follows the data's, and the
+     * target applies them in that order. */
+    gshmemi_put<SCOPE, true>(call, dest, src, bytes, pe);
+    gshmemi_group_sync<SCOPE>();
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    /* The release is cumulative: it covers the group's stores, which the
+     * group barrier above ordered before it. */
+    if (lane == 0) {
+        const uint64_t r = gshmemi_signal(call, sig, value, op, pe);
+        if (!NBI && r != GSHMEMI_REQ_NONE)
+            gshmemi_proxy_wait(call, r); /* the source may be reused */
+    }
+    gshmemi_group_sync<SCOPE>();
+}
+
+/* A load that reaches memory every time (relaxed, system scope), for any
+ * type up to 8 bytes (half and bfloat16 have no volatile copy). */
+template <typename T>
+__device__ __forceinline__ T gshmemi_vload(const T *p)
+{
+    typedef typename std::conditional<
+        sizeof(T) == 1, uint8_t,
+        typename std::conditional<sizeof(T) == 2, uint16_t,
+                                  typename std::conditional<sizeof(T) == 4, uint32_t,
+                                                            uint64_t>::type>::type>::type U;
+    static_assert(sizeof(U) == sizeof(T), "gshmemi_vload: 1, 2, 4 or 8 bytes");
+    U u = *reinterpret_cast<const volatile U *>(p);
+    T v;
+    memcpy(&v, &u, sizeof(T));
+    return v;
+}
+
+/* g: a load of the mapped word, or the proxy's answer. */
+template <typename T>
+__device__ __forceinline__ T gshmemi_g(const char *call, const T *src, int pe)
+{
+    const T *p = reinterpret_cast<const T *>(gshmemi_lookup(call, src, sizeof(T), pe));
+    if (p != nullptr)
+        return gshmemi_vload(p);
+    const uint64_t v = gshmemi_proxy_g(call, src, sizeof(T), pe);
+    T t;
+    memcpy(&t, &v, sizeof(T));
+    return t;
+}
+
+/* Strided put and get: element by element (through the proxy, a request
+ * each: the elements travel inside the requests, or come back in cells). */
+template <typename T>
+__device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T *src, ptrdiff_t dst,
+                                             ptrdiff_t sst, size_t nelems, int pe)
+{
+    if (nelems == 0)
+        return;
+    T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, ((nelems - 1) * dst + 1) * sizeof(T), pe));
+    for (size_t i = 0; i < nelems; i++) {
+        if (d != nullptr)
+            d[i * dst] = src[i * sst];
+        else
+            gshmemi_proxy_put(call, dest + i * dst, &src[i * sst], sizeof(T), pe);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void gshmemi_iget(const char *call, T *dest, const T *src, ptrdiff_t dst,
+                                             ptrdiff_t sst, size_t nelems, int pe)
+{
+    if (nelems == 0)
+        return;
+    const T *s = reinterpret_cast<const T *>(
+        gshmemi_lookup(call, src, ((nelems - 1) * sst + 1) * sizeof(T), pe));
+    for (size_t i = 0; i < nelems; i++) {
+        if (s != nullptr) {
+            dest[i * dst] = s[i * sst];
+        } else {
+            const uint64_t v = gshmemi_proxy_g(call, src + i * sst, sizeof(T), pe);
+            memcpy(&dest[i * dst], &v, sizeof(T));
+        }
+    }
+}
+
+} // namespace
+
+/* ---- the API ------------------------------------------------------------ */
+
+#ifdef __CUDA_ARCH__
+extern "C" {
+
+#define GSHMEMI_DEV_RMA(NAME, TYPE, G)                                                              \
+    __device__ inline void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,      \
+                                               int pe)                                             \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_" #NAME "_put", dest, source, nelems * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_nbi", dest, source,                      \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,      \
+                                               int pe)                                             \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_" #NAME "_get", dest, source, nelems * sizeof(TYPE), pe); \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_" #NAME "_get_nbi", dest, source,                      \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                       \
+    {                                                                                              \
+        gshmemi_p("gshmem_" #NAME "_p", dest, value, pe);                                          \
+    }                                                                                              \
+    __device__ inline TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                           \
+    {                                                                                              \
+        return gshmemi_g("gshmem_" #NAME "_g", source, pe);                                        \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
+                                                ptrdiff_t sst, size_t nelems, int pe)              \
+    {                                                                                              \
+        gshmemi_iput("gshmem_" #NAME "_iput", dest, source, dst, sst, nelems, pe);                 \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
+                                                ptrdiff_t sst, size_t nelems, int pe)              \
+    {                                                                                              \
+        gshmemi_iget("gshmem_" #NAME "_iget", dest, source, dst, sst, nelems, pe);                 \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,              \
+                                                      size_t nelems, uint64_t *sig_addr,           \
+                                                      uint64_t signal, int sig_op, int pe)         \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_" #NAME "_put_signal", dest, source,            \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }                                                                                              \
+    __device__ inline void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,          \
+                                                          size_t nelems, uint64_t *sig_addr,       \
+                                                          uint64_t signal, int sig_op, int pe)     \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_signal_nbi", dest, source,        \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
+#undef GSHMEMI_DEV_RMA
+
+#define GSHMEMI_DEV_RMA_SIZED(BITS, TYPE)                                                          \
+    __device__ inline void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD>("gshmem_put" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
+                                                  int pe)                                          \
+    {                                                                                              \
+        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_nbi", dest, source,                       \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD>("gshmem_get" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
+    }                                                                                              \
+    __device__ inline void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
+                                                  int pe)                                          \
+    {                                                                                              \
+        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_get" #BITS "_nbi", dest, source,                       \
+                                    nelems * sizeof(TYPE), pe);                                    \
+    }                                                                                              \
+    __device__ inline void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,        \
+                                             ptrdiff_t sst, size_t nelems, int pe)                 \
+    {                                                                                              \
+        gshmemi_iput("gshmem_iput" #BITS, static_cast<TYPE *>(dest),                               \
+                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
+    }                                                                                              \
+    __device__ inline void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,        \
+                                             ptrdiff_t sst, size_t nelems, int pe)                 \
+    {                                                                                              \
+        gshmemi_iget("gshmem_iget" #BITS, static_cast<TYPE *>(dest),                               \
+                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_signal(void *dest, const void *source,               \
+                                                     size_t nelems, uint64_t *sig_addr,            \
+                                                     uint64_t signal, int sig_op, int pe)          \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_put" #BITS "_signal", dest, source,             \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }                                                                                              \
+    __device__ inline void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,           \
+                                                         size_t nelems, uint64_t *sig_addr,        \
+                                                         uint64_t signal, int sig_op, int pe)      \
+    {                                                                                              \
+        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_signal_nbi", dest, source,         \
+                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
+    }
+GSHMEM_FOR_RMA_SIZES(GSHMEMI_DEV_RMA_SIZED)
+#undef GSHMEMI_DEV_RMA_SIZED
+
+__device__ inline void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_put<GSHMEMI_THREAD>("gshmem_putmem", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_put<GSHMEMI_THREAD, true>("gshmem_putmem_nbi", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_get<GSHMEMI_THREAD>("gshmem_getmem", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    gshmemi_get<GSHMEMI_THREAD, true>("gshmem_getmem_nbi", dest, source, nelems, pe);
+}
+__device__ inline void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_putmem_signal", dest, source, nelems, sig_addr,
+                                       signal, sig_op, pe);
+}
+__device__ inline void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe)
+{
+    gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
+                                       signal, sig_op, pe);
+}
+
+} /* extern "C" */
+#endif /* __CUDA_ARCH__ */
+
+/* ---- warp and block forms (device only) ---------------------------------
+ * Every thread of the warp (block) calls with the same arguments; the copy
+ * is split across them. */
+#define GSHMEMI_DEV_GROUP(SCOPE, SUFFIX)                                                           \
+    __device__ inline void gshmemx_putmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_put<SCOPE>("gshmemx_putmem_" #SUFFIX, dest, source, nelems, pe);                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_nbi_##SUFFIX(void *dest, const void *source,             \
+                                                       size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_put<SCOPE, true>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
+    }                                                                                              \
+    __device__ inline void gshmemx_getmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
+                                                   int pe)                                         \
+    {                                                                                              \
+        gshmemi_get<SCOPE>("gshmemx_getmem_" #SUFFIX, dest, source, nelems, pe);                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_getmem_nbi_##SUFFIX(void *dest, const void *source,             \
+                                                       size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_get<SCOPE, true>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_signal_##SUFFIX(void *dest, const void *source,          \
+                                                          size_t nelems, uint64_t *sig_addr,       \
+                                                          uint64_t signal, int sig_op, int pe)     \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE>("gshmemx_putmem_signal_" #SUFFIX, dest, source, nelems,          \
+                                  sig_addr, signal, sig_op, pe);                                   \
+    }                                                                                              \
+    __device__ inline void gshmemx_putmem_signal_nbi_##SUFFIX(void *dest, const void *source,      \
+                                                              size_t nelems, uint64_t *sig_addr,   \
+                                                              uint64_t signal, int sig_op, int pe) \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE, true>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source,        \
+                                        nelems, sig_addr, signal, sig_op, pe);                     \
+    }
+GSHMEMI_DEV_GROUP(GSHMEMI_WARP, warp)
+GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
+#undef GSHMEMI_DEV_GROUP
+
+#define GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, SCOPE, SUFFIX)                                         \
+    __device__ inline void gshmemx_##NAME##_put_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_put<SCOPE>("gshmemx_" #NAME "_put_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
+                                                         int pe)                                   \
+    {                                                                                              \
+        gshmemi_put<SCOPE, true>("gshmemx_" #NAME "_put_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
+                                 pe);                                                              \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
+    {                                                                                              \
+        gshmemi_get<SCOPE>("gshmemx_" #NAME "_get_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_get_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
+                                                         int pe)                                   \
+    {                                                                                              \
+        gshmemi_get<SCOPE, true>("gshmemx_" #NAME "_get_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
+                                 pe);                                                              \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_##SUFFIX(TYPE *d, const TYPE *s, size_t n,  \
+                                                            uint64_t *sig, uint64_t v, int op,     \
+                                                            int pe)                                \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE>("gshmemx_" #NAME "_put_signal_" #SUFFIX, d, s,                   \
+                                  n * sizeof(TYPE), sig, v, op, pe);                               \
+    }                                                                                              \
+    __device__ inline void gshmemx_##NAME##_put_signal_nbi_##SUFFIX(TYPE *d, const TYPE *s,        \
+                                                                size_t n, uint64_t *sig,           \
+                                                                uint64_t v, int op, int pe)        \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE, true>("gshmemx_" #NAME "_put_signal_nbi_" #SUFFIX, d, s,         \
+                                        n * sizeof(TYPE), sig, v, op, pe);                         \
+    }
+#define GSHMEMI_DEV_GROUP_TYPED_WARP(NAME, TYPE, G)                                                \
+    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_WARP, warp)
+#define GSHMEMI_DEV_GROUP_TYPED_BLOCK(NAME, TYPE, G)                                               \
+    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_BLOCK, block)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_WARP)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_BLOCK)
+#undef GSHMEMI_DEV_GROUP_TYPED_BLOCK
+#undef GSHMEMI_DEV_GROUP_TYPED_WARP
+#undef GSHMEMI_DEV_GROUP_TYPED
+
+#endif /* GSHMEM_DEVICE_RMA_CUH */
