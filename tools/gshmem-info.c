@@ -62,7 +62,7 @@ static int print_peers(void)
     for (int pe = 0; pe < n && len < LINE - 40; pe++) {
         const char *how = pe == me                          ? "self"
                           : gshmemi_heap.slot_of_pe[pe] >= 0 ? "mapped"
-                          : gshmemi_transport != NULL        ? gshmemi_transport->name
+                          : gshmemi_transport != NULL        ? gshmemi_transport->ops->name
                                                              : "unreachable";
         len += snprintf(mine + len, sizeof(mine) - (size_t)len, " %d:%s", pe, how);
     }

@@ -13,8 +13,8 @@ enum gshmemi_log_level {
     GSHMEMI_LOG_TRACE,
 };
 
-#define GSHMEMI_FOR_SUBSYS(X) X(CORE, core) X(BOOTSTRAP, bootstrap) X(HEAP, heap) \
-    X(RMA, rma) X(SYNC, sync) X(LAUNCH, launch)
+#define GSHMEMI_FOR_SUBSYS(X) X(CORE, core) X(BOOTSTRAP, bootstrap) X(GPU, gpu) X(HEAP, heap) \
+    X(TRANSPORT, transport) X(PROXY, proxy) X(RMA, rma) X(SYNC, sync) X(LAUNCH, launch)
 
 enum gshmemi_subsys {
 #define GSHMEMI_SUBSYS_ENUM(ID, name) GSHMEMI_SUB_##ID,

@@ -251,27 +251,6 @@ int gshmemi_sock_accept(int listen_fd, uint64_t deadline, int *fd_out, union gsh
     }
 }
 
-int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            int st = wait_fd(fd, POLLOUT, deadline);
-            if (st != 0)
-                return st;
-            continue;
-        }
-        return (errno == EPIPE || errno == ECONNRESET) ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
-    }
-    return 0;
-}
-
 int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
                        uint64_t deadline)
 {
@@ -296,6 +275,11 @@ int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t
         return (errno == EPIPE || errno == ECONNRESET) ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
     }
     return 0;
+}
+
+int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline)
+{
+    return gshmemi_sock_send2(fd, buf, len, NULL, 0, deadline);
 }
 
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline)

@@ -29,7 +29,7 @@ static struct {
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
     uint64_t *result;  /* pinned: a batch of atomics' fetched values */
-    void *bounce;      /* pinned, GPU_BOUNCE bytes: poll reads */
+    struct gshmemi_staging bounce; /* GPU_BOUNCE bytes: poll reads */
     /* stream memory operations (NULL where the driver has none) */
     CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
@@ -40,7 +40,7 @@ static struct {
 
 #define GPU_FAIL(call, what, err)                                                                \
     do {                                                                                         \
-        GSHMEMI_ERROR(CORE, "%s: %s failed: %s", call, what, cudaGetErrorString(err));           \
+        GSHMEMI_ERROR(GPU, "%s: %s failed: %s", call, what, cudaGetErrorString(err));           \
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);                                              \
     } while (0)
 #define GPU_CHECK(call, what, expr)                                                              \
@@ -192,7 +192,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     if (gshmemi_env.DEVICE >= 0) {
         dev = (int)gshmemi_env.DEVICE;
         if (dev >= count) {
-            GSHMEMI_ERROR(CORE, "GSHMEM_DEVICE is %d but this process sees %d GPU(s)", dev, count);
+            GSHMEMI_ERROR(GPU, "GSHMEM_DEVICE is %d but this process sees %d GPU(s)", dev, count);
             return GSHMEM_ERR_INVALID_ARG;
         }
     } else if ((dev = app_device()) < 0) {
@@ -207,14 +207,13 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
         (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
             cudaSuccess ||
         (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_AMO_BATCH * sizeof(uint64_t),
-                            cudaHostAllocMapped)) != cudaSuccess ||
-        (err = cudaHostAlloc(&gpu.bounce, GPU_BOUNCE, cudaHostAllocDefault)) != cudaSuccess) {
-        GSHMEMI_ERROR(CORE, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
+                            cudaHostAllocMapped)) != cudaSuccess) {
+        GSHMEMI_ERROR(GPU, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
         return GSHMEM_ERR_CUDA;
     }
     if ((err = (cudaError_t)gshmemi_preload_kernels()) != cudaSuccess) {
         /* Not fatal: the host copies need no kernel; a launch will say more. */
-        GSHMEMI_WARN(CORE, "cannot load gshmem's kernels on GPU %d: %s (a GPU older than the "
+        GSHMEMI_WARN(GPU, "cannot load gshmem's kernels on GPU %d: %s (a GPU older than the "
                      "build's -Dgpu_arch?); their first launches may wait for running kernels",
                      dev, cudaGetErrorString(err));
         cudaGetLastError();
@@ -224,7 +223,11 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     gpu.flush_rdma = rdma_flush_needed(dev) ? gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites")
                                             : NULL;
     gpu.device = dev;
-    GSHMEMI_INFO(CORE, "using GPU %d of %d", dev, count);
+    if (gshmemi_staging_alloc(&gpu.bounce, GPU_BOUNCE, "host's polls of GPU memory") != 0) {
+        gshmemi_gpu_close();
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    GSHMEMI_INFO(GPU, "using GPU %d of %d", dev, count);
     return 0;
 }
 
@@ -236,8 +239,7 @@ void gshmemi_gpu_close(void)
     cudaStreamDestroy(gpu.ops);
     cudaStreamDestroy(gpu.poll);
     cudaFreeHost(gpu.result);
-    cudaFreeHost(gpu.bounce);
-    gpu.bounce = NULL;
+    gshmemi_staging_free(&gpu.bounce);
     gpu.device = -1;
 }
 
@@ -275,7 +277,7 @@ void gshmemi_gpu_bind_thread(const char *who)
 #if GSHMEM_HAVE_NUMA
     int node = gshmemi_gpu_numa_node();
     if (node >= 0 && numa_run_on_node(node) == 0)
-        GSHMEMI_INFO(CORE, "%s thread on NUMA node %d, the GPU's", who, node);
+        GSHMEMI_INFO(GPU, "%s thread on NUMA node %d, the GPU's", who, node);
 #else
     (void)who;
 #endif
@@ -340,10 +342,10 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
     for (size_t done = 0; done < n; done += GPU_BOUNCE) {
         const size_t len = GSHMEMI_MIN(n - done, (size_t)GPU_BOUNCE);
         GPU_CHECK(call, "cudaMemcpyAsync",
-                  cudaMemcpyAsync(gpu.bounce, (const char *)src + done, len, cudaMemcpyDefault,
+                  cudaMemcpyAsync(gpu.bounce.base, (const char *)src + done, len, cudaMemcpyDefault,
                                   gpu.poll));
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.poll));
-        memcpy((char *)dst + done, gpu.bounce, len);
+        memcpy((char *)dst + done, gpu.bounce.base, len);
     }
     pthread_mutex_unlock(&gpu.lock);
 }
@@ -427,7 +429,7 @@ void *gshmemi_gpu_stream_new(const char *call)
     if (err == cudaSuccess)
         err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi);
     if (err != cudaSuccess) {
-        GSHMEMI_ERROR(CORE, "%s: cannot create a stream: %s", call, cudaGetErrorString(err));
+        GSHMEMI_ERROR(GPU, "%s: cannot create a stream: %s", call, cudaGetErrorString(err));
         cudaGetLastError();
         return NULL;
     }
@@ -470,7 +472,7 @@ void gshmemi_gpu_flush_rdma_writes(const char *call)
     CUresult r = gpu.flush_rdma(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
                                 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
     if (r != CUDA_SUCCESS) {
-        GSHMEMI_ERROR(CORE, "%s: cuFlushGPUDirectRDMAWrites failed (CUDA driver error %d)", call,
+        GSHMEMI_ERROR(GPU, "%s: cuFlushGPUDirectRDMAWrites failed (CUDA driver error %d)", call,
                       (int)r);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     }
@@ -582,7 +584,7 @@ void *gshmemi_gpu_host_alloc_near(size_t n)
         sched_setaffinity(0, sizeof(was), &was);
     int at = -1;
     if (p != NULL && node >= 0 && get_mempolicy(&at, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) == 0)
-        GSHMEMI_INFO(CORE, "%zu bytes of pinned host memory on NUMA node %d (the GPU's: %d)", n, at,
+        GSHMEMI_INFO(GPU, "%zu bytes of pinned host memory on NUMA node %d (the GPU's: %d)", n, at,
                      node);
     return p;
 #else
@@ -649,7 +651,7 @@ int gshmemi_gpu_pin(const char *call, void *addr, size_t len)
     cudaGetLastError();
     err = cudaHostRegister(addr, len, cudaHostRegisterDefault);
     if (err != cudaSuccess) {
-        GSHMEMI_ERROR(CORE, "%s(%p, %zu): cudaHostRegister failed: %s", call, addr, len,
+        GSHMEMI_ERROR(GPU, "%s(%p, %zu): cudaHostRegister failed: %s", call, addr, len,
                       cudaGetErrorString(err));
         cudaGetLastError();
         return GSHMEM_ERR_CUDA;
@@ -701,7 +703,7 @@ int gshmemi_gpu_can_access(int dev, int peer_dev) { (void)dev; (void)peer_dev; r
 
 static void no_gpu(const char *call)
 {
-    GSHMEMI_ERROR(CORE, "%s: GPU memory reached in a build without CUDA", call);
+    GSHMEMI_ERROR(GPU, "%s: GPU memory reached in a build without CUDA", call);
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
 }
 void gshmemi_gpu_copy(const char *call, void *d, const void *s, size_t n, int b)
@@ -761,3 +763,28 @@ int gshmemi_launch_put_signal(void *s, void *d, const void *src, size_t n, uint6
 int gshmemi_preload_kernels(void) { return -1; }
 
 #endif
+
+/* ---- staging buffers (with or without CUDA) ------------------------------ */
+
+int gshmemi_staging_alloc(struct gshmemi_staging *s, size_t size, const char *who)
+{
+    s->size = size;
+    s->pinned = gshmemi_gpu_device() >= 0;
+    s->base = s->pinned ? gshmemi_gpu_host_alloc_near(size)
+                        : aligned_alloc(4096, GSHMEMI_ALIGN_UP(size, 4096));
+    if (s->base == NULL) {
+        GSHMEMI_ERROR(GPU, "cannot allocate %zu bytes of %s staging for the %s", size,
+                      s->pinned ? "pinned" : "host", who);
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    return 0;
+}
+
+void gshmemi_staging_free(struct gshmemi_staging *s)
+{
+    if (s->base != NULL && s->pinned)
+        gshmemi_gpu_host_free(s->base);
+    else
+        free(s->base);
+    s->base = NULL;
+}

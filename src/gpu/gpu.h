@@ -125,6 +125,18 @@ void gshmemi_gpu_host_free(void *p);
 /* The same, with its pages on the GPU's NUMA node where that is known:
  * the service threads' buffers.  Freed with gshmemi_gpu_host_free. */
 void *gshmemi_gpu_host_alloc_near(size_t n);
+/* A service thread's staging buffer (the proxy's, a transport's): pinned
+ * host memory on the GPU's NUMA node where a GPU is open (the copy engines
+ * reach it at full speed, a NIC can register it), page-aligned host memory
+ * elsewhere.  alloc logs, naming `who`, when it fails. */
+struct gshmemi_staging {
+    char *base;
+    size_t size;
+    int pinned;
+};
+int gshmemi_staging_alloc(struct gshmemi_staging *s, size_t size, const char *who);
+void gshmemi_staging_free(struct gshmemi_staging *s);
+
 /* Whether p is GPU memory (host code cannot read it); 0 where no GPU is open. */
 int gshmemi_gpu_is_device_ptr(const void *p);
 /* Copies n bytes between buffers of this process either of which may be

@@ -31,7 +31,9 @@ static struct {
     int on_gpu;               /* GPU producers: slots and counters in mapped host memory; head, the
                                * counters' copies and their pollers' locks in GPU memory */
     void *gpu_host, *gpu_own;
-    void *stage, *stream;     /* GPU producers: their put sources, read in batches */
+    struct gshmemi_staging stage; /* GPU producers: their put sources, read in batches */
+    void *stream;
+    struct gshmemi_transport *transport; /* carries the requests out */
     pthread_t thread;
     volatile int stop;
     int running;
@@ -79,7 +81,7 @@ static void answer(const struct answer *to, uint64_t value)
             if (deadline == 0) {
                 deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
             } else if (gshmemi_now_ns() > deadline) {
-                GSHMEMI_ERROR(CORE, "proxy: request %llu's answer cannot be given: request %llu "
+                GSHMEMI_ERROR(PROXY, "request %llu's answer cannot be given: request %llu "
                               "(the same slot a lap before) was answered and its answer is "
                               "still unread after GSHMEM_TIMEOUT (%g s)",
                               (unsigned long long)to->number,
@@ -103,73 +105,78 @@ static struct answer answer_to(uint64_t address, uint64_t number)
     return (struct answer){(uint64_t *)(uintptr_t)address, NULL, number};
 }
 
+/* A request the transport could not carry out ends the job (it said why). */
+static void check(const char *what, int st)
+{
+    if (st != 0)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, what);
+}
+
 static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct batch_state *bs)
 {
     const int kind = (int)(s->ctrl & 0xff), op = (int)(s->ctrl >> 8 & 0xff);
     const int size = (int)(s->ctrl >> 16 & 0xffff), pe = (int)(s->ctrl >> 32 & 0x7fffffff);
-    const struct gshmemi_transport_ops *t = gshmemi_transport;
+    struct gshmemi_transport *t = px.transport;
+    const struct gshmemi_transport_ops *o = t->ops;
 
     switch (kind) {
     case GSHMEMI_REQ_PUT:
-        t->put("proxy put", pe, s->w[0], (const void *)(uintptr_t)s->w[1], s->w[2]);
+        check("proxy put", o->put(t, "proxy put", pe, s->w[0], (const void *)(uintptr_t)s->w[1],
+                                  s->w[2]));
         break;
     case GSHMEMI_REQ_PUT_INLINE:
-        t->put("proxy put", pe, s->w[0], &s->w[1], (size_t)size);
+        check("proxy put", o->put(t, "proxy put", pe, s->w[0], &s->w[1], (size_t)size));
         break;
     case GSHMEMI_REQ_GET: {
         if (s->w[1] == GSHMEMI_REQ_TO_CELL) { /* a g: at most 8 bytes, answered in the cell */
             struct in_flight *fl = &bs->fl[bs->n];
             const size_t n = s->w[2] < 8 ? s->w[2] : 8;
             *fl = (struct in_flight){NULL, answer_to(s->w[1], number), 0, 1};
-            fl->token = t->get_start ? t->get_start("proxy g", pe, s->w[0], &fl->bytes, n) : NULL;
-            if (fl->token != NULL) {
+            if (o->get_start(t, "proxy g", pe, s->w[0], &fl->bytes, n, &fl->token) == 0) {
                 bs->n++;
             } else {
-                t->get("proxy g", pe, s->w[0], &fl->bytes, n);
+                check("proxy g", o->get(t, "proxy g", pe, s->w[0], &fl->bytes, n));
                 answer(&fl->to, fl->bytes);
             }
             break;
         }
-        void *dst = (void *)(uintptr_t)s->w[1];
-        void *token = t->get_start && bs->get_bytes + s->w[2] <= GET_BYTES_IN_FLIGHT
-                          ? t->get_start("proxy get", pe, s->w[0], dst, s->w[2])
-                          : NULL;
-        if (token != NULL) {
+        void *dst = (void *)(uintptr_t)s->w[1], *token;
+        if (bs->get_bytes + s->w[2] <= GET_BYTES_IN_FLIGHT &&
+            o->get_start(t, "proxy get", pe, s->w[0], dst, s->w[2], &token) == 0) {
             bs->fl[bs->n++] = (struct in_flight){token, {NULL, NULL, 0}, 0, 0};
             bs->get_bytes += s->w[2];
-        } else
-            t->get("proxy get", pe, s->w[0], dst, s->w[2]);
+        } else {
+            check("proxy get", o->get(t, "proxy get", pe, s->w[0], dst, s->w[2]));
+        }
         break;
     }
     case GSHMEMI_REQ_AMO: {
         const struct answer to = answer_to(s->w[3], number);
         const int fetch = to.result != NULL || to.cell != NULL;
-        void *token = fetch && t->atomic_start
-                          ? t->atomic_start("proxy atomic", pe, s->w[0], op, (size_t)size,
-                                            s->w[1], s->w[2])
-                          : NULL;
-        if (token != NULL) {
+        void *token;
+        if (fetch && o->atomic_start(t, "proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1],
+                                     s->w[2], &token) == 0) {
             bs->fl[bs->n++] = (struct in_flight){token, to, 0, 0};
             break;
         }
-        uint64_t old = t->atomic("proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1], s->w[2],
-                                 fetch);
+        uint64_t old = 0;
+        check("proxy atomic", o->atomic(t, "proxy atomic", pe, s->w[0], op, (size_t)size, s->w[1],
+                                        s->w[2], fetch ? &old : NULL));
         if (fetch)
             answer(&to, old);
         break;
     }
     case GSHMEMI_REQ_SIGNAL:
-        t->signal("proxy signal", pe, s->w[0], s->w[1], op);
+        check("proxy signal", o->signal(t, "proxy signal", pe, s->w[0], s->w[1], op));
         break;
     case GSHMEMI_REQ_QUIET:
-        t->quiet("proxy quiet");
+        check("proxy quiet", o->quiet(t, "proxy quiet"));
         break;
     case GSHMEMI_REQ_FENCE:
-        if (t->fence != NULL)
-            t->fence();
+        check("proxy fence", o->fence(t));
         break;
     default:
-        GSHMEMI_ERROR(CORE, "proxy: a request of unknown kind %d", kind);
+        GSHMEMI_ERROR(PROXY, "a request of unknown kind %d", kind);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "proxy");
     }
 }
@@ -187,7 +194,7 @@ static void stage_sources(struct gshmemi_fifo_slot *b, int n)
     for (int i = 0; i < n; i++) {
         if ((b[i].ctrl & 0xff) != GSHMEMI_REQ_PUT || b[i].w[2] > STAGE_BYTES - used)
             continue;
-        dsts[k] = (char *)px.stage + used;
+        dsts[k] = px.stage.base + used;
         srcs[k] = (const void *)(uintptr_t)b[i].w[1];
         sizes[k] = b[i].w[2];
         b[i].w[1] = (uint64_t)(uintptr_t)dsts[k];
@@ -216,18 +223,17 @@ static void *proxy_main(void *arg)
             n++;
         if (n > 0) {
             __atomic_store_n(f->taken, next + (uint64_t)n, __ATOMIC_RELEASE);
-            const struct gshmemi_transport_ops *t = gshmemi_transport;
+            struct gshmemi_transport *t = px.transport;
             if (px.on_gpu)
                 stage_sources(b, n);
             struct batch_state bs = {.n = 0};
-            if (t->batch_begin != NULL)
-                t->batch_begin();
+            t->ops->batch_begin(t);
             for (int i = 0; i < n; i++)
                 execute(&b[i], next + (uint64_t)i, &bs);
-            if (t->batch_end != NULL)
-                t->batch_end();
+            t->ops->batch_end(t);
             for (int i = 0; i < bs.n; i++) {
-                uint64_t old = t->finish("proxy", bs.fl[i].token);
+                uint64_t old = 0;
+                check("proxy", t->ops->finish(t, "proxy", bs.fl[i].token, &old));
                 answer(&bs.fl[i].to, bs.fl[i].is_g ? bs.fl[i].bytes : old);
             }
             next += (uint64_t)n;
@@ -254,7 +260,7 @@ static void release_fifo(void)
     if (px.on_gpu) {
         gshmemi_gpu_host_free(px.gpu_host);
         gshmemi_gpu_free(px.gpu_own);
-        gshmemi_gpu_host_free(px.stage);
+        gshmemi_staging_free(&px.stage);
         gshmemi_gpu_stream_free(px.stream);
     } else {
         free(px.fifo.slots);
@@ -267,6 +273,7 @@ int gshmemi_proxy_start(void)
     memset(&px, 0, sizeof(px));
     if (gshmemi_transport == NULL)
         return 0;
+    px.transport = gshmemi_transport;
     px.fifo.capacity = FIFO_CAPACITY;
     if (gshmemi_gpu_device() >= 0) {
         /* GPU threads push: they claim with an atomic in their own memory,
@@ -277,10 +284,13 @@ int gshmemi_proxy_start(void)
         px.on_gpu = 1;
         px.gpu_host = gshmemi_gpu_host_alloc_near(slots + 2 * 64 + cells);
         px.gpu_own = gshmemi_gpu_dev_alloc(4 * 128);
-        px.stage = gshmemi_gpu_host_alloc_near(STAGE_BYTES);
         px.stream = gshmemi_gpu_stream_new("gshmem_init");
-        if (px.gpu_host == NULL || px.gpu_own == NULL || px.stage == NULL || px.stream == NULL) {
-            GSHMEMI_ERROR(CORE, "cannot allocate the proxy's FIFO and staging in GPU-visible memory");
+        if (px.gpu_host == NULL || px.gpu_own == NULL || px.stream == NULL) {
+            GSHMEMI_ERROR(PROXY, "cannot allocate the proxy's FIFO in GPU-visible memory");
+            release_fifo();
+            return GSHMEM_ERR_NO_MEMORY;
+        }
+        if (gshmemi_staging_alloc(&px.stage, STAGE_BYTES, "proxy") != 0) {
             release_fifo();
             return GSHMEM_ERR_NO_MEMORY;
         }
@@ -297,7 +307,7 @@ int gshmemi_proxy_start(void)
          * a lazy kernel load elsewhere in the process blocks while it
          * waits for GPU work that waits on this proxy. */
         if (gshmemi_heap.on_device && gshmemi_gpu_lazy_loading() && gshmemi_rt.my_pe == 0)
-            GSHMEMI_WARN(CORE, "gshmem_init: peers are reached through the proxy with the heap in "
+            GSHMEMI_WARN(PROXY, "gshmem_init: peers are reached through the proxy with the heap in "
                          "GPU memory, and CUDA loads kernels lazily: a kernel launched for the "
                          "first time while GPU work waits on the proxy (a device call or a "
                          "stream-ordered operation to such a peer) stalls the job until "
@@ -316,7 +326,7 @@ int gshmemi_proxy_start(void)
         px.fifo.completed = &px.counters[16];
     }
     if ((errno = pthread_create(&px.thread, NULL, proxy_main, NULL)) != 0) {
-        GSHMEMI_ERROR(CORE, "cannot start the proxy thread: %s", strerror(errno));
+        GSHMEMI_ERROR(PROXY, "cannot start the proxy thread: %s", strerror(errno));
         release_fifo();
         return GSHMEM_ERR_INTERNAL;
     }
@@ -358,7 +368,7 @@ void gshmemi_proxy_drain(const char *call)
             return;
         gshmemi_backoff_wait(&backoff);
         if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
-            GSHMEMI_ERROR(CORE, "%s: requests kernels pushed still wait for the proxy after "
+            GSHMEMI_ERROR(PROXY, "%s: requests kernels pushed still wait for the proxy after "
                           "GSHMEM_TIMEOUT (%g s): it has taken %llu and completed %llu", call,
                           gshmemi_env.TIMEOUT,
                           (unsigned long long)__atomic_load_n(px.fifo.taken, __ATOMIC_ACQUIRE),

@@ -23,7 +23,7 @@ static void amo(const char *call, const void *dest, int pe, int op, size_t size,
     if (b != NULL)
         memcpy(&b_bits, b, size);
     if (GSHMEMI_UNLIKELY(r == NULL))
-        old_bits = gshmemi_transport->atomic(call, pe, gshmemi_rma_off(dest), op, size, a_bits,
+        old_bits = gshmemi_transport_atomic(call, pe, gshmemi_rma_off(dest), op, size, a_bits,
                                              b_bits, old != NULL);
     else
         old_bits = gshmemi_heap.access->atomic(call, r, op, size, a_bits, b_bits, old != NULL);

@@ -19,7 +19,7 @@ static inline void rma_put(const char *call, void *dest, const void *src, size_t
     if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r))
         return;
     if (GSHMEMI_UNLIKELY(r == NULL))
-        gshmemi_transport->put(call, pe, gshmemi_rma_off(dest), src, nbytes);
+        gshmemi_transport_put(call, pe, gshmemi_rma_off(dest), src, nbytes);
     else
         gshmemi_heap.access->copy(call, r, src, nbytes, blocking);
 }
@@ -31,7 +31,7 @@ static inline void rma_get(const char *call, void *dest, const void *src, size_t
     if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r))
         return;
     if (GSHMEMI_UNLIKELY(r == NULL))
-        gshmemi_transport->get(call, pe, gshmemi_rma_off(src), dest, nbytes);
+        gshmemi_transport_get(call, pe, gshmemi_rma_off(src), dest, nbytes);
     else
         gshmemi_heap.access->copy(call, dest, r, nbytes, blocking);
 }
@@ -63,7 +63,7 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     gshmemi_rma_check_local(call, "source", src, 1);
     if (r == NULL) /* element by element, in order */
         for (size_t i = 0; i < nelems; i++)
-            gshmemi_transport->put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
+            gshmemi_transport_put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
                                    s + i * (size_t)sst * esize, esize);
     else
         gshmemi_heap.access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize,
@@ -88,13 +88,13 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
         char *span = malloc(sspan);
         if (span == NULL)
             gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
-        gshmemi_transport->get(call, pe, gshmemi_rma_off(src), span, sspan);
+        gshmemi_transport_get(call, pe, gshmemi_rma_off(src), span, sspan);
         gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, span, (size_t)sst * esize,
                                           esize, nelems);
         free(span);
     } else if (r == NULL)
         for (size_t i = 0; i < nelems; i++)
-            gshmemi_transport->get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
+            gshmemi_transport_get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
                                    d + i * (size_t)dst * esize, esize);
     else
         gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize,
@@ -110,7 +110,7 @@ void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, in
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);
     if (r == NULL) /* after the puts to pe: the connection keeps order */
-        gshmemi_transport->signal(call, pe, gshmemi_rma_off(sig_addr), signal,
+        gshmemi_transport_signal(call, pe, gshmemi_rma_off(sig_addr), signal,
                                   sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
     else /* a release: the data put before the signal is seen before it */
         gshmemi_heap.access->signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);

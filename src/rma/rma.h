@@ -41,7 +41,7 @@ static inline char *gshmemi_rma_atomic_target(const char *call, const char *what
                                               size_t len, int pe)
 {
     char *r = gshmemi_rma_target(call, what, addr, len, pe);
-    if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->nic_atomics &&
+    if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->ops->nic_atomics &&
                          pe == gshmemi_rt.my_pe))
         return NULL;
     return r;

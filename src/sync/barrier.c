@@ -21,8 +21,7 @@ GSHMEM_API void gshmem_fence(void)
     /* Host heap: stores reach mapped peers in order once ordered here.
      * Device heap: one stream carries every operation, in order. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (gshmemi_transport != NULL && gshmemi_transport->fence != NULL)
-        gshmemi_transport->fence();
+    gshmemi_transport_fence(__func__);
 }
 
 GSHMEM_API void gshmem_quiet(void)
@@ -31,8 +30,7 @@ GSHMEM_API void gshmem_quiet(void)
         return;
     gshmemi_heap.access->quiet(__func__);
     gshmemi_proxy_drain(__func__); /* kernels' requests, then the transport's completion */
-    if (gshmemi_transport != NULL)
-        gshmemi_transport->quiet(__func__);
+    gshmemi_transport_quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -48,7 +46,7 @@ static void dissemination(const char *call)
         if (remote != NULL)
             __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
         else if (gshmemi_transport != NULL) /* another node */
-            gshmemi_transport->ctrl_add(call, to, GSHMEMI_CTRL_BARRIER + (size_t)r, 1);
+            gshmemi_transport_ctrl_add(call, to, GSHMEMI_CTRL_BARRIER + (size_t)r, 1);
         else
             gshmemi_rma_fail(call, "pe %d is on another node and no network transport is up", to);
         const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,

@@ -20,13 +20,63 @@
 #include <infiniband/verbs.h>
 #endif
 
-const struct gshmemi_transport_ops *gshmemi_transport;
+struct gshmemi_transport *gshmemi_transport;
+
+/* ---- the optional operations' stubs, filled in one place -------------------- */
+
+static int no_fence(struct gshmemi_transport *t)
+{
+    (void)t;
+    return 0; /* every put is kept in order */
+}
+
+static void no_batch(struct gshmemi_transport *t) { (void)t; }
+
+static int no_get_start(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                        void *dst, size_t n, void **token)
+{
+    (void)t, (void)call, (void)pe, (void)off, (void)dst, (void)n, (void)token;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+static int no_atomic_start(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                           int op, size_t size, uint64_t a, uint64_t b, void **token)
+{
+    (void)t, (void)call, (void)pe, (void)off, (void)op, (void)size, (void)a, (void)b, (void)token;
+    return GSHMEM_ERR_NOT_SUPPORTED;
+}
+
+static int no_finish(struct gshmemi_transport *t, const char *call, void *token, uint64_t *old)
+{
+    (void)t, (void)token, (void)old;
+    GSHMEMI_ERROR(TRANSPORT, "%s: finish without a start", call);
+    return GSHMEM_ERR_INTERNAL;
+}
+
+/* ops with every optional operation it lacks set to its stub. */
+static void fill_optional(struct gshmemi_transport_ops *ops)
+{
+    if (ops->fence == NULL)
+        ops->fence = no_fence;
+    if (ops->batch_begin == NULL)
+        ops->batch_begin = no_batch;
+    if (ops->batch_end == NULL)
+        ops->batch_end = no_batch;
+    if (ops->get_start == NULL)
+        ops->get_start = no_get_start;
+    if (ops->atomic_start == NULL)
+        ops->atomic_start = no_atomic_start;
+    if (ops->finish == NULL)
+        ops->finish = no_finish;
+}
+
+static struct gshmemi_transport_ops in_use; /* the chosen transport's, filled */
 
 /* An allocation's implied barrier completes what went through the transport. */
 static void heap_quiet(void *arg, const char *call)
 {
     (void)arg;
-    gshmemi_transport->quiet(call);
+    gshmemi_transport_quiet(call);
 }
 
 static struct gshmemi_heap_listener heap_listener = {.quiet = heap_quiet};
@@ -54,7 +104,7 @@ static int rdma_usable(void)
             return 1;
         }
     }
-    GSHMEMI_INFO(CORE, "an RDMA device is there, but the GPU heap cannot be given to it (%s; "
+    GSHMEMI_INFO(TRANSPORT, "an RDMA device is there, but the GPU heap cannot be given to it (%s; "
                  "no nvidia_peermem module)", why);
     return 0;
 #else
@@ -102,26 +152,29 @@ int gshmemi_transport_init(void)
     int rdma = 0;
     if (strcmp(want, "auto") == 0)
         GSHMEMI_CHECK_GOTO(all_rdma_usable(&rdma), st, out);
+    const struct gshmemi_transport_ops *ops;
     if (strcmp(want, "tcp") == 0 || (strcmp(want, "auto") == 0 && !rdma)) {
-        gshmemi_transport = &gshmemi_tcp_ops;
+        ops = &gshmemi_tcp_ops;
     } else if (strcmp(want, "ibrc") == 0 || strcmp(want, "auto") == 0) {
 #if GSHMEM_HAVE_IBVERBS
-        gshmemi_transport = &gshmemi_ibrc_ops;
+        ops = &gshmemi_ibrc_ops;
 #else
-        GSHMEMI_ERROR(CORE, "GSHMEM_TRANSPORT=ibrc: this gshmem was built without libibverbs");
+        GSHMEMI_ERROR(TRANSPORT, "GSHMEM_TRANSPORT=ibrc: this gshmem was built without libibverbs");
         st = GSHMEM_ERR_NOT_SUPPORTED;
         goto out;
 #endif
     } else {
-        GSHMEMI_ERROR(CORE, "GSHMEM_TRANSPORT is '%s': expected auto, tcp or ibrc", want);
+        GSHMEMI_ERROR(TRANSPORT, "GSHMEM_TRANSPORT is '%s': expected auto, tcp or ibrc", want);
         st = GSHMEM_ERR_INVALID_ARG;
         goto out;
     }
-    st = gshmemi_transport->open(peers, n_peers);
-    if (st != 0)
-        gshmemi_transport = NULL;
-    else
-        gshmemi_heap_listen(&heap_listener);
+    struct gshmemi_transport *t;
+    GSHMEMI_CHECK_GOTO(ops->open(peers, n_peers, &t), st, out);
+    in_use = *ops;
+    fill_optional(&in_use);
+    t->ops = &in_use;
+    gshmemi_transport = t;
+    gshmemi_heap_listen(&heap_listener);
 out:
     free(counts);
     free(peers);
@@ -130,9 +183,10 @@ out:
 
 void gshmemi_transport_fini(void)
 {
-    if (gshmemi_transport != NULL) {
-        gshmemi_heap_unlisten(&heap_listener);
-        gshmemi_transport->close();
-    }
+    struct gshmemi_transport *t = gshmemi_transport;
+    if (t == NULL)
+        return;
+    gshmemi_heap_unlisten(&heap_listener);
     gshmemi_transport = NULL;
+    t->ops->close(t);
 }

@@ -1,12 +1,20 @@
-/* Transports: how a PE reaches peers whose heap it has not mapped.  One ops
- * table per transport (tcp.c, ibrc.c; nic.c picks ibrc's RDMA device).  Addresses are heap offsets,
- * the same on every PE.  Host-initiated operations call these from the
- * calling thread; the target side is served by the transport's own thread. */
+/* Transports: how a PE reaches peers whose heap it has not mapped.  A
+ * transport is an object (struct gshmemi_transport) whose operations take
+ * it and return a status; tcp.c and ibrc.c make one (nic.c picks ibrc's
+ * RDMA device).  Addresses are heap offsets, the same on every PE.
+ * Host-initiated operations call these from the calling thread; the target
+ * side is served by the transport's own thread.  An operation that fails
+ * has logged why; a peer's loss ends the job where it is seen. */
 #ifndef GSHMEMI_TRANSPORT_H
 #define GSHMEMI_TRANSPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/api.h"
+#include "core/runtime.h"
+
+struct gshmemi_transport;
 
 struct gshmemi_transport_ops {
     const char *name;
@@ -15,49 +23,113 @@ struct gshmemi_transport_ops {
     int nic_atomics;
 
     /* setup: connects to every PE in peers (collective) */
-    int (*open)(const int *peers, int n_peers);
-    void (*close)(void);
+    int (*open)(const int *peers, int n_peers, struct gshmemi_transport **out);
+    void (*close)(struct gshmemi_transport *t);
 
     /* RMA: complete locally on return (the source may be reused) */
-    void (*put)(const char *call, int pe, uint64_t off, const void *src, size_t n);
-    void (*get)(const char *call, int pe, uint64_t off, void *dst, size_t n);
-    /* atomics (gshmemi_amo_op), size 4 or 8; the old value when fetch */
-    uint64_t (*atomic)(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
-                       uint64_t b, int fetch);
+    int (*put)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+               const void *src, size_t n);
+    int (*get)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off, void *dst,
+               size_t n);
+    /* atomics (core/amo.h), size 4 or 8; with old, its old value there */
+    int (*atomic)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off, int op,
+                  size_t size, uint64_t a, uint64_t b, uint64_t *old);
     /* signal set (op 0) or add (1), after the puts to pe issued before */
-    void (*signal)(const char *call, int pe, uint64_t off, uint64_t value, int op);
+    int (*signal)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                  uint64_t value, int op);
     /* adds to a word of pe's control segment (barriers across nodes) */
-    void (*ctrl_add)(const char *call, int pe, size_t word, uint64_t value);
+    int (*ctrl_add)(struct gshmemi_transport *t, const char *call, int pe, size_t word,
+                    uint64_t value);
 
     /* completion: everything issued to every peer is done at the target */
-    void (*quiet)(const char *call);
-    /* optional: puts issued after this to a peer take effect there after
-     * those issued before (NULL: the transport keeps every put in order) */
-    void (*fence)(void);
+    int (*quiet)(struct gshmemi_transport *t, const char *call);
 
-    /* optional: the calling thread is about to issue many operations (the
-     * proxy's batch) and may hold them back until batch_end; an operation
-     * that waits for an answer is never held */
-    void (*batch_begin)(void);
-    void (*batch_end)(void);
+    /* optional (NULL in a transport's table: the shared stub below) */
+    /* puts issued after this to a peer take effect there after those
+     * issued before (stub: nothing to do, every put is kept in order) */
+    int (*fence)(struct gshmemi_transport *t);
+    /* the calling thread is about to issue many operations (the proxy's
+     * batch) and may hold them back until batch_end; an operation that
+     * waits for an answer is never held (stub: nothing) */
+    void (*batch_begin)(struct gshmemi_transport *t);
+    void (*batch_end)(struct gshmemi_transport *t);
+    /* a get (dst: host or GPU memory) or a fetching atomic that returns at
+     * once with a token; finish waits for it and gives the atomic's old
+     * value (stub: GSHMEM_ERR_NOT_SUPPORTED: do it the blocking way) */
+    int (*get_start)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                     void *dst, size_t n, void **token);
+    int (*atomic_start)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                        int op, size_t size, uint64_t a, uint64_t b, void **token);
+    int (*finish)(struct gshmemi_transport *t, const char *call, void *token, uint64_t *old);
+};
 
-    /* optional: a get (dst: host or GPU memory) or a fetching atomic that
-     * returns at once with a token (NULL: do it the blocking way); finish
-     * waits for it and returns the old value of an atomic */
-    void *(*get_start)(const char *call, int pe, uint64_t off, void *dst, size_t n);
-    void *(*atomic_start)(const char *call, int pe, uint64_t off, int op, size_t size, uint64_t a,
-                          uint64_t b);
-    uint64_t (*finish)(const char *call, void *token);
+/* What every transport's object starts with. */
+struct gshmemi_transport {
+    const struct gshmemi_transport_ops *ops; /* every op set (the optional ones' stubs filled) */
 };
 
 extern const struct gshmemi_transport_ops gshmemi_tcp_ops;
 extern const struct gshmemi_transport_ops gshmemi_ibrc_ops; /* built with libibverbs */
 
 /* The transport in use (NULL where every peer is mapped). */
-extern const struct gshmemi_transport_ops *gshmemi_transport;
+extern struct gshmemi_transport *gshmemi_transport;
 
 /* Opens the transport for the PEs this PE has not mapped (collective). */
 int gshmemi_transport_init(void);
 void gshmemi_transport_fini(void);
+
+/* The host API's calls: the operation on the transport in use; a failure
+ * (logged where it arose) ends the job. */
+static inline void gshmemi_transport_check(const char *call, int st)
+{
+    if (GSHMEMI_UNLIKELY(st != 0))
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
+static inline void gshmemi_transport_put(const char *call, int pe, uint64_t off, const void *src,
+                                         size_t n)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->put(t, call, pe, off, src, n));
+}
+static inline void gshmemi_transport_get(const char *call, int pe, uint64_t off, void *dst,
+                                         size_t n)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->get(t, call, pe, off, dst, n));
+}
+/* The old value when fetch, else 0. */
+static inline uint64_t gshmemi_transport_atomic(const char *call, int pe, uint64_t off, int op,
+                                                size_t size, uint64_t a, uint64_t b, int fetch)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    uint64_t old = 0;
+    gshmemi_transport_check(call, t->ops->atomic(t, call, pe, off, op, size, a, b,
+                                                 fetch ? &old : NULL));
+    return old;
+}
+static inline void gshmemi_transport_signal(const char *call, int pe, uint64_t off,
+                                            uint64_t value, int op)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->signal(t, call, pe, off, value, op));
+}
+static inline void gshmemi_transport_ctrl_add(const char *call, int pe, size_t word,
+                                              uint64_t value)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->ctrl_add(t, call, pe, word, value));
+}
+static inline void gshmemi_transport_quiet(const char *call)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    if (t != NULL)
+        gshmemi_transport_check(call, t->ops->quiet(t, call));
+}
+static inline void gshmemi_transport_fence(const char *call)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    if (t != NULL)
+        gshmemi_transport_check(call, t->ops->fence(t));
+}
 
 #endif

@@ -234,7 +234,7 @@ def bad_heap_and_transport_settings():
     cases = [({"GSHMEM_HEAP": "bogus"},
               r"error heap: GSHMEM_HEAP is 'bogus': expected auto, device or host"),
              ({"GSHMEM_DISABLE_P2P": "1", "GSHMEM_TRANSPORT": "bogus"},
-              r"error core: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc")]
+              r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc")]
     if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
                                       capture_output=True, text=True).stdout:
         cases.append(({"GSHMEM_HEAP": "device"},
@@ -254,7 +254,7 @@ def transport_unavailable():
     r, _ = run([gshmrun, "-n", "2", prog], env=dict(ENV, GSHMEM_DISABLE_P2P="1",
                                                     GSHMEM_TRANSPORT="ibrc"))
     p = expect(r.returncode != 0, "a job started without its transport", r)
-    return p + expect(re.search(r"error core: (ibrc: no RDMA device could be opened|"
+    return p + expect(re.search(r"error transport: (ibrc: no RDMA device could be opened|"
                                 r"GSHMEM_TRANSPORT=ibrc: this gshmem was built without libibverbs)",
                                 r.stderr) or "ibrc transport up" in r.stderr,
                       "no message about the transport", r)

@@ -85,7 +85,7 @@ device_cases = {
 
 # The proxy's own failures (`proxy_cpu CASE`, host heap, tcp).
 proxy_cases = {
-    "proxy-unread-answer": (r"gshmem pe 0 \(\S+:\d+\) error core: proxy: request \d+'s answer cannot "
+    "proxy-unread-answer": (r"gshmem pe 0 \(\S+:\d+\) error proxy: request \d+'s answer cannot "
                             r"be given: request \d+ \(the same slot a lap before\) was answered and "
                             r"its answer is still unread after GSHMEM_TIMEOUT \(2 s\)$", ABORT,
                             {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEAP": "host"}),

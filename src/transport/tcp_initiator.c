@@ -1,0 +1,309 @@
+/* The tcp transport's initiator: requests from this PE's threads (the
+ * application's, the proxy's) to its peers.  A request that waits for an
+ * answer registers a pending entry the progress thread completes when the
+ * reply arrives on the same connection (tcp_target.c). */
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/sock.h"
+#include "core/util.h"
+#include "gpu/gpu.h"
+#include "heap/ctrl.h"
+#include "transport/tcp_priv.h"
+
+__thread int gshmemi_tcp_in_batch;
+
+/* ---- sending ------------------------------------------------------------- */
+
+static void set_cork(struct gshmemi_tcp_conn *c, int on)
+{
+    setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+    c->corked = on;
+}
+
+void gshmemi_tcp_uncork(struct gshmemi_tcp *t, int pe)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    pthread_mutex_lock(&c->send_lock);
+    if (c->corked)
+        set_cork(c, 0);
+    pthread_mutex_unlock(&c->send_lock);
+}
+
+void gshmemi_tcp_lost(struct gshmemi_tcp *t, int pe, const char *what)
+{
+    char how[128];
+    if (t->closing)
+        return;
+    snprintf(how, sizeof(how), "was lost: its tcp connection %s", what);
+    gshmemi_end_for_lost_pe(pe, how);
+}
+
+void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
+                            const struct gshmemi_tcp_frame *frame, const void *payload, size_t len)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    struct gshmemi_tcp_frame fenced;
+    const struct gshmemi_tcp_frame *f = frame;
+    const int in_batch = gshmemi_tcp_in_batch;
+    int st;
+
+    const int answered = f->type == GSHMEMI_TCP_GET || f->type == GSHMEMI_TCP_QUIET ||
+                         (f->type == GSHMEMI_TCP_AMO && f->fetch);
+    pthread_mutex_lock(&c->send_lock);
+    if (f->type == GSHMEMI_TCP_PUT && c->fence_next) {
+        fenced = *f;
+        fenced.op |= GSHMEMI_TCP_PUT_FENCED;
+        f = &fenced;
+        c->fence_next = 0;
+    }
+    if (in_batch && !answered && !c->corked)
+        set_cork(c, 1);
+    st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
+    /* Requests whose completion quiet must wait for; gets and fetching
+     * atomics are complete when answered, replies are not requests. */
+    if (f->type == GSHMEMI_TCP_PUT || f->type == GSHMEMI_TCP_SIGNAL || f->type == GSHMEMI_TCP_CTRL ||
+        (f->type == GSHMEMI_TCP_AMO && !f->fetch))
+        __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
+    if (c->corked && (answered || !in_batch))
+        set_cork(c, 0); /* out now: an answer is awaited, or the batch is over */
+    __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&c->send_lock);
+    if (st == GSHMEM_ERR_TIMEOUT) {
+        GSHMEMI_ERROR(TRANSPORT, "%s: pe %d accepted no data for %g s (GSHMEM_TIMEOUT)", call, pe,
+                      gshmemi_env.TIMEOUT);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    }
+    if (st != 0)
+        gshmemi_tcp_lost(t, pe, "closed while sending");
+}
+
+/* Sends a request whose reply (payload into p->dst) the progress thread
+ * will hand to p. */
+static void call_start(struct gshmemi_tcp *t, const char *call, int pe, struct gshmemi_tcp_frame *f,
+                       struct gshmemi_tcp_pending *p)
+{
+    pthread_mutex_lock(&t->lock);
+    p->id = f->id = ++t->next_id;
+    p->next = t->pending;
+    t->pending = p;
+    pthread_mutex_unlock(&t->lock);
+    gshmemi_tcp_send_frame(t, call, pe, f, NULL, 0);
+}
+
+/* Waits for p's reply; deadline: GSHMEM_TIMEOUT after `since`. */
+static uint64_t call_finish(const char *call, int pe, struct gshmemi_tcp_pending *p, uint64_t since)
+{
+    struct gshmemi_backoff backoff = {0};
+    const uint64_t deadline = since + (uint64_t)(gshmemi_env.TIMEOUT * 1e9);
+    while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
+        gshmemi_backoff_wait(&backoff);
+        if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
+            GSHMEMI_ERROR(TRANSPORT, "%s: pe %d did not answer within %g s (GSHMEM_TIMEOUT)", call,
+                          pe, gshmemi_env.TIMEOUT);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
+    /* The progress thread unlinked it before marking it done. */
+    return p->old;
+}
+
+/* ---- the operations ------------------------------------------------------- */
+
+int gshmemi_tcp_put(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                    const void *src, size_t n)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_PUT, .off = off, .len = n};
+    if (gshmemi_gpu_is_device_ptr(src)) { /* read it through the GPU */
+        void *b = malloc(n);
+        if (b == NULL) {
+            GSHMEMI_ERROR(TRANSPORT, "%s: out of host memory for a %zu-byte put to pe %d from GPU "
+                          "memory", call, n, pe);
+            return GSHMEM_ERR_NO_MEMORY;
+        }
+        gshmemi_gpu_copy(call, b, src, n, 1);
+        gshmemi_tcp_send_frame(t, call, pe, &f, b, n);
+        free(b);
+        return 0;
+    }
+    gshmemi_tcp_send_frame(t, call, pe, &f, src, n);
+    return 0;
+}
+
+int gshmemi_tcp_signal(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                       uint64_t value, int op)
+{
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_SIGNAL, .op = (uint32_t)op, .off = off,
+                                  .a = value};
+    gshmemi_tcp_send_frame(gshmemi_tcp_of(tr), call, pe, &f, NULL, 0);
+    return 0;
+}
+
+int gshmemi_tcp_ctrl_add(struct gshmemi_transport *tr, const char *call, int pe, size_t word,
+                         uint64_t value)
+{
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_CTRL, .off = word, .a = value};
+    gshmemi_tcp_send_frame(gshmemi_tcp_of(tr), call, pe, &f, NULL, 0);
+    return 0;
+}
+
+/* A get or fetching atomic in flight (the proxy starts a batch's at once
+ * and waits for them together: it never waits on one peer at a time). */
+struct tcp_token {
+    struct gshmemi_tcp_pending p;
+    int pe;
+    uint64_t since;
+    void *gpu_dst; /* a get into GPU memory: the reply lands in p.dst first */
+    size_t n;
+};
+
+int gshmemi_tcp_get_start(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                          void *dst, size_t n, void **token)
+{
+    const int to_gpu = gshmemi_gpu_is_device_ptr(dst);
+    struct tcp_token *k;
+    if (n > GSHMEMI_TCP_GET_CHUNK)
+        return GSHMEM_ERR_NOT_SUPPORTED; /* the caller gets it in chunks */
+    if ((k = calloc(1, sizeof(*k) + (to_gpu ? n : 0))) == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_GET, .off = off, .len = n};
+    k->pe = pe;
+    k->n = n;
+    k->since = gshmemi_now_ns();
+    k->p.len = n;
+    k->p.dst = to_gpu ? (void *)(k + 1) : dst; /* into GPU memory: through a bounce */
+    k->gpu_dst = to_gpu ? dst : NULL;
+    call_start(gshmemi_tcp_of(tr), call, pe, &f, &k->p);
+    *token = k;
+    return 0;
+}
+
+int gshmemi_tcp_atomic_start(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                             int op, size_t size, uint64_t a, uint64_t b, void **token)
+{
+    struct tcp_token *k = calloc(1, sizeof(*k));
+    if (k == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_AMO, .op = (uint32_t)op, .off = off, .a = a,
+                                  .b = b, .size = (uint32_t)size, .fetch = 1};
+    k->pe = pe;
+    k->since = gshmemi_now_ns();
+    call_start(gshmemi_tcp_of(tr), call, pe, &f, &k->p);
+    *token = k;
+    return 0;
+}
+
+int gshmemi_tcp_finish(struct gshmemi_transport *tr, const char *call, void *token, uint64_t *old)
+{
+    struct tcp_token *k = token;
+    const uint64_t v = call_finish(call, k->pe, &k->p, k->since);
+    (void)tr;
+    if (k->gpu_dst != NULL)
+        gshmemi_gpu_copy(call, k->gpu_dst, k + 1, k->n, 1);
+    free(k);
+    if (old != NULL)
+        *old = v;
+    return 0;
+}
+
+int gshmemi_tcp_atomic(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off, int op,
+                       size_t size, uint64_t a, uint64_t b, uint64_t *old)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_AMO, .op = (uint32_t)op, .off = off, .a = a,
+                                  .b = b, .size = (uint32_t)size, .fetch = old != NULL};
+    if (old == NULL) {
+        gshmemi_tcp_send_frame(t, call, pe, &f, NULL, 0);
+        return 0;
+    }
+    struct gshmemi_tcp_pending p = {.id = 0};
+    const uint64_t since = gshmemi_now_ns();
+    call_start(t, call, pe, &f, &p);
+    *old = call_finish(call, pe, &p, since);
+    return 0;
+}
+
+/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, one at a time. */
+int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                    void *dst, size_t n)
+{
+    for (size_t done = 0; done < n; done += GSHMEMI_TCP_GET_CHUNK) {
+        size_t len = GSHMEMI_MIN(n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
+        void *token;
+        int st = gshmemi_tcp_get_start(tr, call, pe, off + done, (char *)dst + done, len, &token);
+        if (st != 0) { /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+            GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", call, len,
+                          pe);
+            return st;
+        }
+        GSHMEMI_CHECK(gshmemi_tcp_finish(tr, call, token, NULL));
+    }
+    return 0;
+}
+
+/* Each connection applies in order: one round trip to every peer written
+ * to since the last quiet completes all of it. */
+int gshmemi_tcp_quiet(struct gshmemi_transport *tr, const char *call)
+{
+    enum { AT_ONCE = 64 };
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    struct gshmemi_tcp_pending p[AT_ONCE];
+    int peer_of[AT_ONCE];
+
+    /* The round trips of up to AT_ONCE peers at once, then their answers. */
+    for (int first = 0; first < t->n_peers; first += AT_ONCE) {
+        const uint64_t since = gshmemi_now_ns();
+        int n = 0;
+        for (int i = first; i < t->n_peers && i < first + AT_ONCE; i++) {
+            int pe = t->peers[i];
+            /* Cleared before the round trip: a request sent meanwhile by
+             * another thread marks it again for the next quiet. */
+            if (!__atomic_exchange_n(&t->conns[pe].dirty, 0, __ATOMIC_ACQ_REL))
+                continue;
+            struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_QUIET};
+            memset(&p[n], 0, sizeof(p[n]));
+            peer_of[n] = pe;
+            call_start(t, call, pe, &f, &p[n++]);
+        }
+        for (int k = 0; k < n; k++)
+            (void)call_finish(call, peer_of[k], &p[k], since);
+    }
+    return 0;
+}
+
+int gshmemi_tcp_fence(struct gshmemi_transport *tr)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    for (int i = 0; i < t->n_peers; i++) {
+        struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+        pthread_mutex_lock(&c->send_lock);
+        c->fence_next = 1;
+        pthread_mutex_unlock(&c->send_lock);
+    }
+    return 0;
+}
+
+void gshmemi_tcp_batch_begin(struct gshmemi_transport *tr)
+{
+    (void)tr;
+    gshmemi_tcp_in_batch = 1;
+}
+
+void gshmemi_tcp_batch_end(struct gshmemi_transport *tr)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    gshmemi_tcp_in_batch = 0;
+    for (int i = 0; i < t->n_peers; i++)
+        gshmemi_tcp_uncork(t, t->peers[i]);
+}

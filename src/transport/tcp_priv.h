@@ -1,0 +1,121 @@
+/* Private to the tcp transport: its object and what its three parts share
+ * (tcp.c: setup; tcp_initiator.c: requests from this PE; tcp_target.c: the
+ * progress thread serving peers' requests on this PE's heap). */
+#ifndef GSHMEMI_TRANSPORT_TCP_PRIV_H
+#define GSHMEMI_TRANSPORT_TCP_PRIV_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/tcp_wire.h"
+#include "transport/transport.h"
+
+#define GSHMEMI_TCP_RX_BUF (256u << 10) /* per connection: many small frames per receive */
+#define GSHMEMI_TCP_PUT_BATCH 128
+#define GSHMEMI_TCP_RING_SEGS 4 /* the GPU heap's staging ring, in segments */
+
+/* A caller waiting for a reply. */
+struct gshmemi_tcp_pending {
+    uint64_t id;
+    void *dst;
+    size_t len;
+    uint64_t old;
+    int done;
+    struct gshmemi_tcp_pending *next;
+};
+
+struct gshmemi_tcp_conn {
+    int fd;
+    int bye; /* the peer said goodbye: its closing is no loss */
+    int dirty; /* requests since the last quiet */
+    uint64_t last_rx, last_tx; /* for heartbeats and silence */
+    pthread_mutex_t send_lock;
+    int corked; /* TCP_CORK is on: a batch's requests leave together */
+    int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */
+    char *rx; /* received, not yet taken: [rx_head, rx_tail) */
+    size_t rx_head, rx_tail;
+    int bulk; /* the last frame was a large put: a stream of them */
+};
+
+/* The GPU heap's puts, copied to the GPU in one batch (one driver call
+ * instead of one each, which the progress thread would otherwise spend
+ * between receives): small ones straight from the receive buffers (read
+ * before the call returns), larger ones from the pinned ring (in stream
+ * order).  Issued before any other operation is applied, before a receive
+ * buffer or the ring is reused, and before a put to the same bytes or
+ * after a fence. */
+struct gshmemi_tcp_put_batch {
+    void *dst[GSHMEMI_TCP_PUT_BATCH];
+    const void *src[GSHMEMI_TCP_PUT_BATCH];
+    size_t size[GSHMEMI_TCP_PUT_BATCH];
+    unsigned char now[GSHMEMI_TCP_PUT_BATCH]; /* the source is reused: read it during the call */
+    size_t n;
+};
+
+struct gshmemi_tcp {
+    struct gshmemi_transport base;
+    struct gshmemi_tcp_conn *conns; /* by PE; fd -1 where none */
+    int *peers;
+    int n_peers;
+    pthread_t thread;
+    int thread_up;
+    int wake[2];
+    volatile int closing;
+    pthread_mutex_t lock; /* pending list */
+    struct gshmemi_tcp_pending *pending;
+    uint64_t next_id;
+    /* the target's, for a heap host code cannot write itself (GPU memory) */
+    struct gshmemi_staging bounce; /* gets' bytes, read from the heap before they leave */
+    struct gshmemi_tcp_put_batch batch;
+    struct gshmemi_staging ring; /* larger puts' bytes, before the GPU copies them */
+    int seg;                     /* the ring's segment being filled */
+    size_t seg_used;             /* bytes of it */
+    void *seg_done[GSHMEMI_TCP_RING_SEGS]; /* after the last copies from each segment */
+};
+
+static inline struct gshmemi_tcp *gshmemi_tcp_of(struct gshmemi_transport *t)
+{
+    return (struct gshmemi_tcp *)t;
+}
+
+/* This thread is in a batch (the proxy's, or the target's answers to one):
+ * requests that wait for no answer are corked until the batch ends. */
+extern __thread int gshmemi_tcp_in_batch;
+
+/* Sends a frame and its payload to pe (one system call); a closed
+ * connection is a lost PE, a peer that takes nothing for GSHMEM_TIMEOUT
+ * ends the job. */
+void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
+                            const struct gshmemi_tcp_frame *frame, const void *payload, size_t len);
+/* What a batch held back on pe's connection leaves now. */
+void gshmemi_tcp_uncork(struct gshmemi_tcp *t, int pe);
+/* pe's connection failed (`what` says how): the job ends naming pe,
+ * unless this PE is closing. */
+void gshmemi_tcp_lost(struct gshmemi_tcp *t, int pe, const char *what);
+
+/* The target's progress thread (arg: the transport). */
+void *gshmemi_tcp_progress_main(void *arg);
+
+/* The initiator's operations (the ops table is tcp.c's). */
+int gshmemi_tcp_put(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                    const void *src, size_t n);
+int gshmemi_tcp_get(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                    void *dst, size_t n);
+int gshmemi_tcp_atomic(struct gshmemi_transport *t, const char *call, int pe, uint64_t off, int op,
+                       size_t size, uint64_t a, uint64_t b, uint64_t *old);
+int gshmemi_tcp_signal(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                       uint64_t value, int op);
+int gshmemi_tcp_ctrl_add(struct gshmemi_transport *t, const char *call, int pe, size_t word,
+                         uint64_t value);
+int gshmemi_tcp_quiet(struct gshmemi_transport *t, const char *call);
+int gshmemi_tcp_fence(struct gshmemi_transport *t);
+void gshmemi_tcp_batch_begin(struct gshmemi_transport *t);
+void gshmemi_tcp_batch_end(struct gshmemi_transport *t);
+int gshmemi_tcp_get_start(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                          void *dst, size_t n, void **token);
+int gshmemi_tcp_atomic_start(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                             int op, size_t size, uint64_t a, uint64_t b, void **token);
+int gshmemi_tcp_finish(struct gshmemi_transport *t, const char *call, void *token, uint64_t *old);
+
+#endif

@@ -1,0 +1,372 @@
+/* The tcp transport's target: one progress thread per PE receives every
+ * peer's frames and applies each to this PE's heap in arrival order,
+ * answering gets, fetching atomics and quiet on the same connection; it
+ * also hands replies to this PE's waiting callers, sends heartbeats on
+ * idle connections and reports a peer that falls silent.  Into a heap host
+ * code cannot write (GPU memory), small puts go to the GPU together from
+ * the receive buffers, in no particular order among themselves unless a
+ * fence came between, and larger ones through a pinned ring. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/sock.h"
+#include "core/util.h"
+#include "gpu/gpu.h"
+#include "heap/ctrl.h"
+#include "heap/heap.h"
+#include "transport/tcp_priv.h"
+
+#define SMALL_PUT 4096  /* GPU heap: puts up to this are batched from the receive buffer */
+#define BULK (16u << 10) /* payloads this large are received straight into place */
+
+/* ---- receiving ------------------------------------------------------------- */
+
+/* The batch of puts bound for the GPU goes to it now. */
+static void put_batch_flush(struct gshmemi_tcp *t)
+{
+    if (t->batch.n == 0)
+        return;
+    gshmemi_gpu_copy_batch("tcp", t->batch.dst, t->batch.src, t->batch.size, t->batch.n,
+                           t->batch.now, NULL);
+    t->batch.n = 0;
+}
+
+static int recv_failed(struct gshmemi_tcp *t, int pe, int st)
+{
+    if (st != 0 && !t->conns[pe].bye)
+        gshmemi_tcp_lost(t, pe, st == GSHMEM_ERR_TIMEOUT ? "stalled in the middle of a message"
+                                                         : "closed");
+    return st;
+}
+
+/* At least want bytes in pe's receive buffer, receiving as much as the
+ * socket has: up to its size, or only what is wanted in a stream of bulk
+ * puts (whose payloads are better received straight into place than
+ * through this buffer and a copy). */
+static int rx_fill(struct gshmemi_tcp *t, int pe, size_t want)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    size_t got;
+    int st;
+
+    if (c->rx_tail - c->rx_head >= want)
+        return 0;
+    put_batch_flush(t); /* it may point into this buffer */
+    memmove(c->rx, c->rx + c->rx_head, c->rx_tail - c->rx_head);
+    c->rx_tail -= c->rx_head;
+    c->rx_head = 0;
+    st = gshmemi_sock_recv_some(c->fd, c->rx + c->rx_tail, want - c->rx_tail,
+                                c->bulk ? want - c->rx_tail : GSHMEMI_TCP_RX_BUF - c->rx_tail,
+                                gshmemi_deadline_after(gshmemi_env.TIMEOUT), &got);
+    c->rx_tail += got;
+    return recv_failed(t, pe, st);
+}
+
+/* In a stream of bulk puts: whether the next frame's header has started
+ * to arrive, read without waiting (into free room at the buffer's end, so
+ * nothing a pending batch points at moves). */
+static int rx_next_header(struct gshmemi_tcp *t, int pe)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    const size_t need = sizeof(struct gshmemi_tcp_frame) - (c->rx_tail - c->rx_head);
+    if (GSHMEMI_TCP_RX_BUF - c->rx_tail < need)
+        return 0;
+    ssize_t n = recv(c->fd, c->rx + c->rx_tail, need, MSG_DONTWAIT);
+    if (n <= 0)
+        return 0; /* nothing yet (or the end, which poll reports) */
+    c->rx_tail += (size_t)n;
+    return 1;
+}
+
+/* The next len bytes of pe's stream into buf: what is buffered, then a
+ * bulk remainder straight from the socket. */
+static int recv_all(struct gshmemi_tcp *t, int pe, void *buf, size_t len)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    size_t have = GSHMEMI_MIN(len, c->rx_tail - c->rx_head);
+    int st;
+
+    memcpy(buf, c->rx + c->rx_head, have);
+    c->rx_head += have;
+    buf = (char *)buf + have;
+    len -= have;
+    if (len == 0)
+        return 0;
+    if (len >= BULK)
+        return recv_failed(t, pe, gshmemi_sock_recv(c->fd, buf, len,
+                                                    gshmemi_deadline_after(gshmemi_env.TIMEOUT)));
+    if ((st = rx_fill(t, pe, len)) != 0)
+        return st;
+    memcpy(buf, c->rx + c->rx_head, len);
+    c->rx_head += len;
+    return 0;
+}
+
+/* ---- puts into GPU memory ---------------------------------------------------- */
+
+static int overlaps_batch(const struct gshmemi_tcp *t, const char *p, size_t len)
+{
+    for (size_t i = 0; i < t->batch.n; i++)
+        if (p < (char *)t->batch.dst[i] + t->batch.size[i] && (char *)t->batch.dst[i] < p + len)
+            return 1;
+    return 0;
+}
+
+static void put_batch_add(struct gshmemi_tcp *t, char *dst, const void *src, size_t len, int now)
+{
+    if (t->batch.n == GSHMEMI_TCP_PUT_BATCH || overlaps_batch(t, dst, len))
+        put_batch_flush(t); /* in the order of a later put to the same bytes */
+    t->batch.dst[t->batch.n] = dst;
+    t->batch.src[t->batch.n] = src;
+    t->batch.size[t->batch.n] = len;
+    t->batch.now[t->batch.n++] = (unsigned char)now;
+}
+
+/* The ring's next segment, once the copies from it are done: the copies
+ * from the others go on meanwhile (waiting for all of them stopped the
+ * receiving each time the ring wrapped). */
+static void ring_next_segment(struct gshmemi_tcp *t)
+{
+    put_batch_flush(t); /* the copies reading this segment are in the stream */
+    gshmemi_gpu_mark("tcp", t->seg_done[t->seg]);
+    t->seg = (t->seg + 1) % GSHMEMI_TCP_RING_SEGS;
+    gshmemi_gpu_mark_wait("tcp", t->seg_done[t->seg]);
+    t->seg_used = 0;
+}
+
+/* A put into the GPU heap: small ones from the receive buffer, larger ones
+ * through the pinned ring. */
+static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
+{
+    const size_t seg_bytes = t->ring.size / GSHMEMI_TCP_RING_SEGS;
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    if (len <= SMALL_PUT) {
+        if (rx_fill(t, pe, len) != 0)
+            return;
+        put_batch_add(t, p, c->rx + c->rx_head, len, 1);
+        c->rx_head += len;
+        return;
+    }
+    for (size_t done = 0; done < len;) {
+        size_t chunk = GSHMEMI_MIN(len - done, seg_bytes);
+        if (t->seg_used + chunk > seg_bytes)
+            ring_next_segment(t);
+        char *at = t->ring.base + (size_t)t->seg * seg_bytes + t->seg_used;
+        if (recv_all(t, pe, at, chunk) != 0)
+            return;
+        put_batch_add(t, p + done, at, chunk, 0);
+        t->seg_used += (chunk + 63) & ~(size_t)63;
+        done += chunk;
+    }
+}
+
+/* ---- serving --------------------------------------------------------------- */
+
+/* A frame pe sent that this PE cannot serve ends the job, naming pe. */
+static void check_frame(int pe, const struct gshmemi_tcp_frame *f)
+{
+    char why[160];
+    if (gshmemi_tcp_frame_check(f, gshmemi_heap.size, why, sizeof(why)) != 0) {
+        GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d sent %s", pe, why);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+}
+
+/* `first` and the atomics pe sent right after it (already received) are
+ * applied in their order by one call of the heap's access (on the GPU heap
+ * one kernel), and the fetching ones are answered together: one launch and
+ * one wait for a proxy's whole batch instead of one each. */
+static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *first)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    struct gshmemi_tcp_frame f[GSHMEMI_AMO_BATCH];
+    struct gshmemi_amo_req ops[GSHMEMI_AMO_BATCH];
+    uint64_t old[GSHMEMI_AMO_BATCH];
+    size_t n = 0;
+    int fetch = 0;
+
+    f[n++] = *first;
+    while (n < GSHMEMI_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame) &&
+           ((const struct gshmemi_tcp_frame *)(const void *)(c->rx + c->rx_head))->type ==
+               GSHMEMI_TCP_AMO) {
+        memcpy(&f[n], c->rx + c->rx_head, sizeof(struct gshmemi_tcp_frame));
+        check_frame(pe, &f[n++]);
+        c->rx_head += sizeof(struct gshmemi_tcp_frame);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ops[i] = (struct gshmemi_amo_req){.addr = gshmemi_heap.my_base + f[i].off, .a = f[i].a,
+                                          .b = f[i].b, .op = (int32_t)f[i].op,
+                                          .size = (int32_t)f[i].size};
+        fetch |= f[i].fetch != 0;
+    }
+    gshmemi_heap.access->atomics("tcp", ops, n, fetch ? old : NULL);
+    if (!fetch)
+        return;
+    gshmemi_tcp_in_batch = 1; /* the answers leave corked, together */
+    for (size_t i = 0; i < n; i++) {
+        if (!f[i].fetch)
+            continue;
+        struct gshmemi_tcp_frame r = {.type = GSHMEMI_TCP_REPLY, .id = f[i].id, .a = old[i]};
+        gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
+    }
+    gshmemi_tcp_in_batch = 0;
+    gshmemi_tcp_uncork(t, pe);
+}
+
+/* A reply to this PE's request: its bytes into the waiting caller's buffer. */
+static int take_reply(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *f)
+{
+    struct gshmemi_tcp_pending **pp, *w = NULL;
+    pthread_mutex_lock(&t->lock);
+    for (pp = &t->pending; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->id == f->id) {
+            w = *pp;
+            *pp = w->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (w == NULL || f->len != w->len) {
+        GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d answered request %llu %s", pe,
+                      (unsigned long long)f->id, w == NULL ? "that nobody asked"
+                                                           : "with a payload of the wrong size");
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+    if (f->len > 0 && recv_all(t, pe, w->dst, f->len) != 0)
+        return 1;
+    w->old = f->a;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* One frame from pe; returns nonzero when the connection is gone. */
+static int serve_one(struct gshmemi_tcp *t, int pe)
+{
+    const struct gshmemi_heap_access *access = gshmemi_heap.access;
+    struct gshmemi_tcp_frame f, r;
+    char *p;
+
+    if (recv_all(t, pe, &f, sizeof(f)) != 0)
+        return 1;
+    check_frame(pe, &f);
+    t->conns[pe].last_rx = gshmemi_now_ns();
+    t->conns[pe].bulk = f.type == GSHMEMI_TCP_PUT && f.len >= BULK;
+    memset(&r, 0, sizeof(r));
+    r.type = GSHMEMI_TCP_REPLY;
+    r.id = f.id;
+    /* On the GPU heap everything else is applied in the operations
+     * stream's order, after the puts before it. */
+    if (f.type != GSHMEMI_TCP_PUT)
+        put_batch_flush(t);
+    /* For the frames that touch the heap: in it (checked above). */
+    p = f.type == GSHMEMI_TCP_PUT || f.type == GSHMEMI_TCP_GET || f.type == GSHMEMI_TCP_SIGNAL
+            ? gshmemi_heap.my_base + f.off
+            : NULL;
+    switch (f.type) {
+    case GSHMEMI_TCP_PUT:
+        if (access->host_direct)
+            return recv_all(t, pe, p, f.len);
+        if (f.op & GSHMEMI_TCP_PUT_FENCED)
+            put_batch_flush(t);
+        put_to_gpu(t, pe, p, f.len);
+        break;
+    case GSHMEMI_TCP_GET:
+        r.len = f.len;
+        if (!access->host_direct) {
+            access->copy("tcp", t->bounce.base, p, f.len, 1);
+            p = t->bounce.base;
+        }
+        gshmemi_tcp_send_frame(t, "tcp", pe, &r, p, f.len);
+        break;
+    case GSHMEMI_TCP_AMO:
+        serve_amos(t, pe, &f);
+        break;
+    case GSHMEMI_TCP_SIGNAL:
+        access->signal("tcp", (uint64_t *)(void *)p, f.a, (int)f.op);
+        break;
+    case GSHMEMI_TCP_CTRL:
+        __atomic_fetch_add(gshmemi_ctrl_word(gshmemi_rt.my_pe, f.off), f.a, __ATOMIC_RELEASE);
+        break;
+    case GSHMEMI_TCP_QUIET:
+        access->quiet("tcp");
+        gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
+        break;
+    case GSHMEMI_TCP_REPLY:
+        return take_reply(t, pe, &f);
+    case GSHMEMI_TCP_BYE:
+        t->conns[pe].bye = 1;
+        break;
+    default: /* a heartbeat: that pe lives (last_rx) */
+        break;
+    }
+    return 0;
+}
+
+/* Every whole frame pe has sent (they are buffered: poll would not tell
+ * of them again), then the batch of puts goes to the GPU. */
+static void serve(struct gshmemi_tcp *t, int pe)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    do {
+        if (serve_one(t, pe) != 0)
+            break;
+    } while (!c->bye && (c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame) ||
+                         (c->bulk && rx_next_header(t, pe))));
+    put_batch_flush(t);
+}
+
+void *gshmemi_tcp_progress_main(void *arg)
+{
+    struct gshmemi_tcp *t = arg;
+    struct pollfd *p = calloc((size_t)t->n_peers + 1, sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    gshmemi_gpu_bind_thread("tcp target"); /* nothing where no GPU is open */
+    const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
+    for (int i = 0; i < t->n_peers; i++)
+        t->conns[t->peers[i]].last_rx = gshmemi_now_ns();
+    for (;;) {
+        int n = 0;
+        /* Heartbeats on idle connections; a silent peer is a lost one. */
+        uint64_t now = gshmemi_now_ns();
+        for (int i = 0; i < t->n_peers && silence > 0; i++) {
+            struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+            if (c->bye)
+                continue;
+            if (now - c->last_rx > silence) {
+                char what[96];
+                snprintf(what, sizeof(what), "was silent for %g s (GSHMEM_HEARTBEAT_TIMEOUT)",
+                         gshmemi_env.HEARTBEAT_TIMEOUT);
+                gshmemi_tcp_lost(t, t->peers[i], what);
+            }
+            if (now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull) {
+                struct gshmemi_tcp_frame hb = {.type = GSHMEMI_TCP_HEARTBEAT};
+                gshmemi_tcp_send_frame(t, "tcp heartbeat", t->peers[i], &hb, NULL, 0);
+            }
+        }
+        for (int i = 0; i < t->n_peers; i++)
+            p[n++] = (struct pollfd){.fd = t->conns[t->peers[i]].bye ? -1
+                                                                      : t->conns[t->peers[i]].fd,
+                                     .events = POLLIN};
+        p[n++] = (struct pollfd){.fd = t->wake[0], .events = POLLIN};
+        if (poll(p, (nfds_t)n, 250) < 0 && errno != EINTR)
+            break;
+        if (p[n - 1].revents)
+            break;
+        for (int i = 0; i < t->n_peers; i++)
+            if (p[i].revents & (POLLIN | POLLHUP | POLLERR))
+                serve(t, t->peers[i]);
+    }
+    free(p);
+    return NULL;
+}

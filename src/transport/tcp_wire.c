@@ -1,0 +1,92 @@
+/* The tcp transport's checks of what arrives from the network (tcp_wire.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/amo.h"
+#include "heap/ctrl.h"
+#include "transport/tcp_wire.h"
+
+static int in_heap(uint64_t off, uint64_t len, uint64_t heap_size)
+{
+    return off <= heap_size && len <= heap_size - off;
+}
+
+int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size, char *why,
+                            size_t why_len)
+{
+    const unsigned long long off = f->off, len = f->len;
+    switch (f->type) {
+    case GSHMEMI_TCP_PUT:
+        if (!in_heap(f->off, f->len, heap_size))
+            break;
+        if ((f->op & ~GSHMEMI_TCP_PUT_FENCED) != 0) {
+            snprintf(why, why_len, "a put with unknown flags %#x", f->op);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        return 0;
+    case GSHMEMI_TCP_GET:
+        if (f->len > GSHMEMI_TCP_GET_CHUNK) {
+            snprintf(why, why_len, "a %llu-byte get, over the %u bytes a get may ask for", len,
+                     GSHMEMI_TCP_GET_CHUNK);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        if (!in_heap(f->off, f->len, heap_size))
+            break;
+        return 0;
+    case GSHMEMI_TCP_AMO:
+        if ((f->size != 4 && f->size != 8) || !gshmemi_amo_valid((int)f->op) || f->fetch > 1 ||
+            (f->off & (f->size - 1)) != 0) {
+            snprintf(why, why_len, "an atomic of op %u on %u bytes at heap offset %llu", f->op,
+                     f->size, off);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        if (!in_heap(f->off, f->size, heap_size))
+            break;
+        return 0;
+    case GSHMEMI_TCP_SIGNAL:
+        if (f->op > 1 || (f->off & 7) != 0) {
+            snprintf(why, why_len, "a signal of op %u at heap offset %llu", f->op, off);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        if (!in_heap(f->off, 8, heap_size))
+            break;
+        return 0;
+    case GSHMEMI_TCP_CTRL:
+        if (f->off >= GSHMEMI_CTRL_SIZE / sizeof(uint64_t)) {
+            snprintf(why, why_len, "word %llu of the control segment, which has %zu", off,
+                     GSHMEMI_CTRL_SIZE / sizeof(uint64_t));
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        return 0;
+    case GSHMEMI_TCP_REPLY:
+        if (f->len > GSHMEMI_TCP_GET_CHUNK) {
+            snprintf(why, why_len, "a reply of %llu bytes, over the %u bytes a get asks for", len,
+                     GSHMEMI_TCP_GET_CHUNK);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        return 0;
+    case GSHMEMI_TCP_QUIET:
+    case GSHMEMI_TCP_BYE:
+    case GSHMEMI_TCP_HEARTBEAT:
+        if (f->len != 0) {
+            snprintf(why, why_len, "a frame of type %u with %llu payload bytes", f->type, len);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        return 0;
+    default:
+        snprintf(why, why_len, "a frame of unknown type %u", f->type);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    snprintf(why, why_len, "heap range [%llu, +%llu) beyond this heap (%llu bytes)", off,
+             f->type == GSHMEMI_TCP_AMO ? (unsigned long long)f->size
+             : f->type == GSHMEMI_TCP_SIGNAL ? 8ull : len, (unsigned long long)heap_size);
+    return GSHMEM_ERR_INVALID_ARG;
+}
+
+int gshmemi_tcp_hello_valid(const struct gshmemi_tcp_hello *h,
+                            const unsigned char secret[GSHMEMI_SECRET_BYTES])
+{
+    return h->magic == GSHMEMI_TCP_MAGIC && memcmp(h->secret, secret, GSHMEMI_SECRET_BYTES) == 0;
+}

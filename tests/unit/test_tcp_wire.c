@@ -1,0 +1,164 @@
+/* The tcp transport's wire format: the target's check of every frame
+ * (transport/tcp_wire.h) accepts what a peer of the same build sends and
+ * refuses, with a reason, whatever would reach outside the heap or that
+ * the target cannot make sense of; random frames never get through with a
+ * range outside the heap.  And the hello: magic and secret. */
+#include <stdint.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/amo.h"
+#include "heap/ctrl.h"
+#include "transport/tcp_wire.h"
+#include "test_util.h"
+
+#define HEAP (4ull << 20)
+
+static int ok(struct gshmemi_tcp_frame f)
+{
+    char why[160] = "";
+    int st = gshmemi_tcp_frame_check(&f, HEAP, why, sizeof(why));
+    if (st != 0 && why[0] == '\0')
+        return -1; /* refused without a reason */
+    return st == 0;
+}
+
+static struct gshmemi_tcp_frame frame(uint32_t type, uint64_t off, uint64_t len)
+{
+    struct gshmemi_tcp_frame f;
+    memset(&f, 0, sizeof(f));
+    f.type = type;
+    f.off = off;
+    f.len = len;
+    return f;
+}
+
+static struct gshmemi_tcp_frame amo(uint32_t op, uint32_t size, uint64_t off, uint32_t fetch)
+{
+    struct gshmemi_tcp_frame f = frame(GSHMEMI_TCP_AMO, off, 0);
+    f.op = op;
+    f.size = size;
+    f.fetch = fetch;
+    return f;
+}
+
+static struct gshmemi_tcp_frame with_op(struct gshmemi_tcp_frame f, uint32_t op)
+{
+    f.op = op;
+    return f;
+}
+
+/* The bytes of the heap a frame that passed the check touches. */
+static int inside(const struct gshmemi_tcp_frame *f)
+{
+    unsigned __int128 end;
+    switch (f->type) {
+    case GSHMEMI_TCP_PUT:
+    case GSHMEMI_TCP_GET: end = (unsigned __int128)f->off + f->len; break;
+    case GSHMEMI_TCP_AMO: end = (unsigned __int128)f->off + f->size; break;
+    case GSHMEMI_TCP_SIGNAL: end = (unsigned __int128)f->off + 8; break;
+    case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8;
+    default: return 1;
+    }
+    return end <= HEAP;
+}
+
+int main(void)
+{
+    EXPECT(sizeof(struct gshmemi_tcp_frame) == 56, "frame header is %zu bytes",
+           sizeof(struct gshmemi_tcp_frame));
+    EXPECT(sizeof(struct gshmemi_tcp_hello) == 32, "hello is %zu bytes",
+           sizeof(struct gshmemi_tcp_hello));
+
+    /* puts and gets: inside the heap, gets no longer than a chunk */
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, 0, HEAP)) == 1, "a put of the whole heap");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, HEAP, 0)) == 1, "an empty put at the heap's end");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, HEAP - 8, 9)) == 0, "a put crossing the heap's end");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, HEAP + 1, 0)) == 0, "a put past the heap");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, 64, UINT64_MAX)) == 0, "a put whose end overflows");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, UINT64_MAX, 1)) == 0, "a put at offset 2^64-1");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_PUT, 0, 8), GSHMEMI_TCP_PUT_FENCED)) == 1, "a fenced put");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_PUT, 0, 8), 2)) == 0, "a put with unknown flags");
+    EXPECT(ok(frame(GSHMEMI_TCP_GET, HEAP - GSHMEMI_TCP_GET_CHUNK, GSHMEMI_TCP_GET_CHUNK)) == 1,
+           "a get of a chunk at the heap's end");
+    EXPECT(ok(frame(GSHMEMI_TCP_GET, 0, GSHMEMI_TCP_GET_CHUNK + 1)) == 0, "a get over a chunk");
+    EXPECT(ok(frame(GSHMEMI_TCP_GET, HEAP - 4, 8)) == 0, "a get crossing the heap's end");
+
+    /* atomics: 4 or 8 bytes, aligned, a known op, inside the heap */
+    for (uint32_t op = GSHMEMI_AMO_FETCH; op <= GSHMEMI_AMO_XOR; op++) {
+        EXPECT(ok(amo(op, 8, HEAP - 8, 1)) == 1, "an 8-byte atomic of op %u at the heap's end", op);
+        EXPECT(ok(amo(op, 4, 4, 0)) == 1, "a 4-byte atomic of op %u", op);
+    }
+    EXPECT(ok(amo(GSHMEMI_AMO_XOR + 1, 8, 0, 0)) == 0, "an atomic of unknown op");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 2, 0, 0)) == 0, "a 2-byte atomic");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 16, 0, 0)) == 0, "a 16-byte atomic");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 8, 4, 0)) == 0, "a misaligned 8-byte atomic");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 4, 2, 0)) == 0, "a misaligned 4-byte atomic");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 8, HEAP, 0)) == 0, "an atomic past the heap");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 8, 0, 2)) == 0, "an atomic whose fetch flag is 2");
+
+    /* signals: set or add, an aligned word inside the heap */
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, HEAP - 8, 0), 0)) == 1, "a signal set");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, 8, 0), 1)) == 1, "a signal add");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, 8, 0), 2)) == 0, "a signal of op 2");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, 12, 0), 0)) == 0, "a misaligned signal");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, HEAP, 0), 0)) == 0, "a signal past the heap");
+
+    /* control words, replies and the bare frames */
+    EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8 - 1, 0)) == 1, "the last control word");
+    EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8, 0)) == 0, "a control word past the end");
+    EXPECT(ok(frame(GSHMEMI_TCP_REPLY, 0, GSHMEMI_TCP_GET_CHUNK)) == 1, "a reply of a chunk");
+    EXPECT(ok(frame(GSHMEMI_TCP_REPLY, 0, GSHMEMI_TCP_GET_CHUNK + 1)) == 0, "a reply over a chunk");
+    for (uint32_t type = GSHMEMI_TCP_QUIET; type <= GSHMEMI_TCP_HEARTBEAT; type++) {
+        if (type == GSHMEMI_TCP_REPLY)
+            continue;
+        EXPECT(ok(frame(type, 0, 0)) == 1, "a frame of type %u", type);
+        EXPECT(ok(frame(type, 0, 1)) == 0, "a frame of type %u with a payload", type);
+    }
+    EXPECT(ok(frame(0, 0, 0)) == 0, "a frame of type 0");
+    EXPECT(ok(frame(GSHMEMI_TCP_HEARTBEAT + 1, 0, 0)) == 0, "a frame of unknown type");
+
+    /* random frames: what passes stays inside, and a refusal has a reason */
+    unsigned long long seed = 0x9e3779b97f4a7c15ull;
+    long accepted = 0;
+    for (int i = 0; i < 200000; i++) {
+        struct gshmemi_tcp_frame f;
+        uint64_t r = test_rand(&seed);
+        f.type = (uint32_t)(r % 11);
+        f.op = (uint32_t)(test_rand(&seed) % 10);
+        f.id = test_rand(&seed);
+        /* offsets and lengths near the heap's size and near 2^64 */
+        const uint64_t scale[] = {16, HEAP, HEAP * 2, UINT64_MAX};
+        f.off = test_rand(&seed) % scale[test_rand(&seed) % 4];
+        f.len = test_rand(&seed) % scale[test_rand(&seed) % 4];
+        if (test_rand(&seed) % 2)
+            f.off = HEAP - f.off % HEAP;
+        f.a = test_rand(&seed);
+        f.b = test_rand(&seed);
+        f.size = (uint32_t)(1u << (test_rand(&seed) % 5));
+        f.fetch = (uint32_t)(test_rand(&seed) % 3);
+        int v = ok(f);
+        EXPECT(v >= 0, "frame %d (type %u) refused without a reason", i, f.type);
+        if (v == 1) {
+            accepted++;
+            EXPECT(inside(&f), "frame %d (type %u, off %llu, len %llu, size %u) passed but reaches "
+                   "outside", i, f.type, (unsigned long long)f.off, (unsigned long long)f.len,
+                   f.size);
+        }
+    }
+    EXPECT(accepted > 1000, "only %ld random frames passed: the fuzz is too narrow", accepted);
+
+    /* hello */
+    unsigned char secret[GSHMEMI_SECRET_BYTES], other[GSHMEMI_SECRET_BYTES];
+    for (int i = 0; i < GSHMEMI_SECRET_BYTES; i++)
+        secret[i] = (unsigned char)(i * 37 + 1), other[i] = secret[i];
+    other[GSHMEMI_SECRET_BYTES - 1] ^= 1;
+    struct gshmemi_tcp_hello h = {.magic = GSHMEMI_TCP_MAGIC, .rank = 3};
+    memcpy(h.secret, secret, sizeof(secret));
+    EXPECT(gshmemi_tcp_hello_valid(&h, secret), "a good hello");
+    EXPECT(!gshmemi_tcp_hello_valid(&h, other), "a hello with another job's secret");
+    h.magic ^= 1;
+    EXPECT(!gshmemi_tcp_hello_valid(&h, secret), "a hello with a wrong magic");
+    TEST_DONE();
+}
