@@ -225,9 +225,9 @@ static int cumem_create(size_t size, struct gshmemi_heap_mem *mem)
     return 0;
 }
 
-/* Made on first use, and only where a peer needs it.  The first export of
- * a process costs ~1 ms (H200, driver 580); later ones tens of us, as long
- * as an exported fd stays open: the heap keeps them (heap.h). */
+/* Made on first use, and only where a peer needs it.  The driver makes a
+ * process's first export far slower than later ones while an exported fd
+ * stays open: the heap keeps them (heap.h). */
 static int cumem_export_fd(struct gshmemi_heap_mem *mem, int *fd_out)
 {
     if (mem->fd < 0) {

@@ -138,8 +138,7 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     if (st == 0 && h->share_by_blob) {
         st = share_by_blob(g, add);
     } else if (st == 0 && h->n_mapped_peers > 0) {
-        /* (An export on a helper thread, overlapping the map, was tried: the
-         * driver serialises the two, and growth got slower.) */
+        /* The export follows the map: the driver serialises the two. */
         int fd;
         st = h->ops->export_fd(&g->mem, &fd);
         if (st == 0)

@@ -67,8 +67,8 @@ struct gshmemi_heap {
     struct gshmemi_fdx fdx;
     uint64_t growths;
     /* This PE's chunks with their exported fds, kept until finalize: the
-     * driver charges ~1 ms to close an exported GPU chunk's fd and as much
-     * again for the next export once none is open (tens of us otherwise). */
+     * driver charges much more to close an exported GPU chunk's fd, and for
+     * the next export once none is open, than for an export while one is. */
     struct gshmemi_heap_mem *chunks;
     size_t n_chunks;
 

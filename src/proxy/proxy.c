@@ -340,8 +340,8 @@ int gshmemi_proxy_start(void)
  * last one taken, and a few beyond it (a request of a running kernel that
  * claimed its number but has not yet published it may stand before one of
  * a finished kernel; it is published soon, as publishing waits only on
- * the proxy).  Not `head`, which lives in GPU memory: a copy to read it
- * cost every host quiet 10-20 us. */
+ * the proxy).  Not `head`, which lives in GPU memory: reading it would
+ * cost every host quiet a copy from the GPU. */
 #define DRAIN_LOOKAHEAD 8
 static int published_beyond(uint64_t *upto)
 {
