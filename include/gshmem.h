@@ -230,6 +230,42 @@ GSHMEMI_HD_API void gshmem_quiet(void);
 GSHMEMI_HD_API void gshmem_barrier_all(void);
 GSHMEMI_HD_API void gshmem_sync_all(void);
 
+/* ---- teams -------------------------------------------------------------- */
+
+/* A team's handle: the same number on every member. */
+typedef int32_t gshmem_team_t;
+#define GSHMEM_TEAM_INVALID ((gshmem_team_t)-1)
+#define GSHMEM_TEAM_WORLD ((gshmem_team_t)0)
+#define GSHMEM_TEAM_SHARED ((gshmem_team_t)1)           /* the PEs whose heap this PE maps */
+#define GSHMEMX_TEAM_NODE ((gshmem_team_t)2)            /* the PEs of this node */
+#define GSHMEMX_TEAM_SAME_MYPE_NODE ((gshmem_team_t)3)  /* one PE a node: those of this PE's
+                                                         * rank within its node */
+
+typedef struct {
+    int num_contexts;
+} gshmem_team_config_t;
+#define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team);
+GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team);
+GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
+                                        gshmem_team_t dest_team);
+GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask,
+                                      gshmem_team_config_t *config);
+/* start, stride and size name PEs of the parent team (not of the world). */
+GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride,
+                                         int size, const gshmem_team_config_t *config,
+                                         long config_mask, gshmem_team_t *new_team);
+GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
+                                    const gshmem_team_config_t *xaxis_config, long xaxis_mask,
+                                    gshmem_team_t *xaxis_team,
+                                    const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                                    gshmem_team_t *yaxis_team);
+GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
+GSHMEM_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
+GSHMEM_API int gshmem_team_sync(gshmem_team_t team);
+GSHMEM_API int gshmem_barrier(gshmem_team_t team);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,6 +61,9 @@
     X(TIMEOUT, SECONDS, "300",                                                              \
       "Deadline of every blocking wait (wait_until, barriers, ...), in seconds; 0 waits "   \
       "forever. A wait past it ends the job with a message naming the call and values.")    \
+    X(MAX_TEAMS, INT, "64",                                                                \
+      "Teams that may exist at once, the predefined ones (world, shared, node, same-mype-" \
+      "node) included: 4 to 127.")                                                         \
     X(DEBUG_CHECKS, BOOL, "0",                                                              \
       "Kernels check every device call's PE, heap bounds and atomic alignment; a failed "  \
       "check ends the job naming the call, block, thread, PE and address.")                \

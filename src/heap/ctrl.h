@@ -19,13 +19,24 @@ struct gshmemi_ctrl {
 extern struct gshmemi_ctrl gshmemi_ctrl;
 
 #define GSHMEMI_CTRL_SIZE (64u << 10)
-/* Layout of each PE's control segment, in 64-bit words. */
+/* Layout of each PE's control segment, in 64-bit words: loss notices, then
+ * one block of words per team slot (the teams' host barriers: a counter per
+ * dissemination round that partners add to, and the count of this PE's
+ * barriers in the team, which only it touches). */
 enum gshmemi_ctrl_word {
-    GSHMEMI_CTRL_BARRIER = 0,        /* 64 round counters of the host barriers */
-    GSHMEMI_CTRL_BARRIER_COUNT = 64, /* this PE's host barriers so far (local) */
-    GSHMEMI_CTRL_LOST_PE = 1000,     /* (reporter+1) << 32 | (lost+1), set by peers */
-    GSHMEMI_CTRL_ENDING = 1001,      /* aborting pe + 1, set by a local peer ending the job */
+    GSHMEMI_CTRL_LOST_PE = 0,  /* (reporter+1) << 32 | (lost+1), set by peers */
+    GSHMEMI_CTRL_ENDING = 1,   /* aborting pe + 1, set by a local peer ending the job */
+    GSHMEMI_CTRL_TEAMS = 64,   /* team slot s: words TEAMS + s * TEAM_WORDS ... */
+    GSHMEMI_CTRL_TEAM_WORDS = 64,
+    GSHMEMI_CTRL_TEAM_ROUNDS = 32, /* round counters at +0.., the count at +32 */
+    GSHMEMI_CTRL_TEAM_SLOTS = (GSHMEMI_CTRL_SIZE / 8 - GSHMEMI_CTRL_TEAMS) / GSHMEMI_CTRL_TEAM_WORDS,
 };
+
+/* The first word of team slot s's block. */
+static inline size_t gshmemi_ctrl_team(int slot)
+{
+    return GSHMEMI_CTRL_TEAMS + (size_t)slot * GSHMEMI_CTRL_TEAM_WORDS;
+}
 
 /* Maps every node-local PE's control segment, zeroed (collective among the
  * node's PEs, through fdx); from then on ending the job tells them. */

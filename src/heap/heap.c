@@ -229,6 +229,7 @@ static int device_area_init(void)
     st = gshmemi_alloc_take(&h->alloc, GSHMEMI_DEV_AREA_SIZE, 0, &off);
     if (st == 0) {
         h->dev_internal = h->my_base + off;
+        h->internal[h->n_internal++] = h->dev_internal;
         gshmemi_gpu_memset("gshmem_init", h->dev_internal, 0, GSHMEMI_DEV_AREA_SIZE);
         for (int pe = 0; pe < n_pes; pe++)
             bases[pe] = gshmemi_heap_peer_addr(h->my_base, pe);

@@ -76,6 +76,10 @@ struct gshmemi_heap {
      * on-stream barrier), and each PE's heap base as GPU-visible table
      * (NULL where a PE is not mapped). */
     char *dev_internal;
+    /* Blocks of the runtime's own (dev_internal among them): gshmem_free
+     * and gshmem_realloc refuse them. */
+    char *internal[8];
+    int n_internal;
     char **dev_peer_base;
     uint64_t stream_barriers; /* made of stream memory operations, by this PE */
     struct gshmemi_heap_listener *listeners;
@@ -101,6 +105,11 @@ extern struct gshmemi_heap gshmemi_heap;
 
 int gshmemi_heap_init(void);
 void gshmemi_heap_fini(void);
+/* A zeroed block of the runtime's own in every PE's heap, at the same
+ * offset on each: collective (every PE calls it, in the same order), like
+ * gshmem_calloc; `who` names it in messages.  NULL, with every PE told
+ * why, where it cannot be had. */
+void *gshmemi_heap_alloc_internal(const char *who, size_t size);
 
 static inline int gshmemi_heap_contains(const void *p)
 {

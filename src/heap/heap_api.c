@@ -23,7 +23,7 @@
 
 /* ---- collective allocation ----------------------------------------------- */
 
-enum { REQ_MALLOC = 1, REQ_ALIGN, REQ_CALLOC, REQ_REALLOC, REQ_FREE };
+enum { REQ_MALLOC = 1, REQ_ALIGN, REQ_CALLOC, REQ_REALLOC, REQ_FREE, REQ_INTERNAL };
 
 struct heap_req {
     int32_t op;
@@ -43,6 +43,7 @@ static const char *req_call(int op)
     case REQ_CALLOC: return "gshmem_calloc";
     case REQ_REALLOC: return "gshmem_realloc";
     case REQ_FREE: return "gshmem_free";
+    case REQ_INTERNAL: return "gshmem_init";
     }
     return "?";
 }
@@ -52,6 +53,7 @@ static int req_describe(const struct heap_req *r, char *buf, size_t len)
     switch (r->op) {
     case REQ_MALLOC:
     case REQ_CALLOC:
+    case REQ_INTERNAL:
         return snprintf(buf, len, "%s(%" PRIu64 ")", req_call(r->op), r->size);
     case REQ_ALIGN:
         return snprintf(buf, len, "gshmem_align(%" PRIu64 ", %" PRIu64 ")", r->align, r->size);
@@ -248,6 +250,24 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
     return p;
 }
 
+void *gshmemi_heap_alloc_internal(const char *who, size_t size)
+{
+    struct gshmemi_heap *h = &gshmemi_heap;
+    if (h->n_internal == (int)GSHMEMI_ARRAY_SIZE(h->internal)) {
+        GSHMEMI_ERROR(HEAP, "gshmem_init: no room to record the runtime's %s", who);
+        return NULL;
+    }
+    char *p = heap_alloc_call(REQ_INTERNAL, size, 64);
+    if (p == NULL) /* said why on every PE */
+        return NULL;
+    h->internal[h->n_internal++] = p;
+    h->access->memset("gshmem_init", p, 0, size);
+    /* No PE writes into the block before its owner has cleared it. */
+    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    return p;
+}
+
 /* Checks that ptr is the start of a live block; logs why not. */
 static int check_block(const char *call, const void *ptr, size_t *off_out, size_t *size_out)
 {
@@ -262,8 +282,9 @@ static int check_block(const char *call, const void *ptr, size_t *off_out, size_
     }
     switch (gshmemi_alloc_lookup(&h->alloc, (size_t)(p - h->my_base), &bo, &bs)) {
     case GSHMEMI_ALLOC_BLOCK_START:
-        if (h->my_base + bo == h->dev_internal)
-            break;
+        for (int i = 0; i < h->n_internal; i++)
+            if (h->my_base + bo == h->internal[i])
+                goto not_allocated; /* the runtime's own */
         *off_out = bo;
         *size_out = bs;
         return 0;
@@ -276,6 +297,7 @@ static int check_block(const char *call, const void *ptr, size_t *off_out, size_
     case GSHMEMI_ALLOC_OUTSIDE:
         break;
     }
+not_allocated:
     GSHMEMI_ERROR(HEAP, "%s(%p): no block is allocated there (already freed, or never "
                   "allocated)", call, ptr);
     return GSHMEM_ERR_INVALID_ARG;

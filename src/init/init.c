@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
+#include "coll/team.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
 #include "device/device_state.h"
@@ -78,6 +79,11 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     if (st == 0 && (st = gshmemi_proxy_start()) != 0)
         gshmemi_transport_fini();
     if (st == 0 && (st = gshmemi_device_state_start()) != 0) {
+        gshmemi_device_state_stop();
+        gshmemi_proxy_stop();
+        gshmemi_transport_fini();
+    }
+    if (st == 0 && (st = gshmemi_teams_init()) != 0) {
         gshmemi_device_state_stop();
         gshmemi_proxy_stop();
         gshmemi_transport_fini();
@@ -146,6 +152,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_teams_fini();
     gshmemi_device_state_stop();
     gshmemi_proxy_stop();
     gshmemi_transport_fini();

@@ -234,3 +234,15 @@ GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_o
 {
     gshmemi_signal_op(__func__, sig_addr, signal, sig_op, pe);
 }
+
+void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                     int blocking)
+{
+    rma_put(call, dest, src, nbytes, pe, blocking);
+}
+
+void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                     int blocking)
+{
+    rma_get(call, dest, src, nbytes, pe, blocking);
+}

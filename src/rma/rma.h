@@ -112,6 +112,14 @@ static inline void gshmemi_rma_check_aligned(const char *call, const char *what,
  * every put this thread issued to pe before it. */
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
+/* putmem and getmem for the layers above (collectives), checked as the
+ * user's calls are; blocking waits for a copy engine's copy, else the next
+ * quiet completes it. */
+void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                     int blocking);
+void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
+                     int blocking);
+
 /* Releases every buffer the application left registered (gshmem_finalize). */
 void gshmemi_buffers_release(void);
 

@@ -34,7 +34,7 @@ cases = {
     "iput-bad-stride": (H + r"gshmem_int_iput: stride 0 is not positive$", ABORT, {}),
     "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
     "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
-                r"\(heap offset 0, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
+                r"\(heap offset {OFF}, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
     "on-stream-host-heap": (H + r"gshmemx_putmem_on_stream: needs the symmetric heap in GPU memory "
                             r"\(GSHMEM_HEAP=device or auto on a machine with a GPU\)$", ABORT,
                             {"GSHMEM_HEAP": "host"}),
@@ -108,6 +108,10 @@ for name, (pattern, want_status, env) in cases.items():
     took = time.monotonic() - t0
     lines = r.stderr.splitlines()
     problems = []
+    if "{OFF}" in pattern: # the heap offset the program found its block at
+        said = [m.group(1) for l in lines
+                for m in [re.match(r"negative: heap_ptr at heap offset (\d+)$", l)] if m]
+        pattern = pattern.replace("{OFF}", said[0] if said else "(none printed)")
     if not any(re.search(pattern, line) for line in lines):
         problems.append("message not found: " + pattern)
     if r.returncode != want_status:

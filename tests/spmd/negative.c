@@ -1,6 +1,7 @@
 /* Bad input, one case per run: `negative CASE`.  PE 0 makes the bad call
  * while the others wait in a barrier; check_negative.py runs each case and
  * asserts the exact message and how the job ends. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,22 @@
 #include <gshmemx.h>
 
 static int me, npes;
+
+/* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
+ * (the runtime keeps areas of its own in the heap: the test does not
+ * assume where the application's blocks start or end). */
+static void heap_bounds(char *p, char **lo, char **hi)
+{
+    size_t below = 0, above = 0;
+    for (size_t step = (size_t)1 << 40; step > 0; step >>= 1) {
+        if (below + step <= (size_t)(uintptr_t)p && gshmem_addr_accessible(p - below - step, me))
+            below += step;
+        if (gshmem_addr_accessible(p + above + step, me))
+            above += step;
+    }
+    *lo = p - below;
+    *hi = p + above + 1;
+}
 
 /* The call that must fail is made on PE 0; the job must end (or, for the
  * collective heap calls, go on) as the driver expects. */
@@ -90,19 +107,27 @@ int main(int argc, char **argv)
         } else if (strcmp(c, "unregister-unknown") == 0) {
             if (gshmemx_buffer_unregister(&local) == 0)
                 gshmem_global_exit(3);
-        } else if (strcmp(c, "timeout") == 0)
+        } else if (strcmp(c, "timeout") == 0) {
+            char *lo, *hi;
+            heap_bounds(heap_ptr, &lo, &hi);
+            fprintf(stderr, "negative: heap_ptr at heap offset %zu\n", (size_t)(heap_ptr - lo));
             gshmem_long_wait_until((long *)heap_ptr, GSHMEM_CMP_EQ, 1);
+        }
         else {
             fprintf(stderr, "negative: unknown case '%s'\n", c);
             gshmem_global_exit(2);
         }
     }
     if (strcmp(c, "put-crosses-end") == 0) {
-        /* GSHMEM_SYMMETRIC_SIZE=2m; heap_ptr and sig
-         * come first: this block ends exactly where the heap ends. */
-        char *last = gshmem_malloc((2 << 20) - 1024 - 256);
+        /* This block fills the heap after sig (the last block so far):
+         * it ends exactly where the heap ends. */
+        char *lo, *hi, *after_sig = (char *)sig + 256;
+        heap_bounds(heap_ptr, &lo, &hi);
+        char *last = gshmem_malloc((size_t)(hi - after_sig));
+        if (last != after_sig)
+            return 4;
         if (me == 0)
-            gshmem_putmem(last + (2 << 20) - 1024 - 256 - 8, &local, 16, 0);
+            gshmem_putmem(hi - 8, &local, 16, 0);
     }
     /* Only PE 0's wait may time out. */
     if (strcmp(c, "timeout") == 0 && me != 0)

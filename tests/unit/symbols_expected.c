@@ -57,7 +57,10 @@ int main(void)
         "gshmemx_signal_wait_until_on_stream", "gshmemx_quiet_on_stream",
         "gshmemx_barrier_all_on_stream", "gshmemx_sync_all_on_stream", "gshmemx_buffer_register",
         "gshmemx_buffer_unregister", "gshmemi_device_state_register",
-        "gshmemi_device_state_unregister", "gshmemi_device_load_unit", "gshmemi_device_api_error",
+        "gshmemi_device_state_unregister", "gshmemi_device_load_unit",
+        "gshmem_team_my_pe", "gshmem_team_n_pes", "gshmem_team_translate_pe",
+        "gshmem_team_get_config", "gshmem_team_split_strided", "gshmem_team_split_2d",
+        "gshmem_team_destroy", "gshmem_team_ptr", "gshmem_team_sync", "gshmem_barrier", "gshmemi_device_api_error",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_TYPES(ON_STREAM)

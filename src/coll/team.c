@@ -1,0 +1,494 @@
+/*
+ * Teams: the predefined ones, splits, queries and the teams' host barrier.
+ *
+ * A split is collective over its parent: every parent PE sends the others
+ * its arguments and the slots it has free (an all-gather over the parent
+ * into a block of the heap the runtime keeps for it), so that every PE sees
+ * a call that does not match its own, and all take the lowest slot free on
+ * every parent PE.  A PE outside the new team gets GSHMEM_TEAM_INVALID; when
+ * the arguments differ or no slot is free, every PE gets it, each with the
+ * same message.  The new members zero their slot's barrier words before the
+ * parent's closing barrier, so the team's first barrier starts from zero.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "heap/ctrl.h"
+#include "heap/heap.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+#include "transport/transport.h"
+#include "coll/team.h"
+
+#define N_PREDEFINED 4
+#define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */
+
+/* What each parent PE tells the others in a split. */
+struct split_vote {
+    int32_t kind; /* SPLIT_STRIDED or SPLIT_2D */
+    int32_t a, b, c;  /* strided: start, stride, size; 2d: xrange */
+    uint64_t free[SLOT_WORDS];
+};
+enum { SPLIT_STRIDED = 1, SPLIT_2D };
+
+static struct {
+    struct gshmemi_team *teams; /* by slot, n_slots of them */
+    int n_slots;
+    struct split_vote *votes; /* heap: one per world PE, by parent index */
+} tm;
+
+/* ---- lookup ---------------------------------------------------------------- */
+
+struct gshmemi_team *gshmemi_team_get(const char *call, gshmem_team_t team)
+{
+    if (!gshmemi_rt.initialized) {
+        GSHMEMI_ERROR(CORE, "%s called before gshmem_init", call);
+        return NULL;
+    }
+    if (team == GSHMEM_TEAM_INVALID) {
+        GSHMEMI_ERROR(CORE, "%s: the team is GSHMEM_TEAM_INVALID", call);
+        return NULL;
+    }
+    if (team < 0 || team >= tm.n_slots) {
+        GSHMEMI_ERROR(CORE, "%s: %d is not a team (GSHMEM_MAX_TEAMS is %d)", call, (int)team,
+                      tm.n_slots);
+        return NULL;
+    }
+    if (!tm.teams[team].live) {
+        GSHMEMI_ERROR(CORE, "%s: team %d does not exist on this pe (destroyed, or this pe is not "
+                      "in it)", call, (int)team);
+        return NULL;
+    }
+    return &tm.teams[team];
+}
+
+int gshmemi_team_index(const struct gshmemi_team *t, int pe)
+{
+    /* Members are in ascending order for every team but a split with a
+     * negative stride: a search either way. */
+    for (int i = 0; i < t->n; i++)
+        if (t->pes[i] == pe)
+            return i;
+    return -1;
+}
+
+/* ---- the host barrier ---------------------------------------------------------- */
+
+void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_team_t slot)
+{
+    const int me = gshmemi_rt.my_pe;
+    const size_t base = gshmemi_ctrl_team(slot);
+    uint64_t *counters = gshmemi_ctrl_word(me, base);
+    const uint64_t target = ++counters[GSHMEMI_CTRL_TEAM_ROUNDS];
+
+    /* Counting (not flags) needs no reset: a PE already in the next barrier
+     * never disturbs a slow one; right for any number of PEs. */
+    for (int r = 0, d = 1; d < t->n; r++, d <<= 1) {
+        const int to = t->pes[(t->my + d) % t->n];
+        uint64_t *remote = gshmemi_ctrl_word(to, base + (size_t)r);
+        if (remote != NULL)
+            __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        else if (gshmemi_transport != NULL) /* another node */
+            gshmemi_transport_ctrl_add(call, to, base + (size_t)r, 1);
+        else
+            gshmemi_rma_fail(call, "pe %d is on another node and no network transport is up", to);
+        const struct gshmemi_wait w = {.call = call, .ivars = &counters[r], .nelems = 1,
+                                       .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                       .value = target};
+        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+    }
+}
+
+/* ---- making and ending teams ------------------------------------------------------ */
+
+/* Slot `slot` holds the team of the world PEs pes[0..n) (copied). */
+static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team_config_t *config)
+{
+    struct gshmemi_team *t = &tm.teams[slot];
+    t->pes = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (t->pes == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    memcpy(t->pes, pes, sizeof(int) * (size_t)n);
+    t->n = n;
+    t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
+    t->config = config != NULL ? *config : (gshmem_team_config_t){0};
+    t->live = 1;
+    return 0;
+}
+
+static void team_clear(gshmem_team_t slot)
+{
+    free(tm.teams[slot].pes);
+    memset(&tm.teams[slot], 0, sizeof(tm.teams[slot]));
+}
+
+/* The predefined team of the world PEs for which keep(pe) holds. */
+static int predefined(gshmem_team_t slot, int (*keep)(int pe), int *scratch)
+{
+    int n = 0;
+    for (int pe = 0; pe < gshmemi_rt.n_pes; pe++)
+        if (keep(pe))
+            scratch[n++] = pe;
+    return team_set(slot, scratch, n, NULL);
+}
+
+static int in_world(int pe) { return (void)pe, 1; }
+static int is_mapped(int pe) { return gshmemi_heap.slot_of_pe[pe] >= 0; }
+static int on_my_node(int pe) { return gshmemi_rt.peers[pe].node == gshmemi_rt.node_id; }
+
+/* A PE's rank among its node's PEs (in world order). */
+static int node_rank(int pe)
+{
+    int r = 0;
+    for (int q = 0; q < pe; q++)
+        r += gshmemi_rt.peers[q].node == gshmemi_rt.peers[pe].node;
+    return r;
+}
+static int same_node_rank(int pe) { return node_rank(pe) == node_rank(gshmemi_rt.my_pe); }
+
+int gshmemi_teams_init(void)
+{
+    const long max = gshmemi_env.MAX_TEAMS;
+    int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
+
+    if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
+        GSHMEMI_ERROR(CORE, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,
+                      GSHMEMI_MIN((int)GSHMEMI_CTRL_TEAM_SLOTS, 64 * SLOT_WORDS));
+        free(scratch);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    tm.n_slots = (int)max;
+    tm.teams = calloc((size_t)tm.n_slots, sizeof(*tm.teams));
+    if (scratch == NULL || tm.teams == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto err;
+    }
+    tm.votes = gshmemi_heap_alloc_internal("team split area",
+                                           sizeof(struct split_vote) * (size_t)gshmemi_rt.n_pes);
+    if (tm.votes == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto err;
+    }
+    GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_WORLD, in_world, scratch), st, err);
+    GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_SHARED, is_mapped, scratch), st, err);
+    GSHMEMI_CHECK_GOTO(predefined(GSHMEMX_TEAM_NODE, on_my_node, scratch), st, err);
+    GSHMEMI_CHECK_GOTO(predefined(GSHMEMX_TEAM_SAME_MYPE_NODE, same_node_rank, scratch), st, err);
+    free(scratch);
+    return 0;
+
+err:
+    free(scratch);
+    gshmemi_teams_fini();
+    return st;
+}
+
+void gshmemi_teams_fini(void)
+{
+    for (int s = 0; tm.teams != NULL && s < tm.n_slots; s++)
+        team_clear(s);
+    free(tm.teams);
+    memset(&tm, 0, sizeof(tm)); /* the votes' block goes with the heap */
+}
+
+/* Every parent PE's vote, by parent index, into votes (local memory): an
+ * all-gather over the parent through the heap block the runtime keeps. */
+static void gather_votes(const char *call, const struct gshmemi_team *parent,
+                         gshmem_team_t parent_slot, const struct split_vote *mine,
+                         struct split_vote *votes)
+{
+    gshmemi_team_sync(call, parent, parent_slot); /* everyone's block is free */
+    for (int i = 0; i < parent->n; i++)
+        gshmemi_rma_put(call, &tm.votes[parent->my], mine, sizeof(*mine), parent->pes[i], 0);
+    gshmem_quiet();
+    gshmemi_team_sync(call, parent, parent_slot);
+    gshmemi_heap.access->copy(call, votes, tm.votes, sizeof(*votes) * (size_t)parent->n, 1);
+}
+
+static void my_free_slots(uint64_t *free_bits)
+{
+    memset(free_bits, 0, sizeof(uint64_t) * SLOT_WORDS);
+    for (int s = N_PREDEFINED; s < tm.n_slots; s++)
+        if (!tm.teams[s].live)
+            free_bits[s / 64] |= 1ull << (s % 64);
+}
+
+/* The lowest `count` slots free on every voter (-1 where there are fewer). */
+static void common_free(const struct split_vote *votes, int n, int count, int *slots)
+{
+    uint64_t all[SLOT_WORDS];
+    memcpy(all, votes[0].free, sizeof(all));
+    for (int i = 1; i < n; i++)
+        for (int w = 0; w < SLOT_WORDS; w++)
+            all[w] &= votes[i].free[w];
+    for (int k = 0; k < count; k++) {
+        slots[k] = -1;
+        for (int s = 0; s < tm.n_slots && slots[k] < 0; s++)
+            if (all[s / 64] & (1ull << (s % 64))) {
+                slots[k] = s;
+                all[s / 64] &= ~(1ull << (s % 64));
+            }
+    }
+}
+
+/* Whether every vote matches this PE's; else logs, naming the first PE that
+ * differs, and returns 0. */
+static int votes_agree(const char *call, const struct gshmemi_team *parent,
+                       const struct split_vote *votes, const struct split_vote *mine)
+{
+    for (int i = 0; i < parent->n; i++) {
+        const struct split_vote *v = &votes[i];
+        if (v->kind != mine->kind || v->a != mine->a || v->b != mine->b || v->c != mine->c) {
+            if (mine->kind == SPLIT_STRIDED)
+                GSHMEMI_ERROR(CORE, "%s: pe %d (index %d in the parent team) called it with start "
+                              "%d, stride %d, size %d, this pe with %d, %d, %d: every PE of the "
+                              "parent team must pass the same", call, parent->pes[i], i, v->a, v->b,
+                              v->c, mine->a, mine->b, mine->c);
+            else
+                GSHMEMI_ERROR(CORE, "%s: pe %d (index %d in the parent team) called it with xrange "
+                              "%d, this pe with %d: every PE of the parent team must pass the same",
+                              call, parent->pes[i], i, v->a, mine->a);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The zeroed barrier words of a new team's slot, before anybody uses them. */
+static void slot_reset(gshmem_team_t slot)
+{
+    memset(gshmemi_ctrl_word(gshmemi_rt.my_pe, gshmemi_ctrl_team(slot)), 0,
+           sizeof(uint64_t) * GSHMEMI_CTRL_TEAM_WORDS);
+}
+
+GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride,
+                                         int size, const gshmem_team_config_t *config,
+                                         long config_mask, gshmem_team_t *new_team)
+{
+    static const char call[] = "gshmem_team_split_strided";
+    struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
+    if (new_team == NULL) {
+        GSHMEMI_ERROR(CORE, "%s: new_team is NULL", call);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    *new_team = GSHMEM_TEAM_INVALID;
+    if (parent == NULL)
+        return GSHMEM_ERR_INVALID_ARG; /* no parent to agree with: this PE alone */
+    (void)config_mask; /* num_contexts is the only setting, and kept as given */
+
+    struct split_vote mine = {.kind = SPLIT_STRIDED, .a = start, .b = stride, .c = size};
+    struct split_vote *votes = malloc(sizeof(*votes) * (size_t)parent->n);
+    int *pes = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
+    int slot = -1, st = GSHMEM_ERR_INVALID_ARG, bad = 0;
+    if (votes == NULL || pes == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    my_free_slots(mine.free);
+    gather_votes(call, parent, parent_team, &mine, votes);
+    if (!votes_agree(call, parent, votes, &mine)) {
+        bad = 1;
+    } else if (size <= 0 || start < 0 || start >= parent->n || (stride == 0 && size > 1) ||
+               (long long)start + (long long)stride * (size - 1) < 0 ||
+               (long long)start + (long long)stride * (size - 1) >= parent->n) {
+        if (parent->my == 0)
+            GSHMEMI_ERROR(CORE, "%s: start %d, stride %d and size %d do not name %d distinct PEs "
+                          "of the parent team's %d", call, start, stride, size, size, parent->n);
+        bad = 1;
+    } else {
+        common_free(votes, parent->n, 1, &slot);
+        if (slot < 0) {
+            if (parent->my == 0)
+                GSHMEMI_ERROR(CORE, "%s: no team slot is free on every PE of the parent team "
+                              "(GSHMEM_MAX_TEAMS is %d); destroy a team first", call, tm.n_slots);
+            bad = 1;
+        }
+    }
+    if (!bad) {
+        int member = 0;
+        for (int k = 0; k < size; k++) {
+            pes[k] = parent->pes[start + k * stride];
+            member |= pes[k] == gshmemi_rt.my_pe;
+        }
+        st = 0;
+        if (member) {
+            slot_reset((gshmem_team_t)slot);
+            st = team_set((gshmem_team_t)slot, pes, size, config);
+            if (st == 0)
+                *new_team = (gshmem_team_t)slot;
+        }
+    }
+    free(pes);
+    free(votes);
+    /* The new members' barrier words are zero before any of them is back. */
+    gshmemi_team_sync(call, parent, parent_team);
+    return st;
+}
+
+GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
+                                    const gshmem_team_config_t *xaxis_config, long xaxis_mask,
+                                    gshmem_team_t *xaxis_team,
+                                    const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                                    gshmem_team_t *yaxis_team)
+{
+    static const char call[] = "gshmem_team_split_2d";
+    struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
+    if (xaxis_team == NULL || yaxis_team == NULL) {
+        GSHMEMI_ERROR(CORE, "%s: xaxis_team or yaxis_team is NULL", call);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    *xaxis_team = *yaxis_team = GSHMEM_TEAM_INVALID;
+    if (parent == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    (void)xaxis_mask, (void)yaxis_mask;
+
+    struct split_vote mine = {.kind = SPLIT_2D, .a = xrange};
+    struct split_vote *votes = malloc(sizeof(*votes) * (size_t)parent->n);
+    int *pes = malloc(sizeof(int) * (size_t)parent->n), slots[2] = {-1, -1}, st = 0;
+    if (votes == NULL || pes == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    my_free_slots(mine.free);
+    gather_votes(call, parent, parent_team, &mine, votes);
+    if (!votes_agree(call, parent, votes, &mine)) {
+        st = GSHMEM_ERR_INVALID_ARG;
+    } else if (xrange <= 0) {
+        if (parent->my == 0)
+            GSHMEMI_ERROR(CORE, "%s: xrange %d is not positive", call, xrange);
+        st = GSHMEM_ERR_INVALID_ARG;
+    } else {
+        common_free(votes, parent->n, 2, slots);
+        if (slots[1] < 0) {
+            if (parent->my == 0)
+                GSHMEMI_ERROR(CORE, "%s: fewer than two team slots are free on every PE of the "
+                              "parent team (GSHMEM_MAX_TEAMS is %d); destroy a team first", call,
+                              tm.n_slots);
+            st = GSHMEM_ERR_INVALID_ARG;
+        }
+    }
+    if (st == 0) {
+        /* Row: the parent indices of my row (xrange wide, the last one
+         * maybe shorter); column: those with my index modulo xrange. */
+        const int x = xrange < parent->n ? xrange : parent->n;
+        const int row = parent->my / x, col = parent->my % x;
+        int n = 0;
+        for (int i = row * x; i < parent->n && i < (row + 1) * x; i++)
+            pes[n++] = parent->pes[i];
+        slot_reset((gshmem_team_t)slots[0]);
+        st = team_set((gshmem_team_t)slots[0], pes, n, xaxis_config);
+        n = 0;
+        for (int i = col; i < parent->n; i += x)
+            pes[n++] = parent->pes[i];
+        slot_reset((gshmem_team_t)slots[1]);
+        if (st == 0 && (st = team_set((gshmem_team_t)slots[1], pes, n, yaxis_config)) != 0)
+            team_clear((gshmem_team_t)slots[0]);
+        if (st == 0) {
+            *xaxis_team = (gshmem_team_t)slots[0];
+            *yaxis_team = (gshmem_team_t)slots[1];
+        }
+    }
+    free(pes);
+    free(votes);
+    gshmemi_team_sync(call, parent, parent_team);
+    return st;
+}
+
+GSHMEM_API void gshmem_team_destroy(gshmem_team_t team)
+{
+    static const char call[] = "gshmem_team_destroy";
+    struct gshmemi_team *t = gshmemi_team_get(call, team);
+    if (t == NULL)
+        return;
+    if (team < N_PREDEFINED) {
+        GSHMEMI_ERROR(CORE, "%s: team %d is predefined and cannot be destroyed", call, (int)team);
+        return;
+    }
+    /* Nobody still uses the slot when any member takes it again. */
+    gshmem_quiet();
+    gshmemi_team_sync(call, t, team);
+    team_clear(team);
+}
+
+/* ---- queries --------------------------------------------------------------------- */
+
+GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team)
+{
+    if (!gshmemi_rt.initialized || team < 0 || team >= tm.n_slots || !tm.teams[team].live)
+        return -1;
+    return tm.teams[team].my;
+}
+
+GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team)
+{
+    if (!gshmemi_rt.initialized || team < 0 || team >= tm.n_slots || !tm.teams[team].live)
+        return -1;
+    return tm.teams[team].n;
+}
+
+GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
+                                        gshmem_team_t dest_team)
+{
+    if (!gshmemi_rt.initialized)
+        return -1;
+    if (src_team < 0 || src_team >= tm.n_slots || !tm.teams[src_team].live ||
+        dest_team < 0 || dest_team >= tm.n_slots || !tm.teams[dest_team].live)
+        return -1;
+    const struct gshmemi_team *s = &tm.teams[src_team];
+    if (src_pe < 0 || src_pe >= s->n)
+        return -1;
+    return gshmemi_team_index(&tm.teams[dest_team], s->pes[src_pe]);
+}
+
+GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask,
+                                      gshmem_team_config_t *config)
+{
+    struct gshmemi_team *t = gshmemi_team_get("gshmem_team_get_config", team);
+    if (t == NULL || config == NULL)
+        return GSHMEM_ERR_INVALID_ARG;
+    if (config_mask & GSHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = t->config.num_contexts;
+    return 0;
+}
+
+GSHMEM_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe)
+{
+    const int world = gshmem_team_translate_pe(team, pe, GSHMEM_TEAM_WORLD);
+    return world < 0 ? NULL : gshmem_ptr(dest, world);
+}
+
+/* ---- synchronisation ----------------------------------------------------------------- */
+
+GSHMEM_API int gshmem_team_sync(gshmem_team_t team)
+{
+    struct gshmemi_team *t = gshmemi_team_get("gshmem_team_sync", team);
+    if (t == NULL)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "gshmem_team_sync");
+    gshmemi_team_sync("gshmem_team_sync", t, team);
+    return 0;
+}
+
+GSHMEM_API int gshmem_barrier(gshmem_team_t team)
+{
+    struct gshmemi_team *t = gshmemi_team_get("gshmem_barrier", team);
+    if (t == NULL)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "gshmem_barrier");
+    gshmem_quiet();
+    gshmemi_team_sync("gshmem_barrier", t, team);
+    return 0;
+}
+
+GSHMEM_API void gshmem_sync_all(void)
+{
+    gshmemi_rma_check_pe(__func__, 0);
+    gshmemi_team_sync(__func__, &tm.teams[GSHMEM_TEAM_WORLD], GSHMEM_TEAM_WORLD);
+}
+
+GSHMEM_API void gshmem_barrier_all(void)
+{
+    gshmemi_rma_check_pe(__func__, 0);
+    gshmem_quiet();
+    gshmemi_team_sync(__func__, &tm.teams[GSHMEM_TEAM_WORLD], GSHMEM_TEAM_WORLD);
+}

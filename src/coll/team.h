@@ -1,0 +1,36 @@
+/* Teams: ordered subsets of the world's PEs (OpenSHMEM 1.5 teams).  A team's
+ * handle is its slot, the same number on every member: its block of host
+ * barrier words in the control segment (heap/ctrl.h) and, later, its
+ * scratch in the heap.  The first four slots hold the predefined teams;
+ * a split takes the lowest slot free on every PE of its parent. */
+#ifndef GSHMEMI_COLL_TEAM_H
+#define GSHMEMI_COLL_TEAM_H
+
+#include <stdint.h>
+
+#include <gshmem.h>
+
+struct gshmemi_team {
+    int live; /* this PE is a member */
+    int n;    /* members */
+    int my;   /* this PE's index in the team */
+    int *pes; /* the world PE of each member, by team index */
+    gshmem_team_config_t config;
+};
+
+/* The team `team` names on this PE, or NULL (logged, naming the call and
+ * why) where it names none: out of range, destroyed, or this PE not in it. */
+struct gshmemi_team *gshmemi_team_get(const char *call, gshmem_team_t team);
+/* The team's index of world PE pe, or -1. */
+int gshmemi_team_index(const struct gshmemi_team *t, int pe);
+
+/* Every member of t has reached this point (a dissemination barrier on
+ * the control segment's words of t's slot; across nodes through the
+ * transport).  Orders nothing else: the callers quiet first where needed. */
+void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_team_t slot);
+
+/* At init, after the heap and the transport; at finalize. */
+int gshmemi_teams_init(void);
+void gshmemi_teams_fini(void);
+
+#endif

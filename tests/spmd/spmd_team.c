@@ -1,0 +1,203 @@
+/* Teams: the predefined ones, strided splits (of the world and of a split,
+ * with strides 1, 2, 3 and -1), 2D splits, translation between teams,
+ * team_ptr, team barriers carrying data, slots reused by many splits and
+ * destroys, and running out of slots (every PE told, none hanging). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "spmd_util.h"
+
+static int me, npes;
+
+/* Each member writes its world number into the next member's box (one
+ * box per team handle: teams that live together do not share one), the
+ * team's barrier, then each checks the one it got: the barrier separates
+ * the puts from the reads, and only members take part. */
+static void ring_through(gshmem_team_t team, int *boxes)
+{
+    int *box = &boxes[team];
+    const int n = gshmem_team_n_pes(team), i = gshmem_team_my_pe(team);
+    const int next = gshmem_team_translate_pe(team, (i + 1) % n, GSHMEM_TEAM_WORLD);
+    const int prev = gshmem_team_translate_pe(team, (i + n - 1) % n, GSHMEM_TEAM_WORLD);
+    CHECK(next >= 0 && prev >= 0, "team %d: translate gave %d and %d", (int)team, next, prev);
+    gshmem_int_p(box, me, next);
+    CHECK(gshmem_barrier(team) == 0, "team %d's barrier failed", (int)team);
+    int got;
+    spmd_load(&got, box, sizeof(got));
+    CHECK(got == prev, "team %d (index %d of %d): box holds %d, expected pe %d", (int)team, i, n,
+          got, prev);
+    CHECK(gshmem_team_sync(team) == 0, "team %d's sync failed", (int)team); /* box free again */
+}
+
+/* The team of world PEs first + k*stride for k in [0, size), as this PE
+ * checks it. */
+static void check_strided(gshmem_team_t team, int first, int stride, int size, int *box)
+{
+    int k = -1;
+    for (int j = 0; j < size; j++)
+        if (first + j * stride == me)
+            k = j;
+    if (k < 0) {
+        CHECK(team == GSHMEM_TEAM_INVALID, "pe %d is not in the team of %d+%d*k, k<%d, but got "
+              "team %d", me, first, stride, size, (int)team);
+        return;
+    }
+    CHECK(team != GSHMEM_TEAM_INVALID, "pe %d is in the team of %d+%d*k, k<%d, but got none",
+          me, first, stride, size);
+    CHECK(gshmem_team_my_pe(team) == k && gshmem_team_n_pes(team) == size,
+          "team %d: my_pe %d of %d, expected %d of %d", (int)team, gshmem_team_my_pe(team),
+          gshmem_team_n_pes(team), k, size);
+    for (int j = 0; j < size; j++) {
+        CHECK(gshmem_team_translate_pe(team, j, GSHMEM_TEAM_WORLD) == first + j * stride,
+              "team %d: index %d is world pe %d", (int)team, j,
+              gshmem_team_translate_pe(team, j, GSHMEM_TEAM_WORLD));
+        CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, first + j * stride, team) == j,
+              "world pe %d is index %d of team %d", first + j * stride,
+              gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, first + j * stride, team), (int)team);
+        CHECK(gshmem_team_ptr(team, box, j) == gshmem_ptr(box, first + j * stride),
+              "team_ptr of index %d differs from gshmem_ptr of pe %d", j, first + j * stride);
+    }
+    CHECK(gshmem_team_translate_pe(team, size, GSHMEM_TEAM_WORLD) == -1 &&
+          gshmem_team_translate_pe(team, -1, GSHMEM_TEAM_WORLD) == -1,
+          "translate of an index outside the team");
+    ring_through(team, box);
+}
+
+int main(void)
+{
+    gshmem_init();
+    me = gshmem_my_pe();
+    npes = gshmem_n_pes();
+    int *box = gshmem_calloc(128, sizeof(int));
+
+    /* predefined teams (one node here) */
+    CHECK(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) == me && gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == npes,
+          "world");
+    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == npes && gshmem_team_my_pe(GSHMEMX_TEAM_NODE) == me,
+          "node: %d of %d", gshmem_team_my_pe(GSHMEMX_TEAM_NODE),
+          gshmem_team_n_pes(GSHMEMX_TEAM_NODE));
+    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_SAME_MYPE_NODE) == 1 &&
+          gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_MYPE_NODE, 0, GSHMEM_TEAM_WORLD) == me,
+          "same-mype-node");
+    int shared = 0;
+    for (int pe = 0; pe < npes; pe++)
+        shared += gshmem_ptr(box, pe) != NULL;
+    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_SHARED) == shared, "shared: %d PEs, %d mapped",
+          gshmem_team_n_pes(GSHMEM_TEAM_SHARED), shared);
+    CHECK(gshmem_team_my_pe(GSHMEM_TEAM_INVALID) == -1 && gshmem_team_n_pes(12345) == -1,
+          "queries of no team");
+    gshmem_team_config_t cfg = {.num_contexts = 7};
+    CHECK(gshmem_team_get_config(GSHMEM_TEAM_WORLD, GSHMEM_TEAM_NUM_CONTEXTS, &cfg) == 0 &&
+          cfg.num_contexts == 0, "world's config");
+    ring_through(GSHMEM_TEAM_WORLD, box);
+    ring_through(GSHMEMX_TEAM_NODE, box);
+
+    /* strided splits of the world */
+    const int strides[] = {1, 2, 3};
+    for (size_t s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
+        const int stride = strides[s];
+        for (int first = 0; first < stride && first < npes; first++) {
+            const int size = (npes - first + stride - 1) / stride;
+            gshmem_team_t t;
+            cfg.num_contexts = first + 1;
+            CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, first, stride, size, &cfg,
+                                            GSHMEM_TEAM_NUM_CONTEXTS, &t) == 0,
+                  "split %d/%d/%d", first, stride, size);
+            check_strided(t, first, stride, size, box);
+            if (t != GSHMEM_TEAM_INVALID) {
+                gshmem_team_config_t got;
+                CHECK(gshmem_team_get_config(t, GSHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+                      got.num_contexts == first + 1, "config kept");
+                gshmem_team_destroy(t);
+            }
+        }
+    }
+    /* reversed order: not the world's */
+    gshmem_team_t rev;
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0,
+          "reversed split");
+    check_strided(rev, npes - 1, -1, npes, box);
+
+    /* a split of a split: start and stride are the parent's */
+    gshmem_team_t evens, sub;
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens) == 0,
+          "evens");
+    if (evens != GSHMEM_TEAM_INVALID) {
+        const int n = gshmem_team_n_pes(evens);
+        if (n >= 2) {
+            CHECK(gshmem_team_split_strided(evens, 1, 2, n / 2, NULL, 0, &sub) == 0, "sub");
+            check_strided(sub, 2, 4, n / 2, box); /* world PEs 2, 6, 10, ... */
+            if (sub != GSHMEM_TEAM_INVALID)
+                gshmem_team_destroy(sub);
+        }
+        /* of the reversed team: index 0 is the world's last PE */
+        gshmem_team_destroy(evens);
+    }
+    if (rev != GSHMEM_TEAM_INVALID && npes >= 2) {
+        gshmem_team_t last2;
+        CHECK(gshmem_team_split_strided(rev, 0, 1, 2, NULL, 0, &last2) == 0, "last two");
+        check_strided(last2, npes - 1, -1, 2, box);
+        if (last2 != GSHMEM_TEAM_INVALID)
+            gshmem_team_destroy(last2);
+    }
+    gshmem_team_destroy(rev);
+
+    /* 2D splits */
+    for (int xrange = 1; xrange <= 3; xrange++) {
+        gshmem_team_t x, y;
+        CHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, xrange, NULL, 0, &x, NULL, 0, &y) == 0,
+              "2d split, xrange %d", xrange);
+        const int xr = xrange < npes ? xrange : npes, row = me / xr, col = me % xr;
+        const int row_size = (row + 1) * xr <= npes ? xr : npes - row * xr;
+        const int col_size = (npes - col + xr - 1) / xr;
+        check_strided(x, row * xr, 1, row_size, box);
+        check_strided(y, col, xr, col_size, box);
+        gshmem_team_destroy(x);
+        gshmem_team_destroy(y);
+    }
+
+    /* Slots taken and given back many times, teams of changing sizes (a
+     * slot's barrier words start from zero for each). */
+    for (int i = 0; i < 200; i++) {
+        gshmem_team_t t;
+        const int size = 1 + i % npes;
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, size, NULL, 0, &t) == 0,
+              "split %d", i);
+        if (t != GSHMEM_TEAM_INVALID) {
+            for (int k = 0; k < 3; k++)
+                gshmem_team_sync(t);
+            gshmem_team_destroy(t);
+        }
+    }
+
+    /* Out of slots: every PE learns it from the same split. */
+    gshmem_team_t held[128];
+    int made = 0, st;
+    while ((st = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0,
+                                           &held[made])) == 0) {
+        CHECK(held[made] != GSHMEM_TEAM_INVALID, "a split that succeeded gave no team");
+        CHECK(++made < 128, "more teams than GSHMEM_MAX_TEAMS allows");
+    }
+    CHECK(held[made] == GSHMEM_TEAM_INVALID, "a failed split gave a team");
+    int *counts = gshmem_malloc(sizeof(int) * (size_t)npes);
+    for (int pe = 0; pe < npes; pe++) /* this PE's count, on every PE */
+        gshmem_int_p(&counts[me], made, pe);
+    gshmem_barrier_all();
+    for (int pe = 0; pe < npes; pe++) {
+        int c;
+        spmd_load(&c, &counts[pe], sizeof(c));
+        CHECK(c == made, "pe %d made %d teams before running out, this pe %d", pe, c, made);
+    }
+    CHECK(made == 60, "made %d teams with GSHMEM_MAX_TEAMS 64 (4 predefined)", made);
+    for (int k = 0; k < made; k++)
+        gshmem_team_destroy(held[k]);
+    ring_through(GSHMEM_TEAM_WORLD, box);
+
+    gshmem_free(counts);
+    gshmem_free(box);
+    gshmem_barrier_all();
+    if (me == 0)
+        printf("%s: %d PEs, %d checks on pe 0, all passed\n", __FILE__, npes, spmd_checks);
+    gshmem_finalize();
+    return 0;
+}
