@@ -211,7 +211,9 @@ GSHMEMI_HD_API void gshmem_sync_all(void);
 /* The call's function: _Generic over *(x), each type of GSHMEMI_<TYPES>_TYPES
  * with G 1 selecting gshmem_<type>_<OP>.  (OP is pasted before it travels,
  * so that an application's macro named like an operation, p or g, cannot
- * change it.) */
+ * change it.)  A macro does not expand inside its own expansion, so these
+ * forms cannot be used within an expansion of the type table they select
+ * from (GSHMEM_FOR_RMA_TYPES for gshmem_put): use the typed names there. */
 #define GSHMEMI_GENERIC(TYPES, OP, x) \
     _Generic(*(x), GSHMEMI_##TYPES##_TYPES(GSHMEMI_GENERIC_ASSOC, _##OP) GSHMEMI_GENERIC_DEFAULT)
 #define GSHMEMI_GENERIC_ASSOC(NAME, TYPE, G, SUFFIX) \
