@@ -89,139 +89,109 @@ GSHMEMI_HD_API void *gshmem_ptr(const void *dest, int pe);
 GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe);
 GSHMEM_API int gshmem_pe_accessible(int pe);
 
-/* ---- RMA ------------------------------------------------------------ */
+/* ---- RMA ------------------------------------------------------------
+ * GSHMEM_FOR_RMA_OPS for each type (gshmem_int_put), each size (the sized
+ * forms, gshmem_put32) and the mem forms (gshmem_putmem, nelems in bytes). */
 
-#define GSHMEMI_DECL_RMA(NAME, TYPE, G)                                                    \
-    GSHMEMI_HD_API void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,     \
-                                        int pe);                                           \
-    GSHMEMI_HD_API void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
-                                            int pe);                                       \
-    GSHMEMI_HD_API void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,     \
-                                        int pe);                                           \
-    GSHMEMI_HD_API void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
-                                            int pe);                                       \
-    GSHMEMI_HD_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe);                     \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe);                         \
-    GSHMEMI_HD_API void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
-                                         ptrdiff_t sst, size_t nelems, int pe);            \
-    GSHMEMI_HD_API void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
-                                         ptrdiff_t sst, size_t nelems, int pe);            \
-    GSHMEMI_HD_API void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,             \
-                                               size_t nelems, uint64_t *sig_addr,          \
-                                               uint64_t signal, int sig_op, int pe);       \
-    GSHMEMI_HD_API void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,         \
-                                                   size_t nelems, uint64_t *sig_addr,      \
-                                                   uint64_t signal, int sig_op, int pe);
+#define GSHMEMI_DECL_RMA_PUT(F, T) \
+    GSHMEMI_HD_API void F(T *dest, const T *source, size_t nelems, int pe);
+#define GSHMEMI_DECL_RMA_GET(F, T) GSHMEMI_DECL_RMA_PUT(F, T)
+#define GSHMEMI_DECL_RMA_P(F, T) GSHMEMI_HD_API void F(T *dest, T value, int pe);
+#define GSHMEMI_DECL_RMA_G(F, T) GSHMEMI_HD_API T F(const T *source, int pe);
+#define GSHMEMI_DECL_RMA_IPUT(F, T)                                                     \
+    GSHMEMI_HD_API void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                          size_t nelems, int pe);
+#define GSHMEMI_DECL_RMA_IGET(F, T) GSHMEMI_DECL_RMA_IPUT(F, T)
+#define GSHMEMI_DECL_RMA_PUT_SIGNAL(F, T)                                               \
+    GSHMEMI_HD_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
+                          uint64_t signal, int sig_op, int pe);
+
+#define GSHMEMI_DECL_RMA_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_DECL_RMA_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_RMA)
-#undef GSHMEMI_DECL_RMA
 
-#define GSHMEMI_DECL_RMA_SIZED(BITS, TYPE)                                                 \
-    GSHMEMI_HD_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems,        \
-                                     int pe);                                              \
-    GSHMEMI_HD_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
-                                           int pe);                                        \
-    GSHMEMI_HD_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems,        \
-                                     int pe);                                              \
-    GSHMEMI_HD_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,  \
-                                           int pe);                                        \
-    GSHMEMI_HD_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,       \
-                                      ptrdiff_t sst, size_t nelems, int pe);               \
-    GSHMEMI_HD_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,       \
-                                      ptrdiff_t sst, size_t nelems, int pe);               \
-    GSHMEMI_HD_API void gshmem_put##BITS##_signal(void *dest, const void *source,              \
-                                              size_t nelems, uint64_t *sig_addr,           \
-                                              uint64_t signal, int sig_op, int pe);        \
-    GSHMEMI_HD_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,          \
-                                                  size_t nelems, uint64_t *sig_addr,       \
-                                                  uint64_t signal, int sig_op, int pe);
+#define GSHMEMI_DECL_RMA_SIZED_OP(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
+    GSHMEMI_RMA_SIZED_##SHAPE(NBI, GSHMEMI_DECL_RMA_##SHAPE(gshmem_##STEM##BITS##TAIL, void))
+#define GSHMEMI_DECL_RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_SIZED_OP, BITS, TYPE)
 GSHMEM_FOR_RMA_SIZES(GSHMEMI_DECL_RMA_SIZED)
-#undef GSHMEMI_DECL_RMA_SIZED
 
-GSHMEMI_HD_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-GSHMEMI_HD_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-GSHMEMI_HD_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-GSHMEMI_HD_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-GSHMEMI_HD_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
-                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-GSHMEMI_HD_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                                         uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                         int pe);
+#define GSHMEMI_DECL_RMA_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_DECL_RMA_##SHAPE(gshmem_##STEM##mem##TAIL, void))
+GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_MEM, , )
+
+#undef GSHMEMI_DECL_RMA_MEM
+#undef GSHMEMI_DECL_RMA_SIZED
+#undef GSHMEMI_DECL_RMA_SIZED_OP
+#undef GSHMEMI_DECL_RMA
+#undef GSHMEMI_DECL_RMA_TYPED
 
 /* ---- signals ---------------------------------------------------------- */
 
 GSHMEMI_HD_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr);
 GSHMEMI_HD_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
-/* ---- atomics ---------------------------------------------------------- */
+/* ---- atomics ----------------------------------------------------------
+ * GSHMEM_FOR_AMO_{EXTENDED,STANDARD,BITWISE}_OPS for each type of the type
+ * table of the same name (gshmem_int_atomic_fetch_add). */
 
-#define GSHMEMI_DECL_AMO_EXTENDED(NAME, TYPE, G)                                     \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe);        \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);      \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);
+#define GSHMEMI_DECL_AMO_FETCH(F, T) GSHMEMI_HD_API T F(const T *source, int pe);
+#define GSHMEMI_DECL_AMO_OP(F, T) GSHMEMI_HD_API void F(T *dest, T value, int pe);
+#define GSHMEMI_DECL_AMO_FETCH_OP(F, T) GSHMEMI_HD_API T F(T *dest, T value, int pe);
+#define GSHMEMI_DECL_AMO_CSWAP(F, T) GSHMEMI_HD_API T F(T *dest, T cond, T value, int pe);
+#define GSHMEMI_DECL_AMO_INC(F, T) GSHMEMI_HD_API void F(T *dest, int pe);
+#define GSHMEMI_DECL_AMO_FETCH_INC(F, T) GSHMEMI_HD_API T F(T *dest, int pe);
+
+#define GSHMEMI_DECL_AMO_TYPED(STEM, TAIL, SHAPE, AMO, NAME, TYPE) \
+    GSHMEMI_DECL_AMO_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_AMO_EXTENDED(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_EXTENDED_OPS(GSHMEMI_DECL_AMO_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_AMO_STANDARD(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_STANDARD_OPS(GSHMEMI_DECL_AMO_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_AMO_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_BITWISE_OPS(GSHMEMI_DECL_AMO_TYPED, NAME, TYPE)
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DECL_AMO_EXTENDED)
-#undef GSHMEMI_DECL_AMO_EXTENDED
-
-#define GSHMEMI_DECL_AMO_STANDARD(NAME, TYPE, G)                                         \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond,           \
-                                                        TYPE value, int pe);             \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe);                      \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);    \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DECL_AMO_STANDARD)
-#undef GSHMEMI_DECL_AMO_STANDARD
-
-#define GSHMEMI_DECL_AMO_BITWISE(NAME, TYPE, G)                                        \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_and(TYPE *dest, TYPE value, int pe);  \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_and(TYPE *dest, TYPE value, int pe);        \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_or(TYPE *dest, TYPE value, int pe);   \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_or(TYPE *dest, TYPE value, int pe);         \
-    GSHMEMI_HD_API TYPE gshmem_##NAME##_atomic_fetch_xor(TYPE *dest, TYPE value, int pe);  \
-    GSHMEMI_HD_API void gshmem_##NAME##_atomic_xor(TYPE *dest, TYPE value, int pe);
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_BITWISE)
 #undef GSHMEMI_DECL_AMO_BITWISE
+#undef GSHMEMI_DECL_AMO_STANDARD
+#undef GSHMEMI_DECL_AMO_EXTENDED
+#undef GSHMEMI_DECL_AMO_TYPED
 
-/* ---- point-to-point synchronisation ----------------------------------- */
+/* ---- point-to-point synchronisation -------------------------------------
+ * GSHMEM_FOR_P2P_SYNC_OPS for each type (gshmem_int_wait_until_any). */
 
-#define GSHMEMI_DECL_P2P_SYNC(NAME, TYPE, G)                                                 \
-    GSHMEMI_HD_API void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);         \
-    GSHMEMI_HD_API void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,               \
-                                                   const int *status, int cmp,               \
-                                                   TYPE cmp_value);                          \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,             \
-                                                     const int *status, int cmp,             \
-                                                     TYPE cmp_value);                        \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,            \
-                                                      size_t *indices, const int *status,    \
-                                                      int cmp, TYPE cmp_value);              \
-    GSHMEMI_HD_API void gshmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,        \
-                                                          const int *status, int cmp,        \
-                                                          const TYPE *cmp_values);           \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,      \
-                                                            const int *status, int cmp,      \
-                                                            const TYPE *cmp_values);         \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_wait_until_some_vector(                                \
-        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,             \
-        const TYPE *cmp_values);                                                             \
-    GSHMEMI_HD_API int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                \
-    GSHMEMI_HD_API int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,   \
-                                            int cmp, TYPE cmp_value);                        \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems,                   \
-                                               const int *status, int cmp, TYPE cmp_value);  \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices, \
-                                                const int *status, int cmp,                  \
-                                                TYPE cmp_value);                             \
-    GSHMEMI_HD_API int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,               \
-                                                   const int *status, int cmp,               \
-                                                   const TYPE *cmp_values);                  \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,            \
-                                                      const int *status, int cmp,            \
-                                                      const TYPE *cmp_values);               \
-    GSHMEMI_HD_API size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,           \
-                                                       size_t *indices, const int *status,   \
-                                                       int cmp, const TYPE *cmp_values);
-GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DECL_P2P_SYNC)
-#undef GSHMEMI_DECL_P2P_SYNC
+/* What ONE and ALL return: nothing from a wait, from a test whether the
+ * comparison holds. */
+#define GSHMEMI_SYNC_RESULT_0 void
+#define GSHMEMI_SYNC_RESULT_1 int
+#define GSHMEMI_DECL_SYNC_ONE(F, T, NBI) \
+    GSHMEMI_HD_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivar, int cmp, T cmp_value);
+#define GSHMEMI_DECL_SYNC_ALL(F, T, NBI)                                                  \
+    GSHMEMI_HD_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivars, size_t nelems, const int *status, \
+                                               int cmp, T cmp_value);
+#define GSHMEMI_DECL_SYNC_ANY(F, T, NBI) \
+    GSHMEMI_HD_API size_t F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);
+#define GSHMEMI_DECL_SYNC_SOME(F, T, NBI)                                                 \
+    GSHMEMI_HD_API size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,  \
+                            int cmp, T cmp_value);
+#define GSHMEMI_DECL_SYNC_ALL_VECTOR(F, T, NBI)                                           \
+    GSHMEMI_HD_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivars, size_t nelems, const int *status, \
+                                               int cmp, const T *cmp_values);
+#define GSHMEMI_DECL_SYNC_ANY_VECTOR(F, T, NBI)                                           \
+    GSHMEMI_HD_API size_t F(T *ivars, size_t nelems, const int *status, int cmp,          \
+                            const T *cmp_values);
+#define GSHMEMI_DECL_SYNC_SOME_VECTOR(F, T, NBI)                                          \
+    GSHMEMI_HD_API size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,  \
+                            int cmp, const T *cmp_values);
+
+#define GSHMEMI_DECL_SYNC_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_DECL_SYNC_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE, NBI)
+#define GSHMEMI_DECL_SYNC(NAME, TYPE, G) \
+    GSHMEM_FOR_P2P_SYNC_OPS(GSHMEMI_DECL_SYNC_TYPED, NAME, TYPE)
+GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DECL_SYNC)
+#undef GSHMEMI_DECL_SYNC
+#undef GSHMEMI_DECL_SYNC_TYPED
 
 /* ---- ordering and collective synchronisation -------------------------- */
 
@@ -274,115 +244,87 @@ GSHMEM_API int gshmem_barrier(gshmem_team_t team);
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
-#define GSHMEMI_GEN(NAME, TYPE, G, SUFFIX) GSHMEMI_IF_GENERIC(G, TYPE: gshmem_##NAME##_##SUFFIX, )
-#define GSHMEMI_GEN_PUT(N, T, G) GSHMEMI_GEN(N, T, G, put)
-#define GSHMEMI_GEN_PUT_NBI(N, T, G) GSHMEMI_GEN(N, T, G, put_nbi)
-#define GSHMEMI_GEN_GET(N, T, G) GSHMEMI_GEN(N, T, G, get)
-#define GSHMEMI_GEN_GET_NBI(N, T, G) GSHMEMI_GEN(N, T, G, get_nbi)
-#define GSHMEMI_GEN_P(N, T, G) GSHMEMI_GEN(N, T, G, p)
-#define GSHMEMI_GEN_G(N, T, G) GSHMEMI_GEN(N, T, G, g)
-#define GSHMEMI_GEN_IPUT(N, T, G) GSHMEMI_GEN(N, T, G, iput)
-#define GSHMEMI_GEN_IGET(N, T, G) GSHMEMI_GEN(N, T, G, iget)
-#define GSHMEMI_GEN_PUT_SIGNAL(N, T, G) GSHMEMI_GEN(N, T, G, put_signal)
-#define GSHMEMI_GEN_PUT_SIGNAL_NBI(N, T, G) GSHMEMI_GEN(N, T, G, put_signal_nbi)
-#define GSHMEMI_GEN_FETCH(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch)
-#define GSHMEMI_GEN_SET(N, T, G) GSHMEMI_GEN(N, T, G, atomic_set)
-#define GSHMEMI_GEN_SWAP(N, T, G) GSHMEMI_GEN(N, T, G, atomic_swap)
-#define GSHMEMI_GEN_CSWAP(N, T, G) GSHMEMI_GEN(N, T, G, atomic_compare_swap)
-#define GSHMEMI_GEN_FINC(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch_inc)
-#define GSHMEMI_GEN_INC(N, T, G) GSHMEMI_GEN(N, T, G, atomic_inc)
-#define GSHMEMI_GEN_FADD(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch_add)
-#define GSHMEMI_GEN_ADD(N, T, G) GSHMEMI_GEN(N, T, G, atomic_add)
-#define GSHMEMI_GEN_FAND(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch_and)
-#define GSHMEMI_GEN_AND(N, T, G) GSHMEMI_GEN(N, T, G, atomic_and)
-#define GSHMEMI_GEN_FOR(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch_or)
-#define GSHMEMI_GEN_OR(N, T, G) GSHMEMI_GEN(N, T, G, atomic_or)
-#define GSHMEMI_GEN_FXOR(N, T, G) GSHMEMI_GEN(N, T, G, atomic_fetch_xor)
-#define GSHMEMI_GEN_XOR(N, T, G) GSHMEMI_GEN(N, T, G, atomic_xor)
-#define GSHMEMI_GEN_WAIT(N, T, G) GSHMEMI_GEN(N, T, G, wait_until)
-#define GSHMEMI_GEN_WAIT_ALL(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_all)
-#define GSHMEMI_GEN_WAIT_ANY(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_any)
-#define GSHMEMI_GEN_WAIT_SOME(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_some)
-#define GSHMEMI_GEN_WAIT_ALL_V(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_all_vector)
-#define GSHMEMI_GEN_WAIT_ANY_V(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_any_vector)
-#define GSHMEMI_GEN_WAIT_SOME_V(N, T, G) GSHMEMI_GEN(N, T, G, wait_until_some_vector)
-#define GSHMEMI_GEN_TEST(N, T, G) GSHMEMI_GEN(N, T, G, test)
-#define GSHMEMI_GEN_TEST_ALL(N, T, G) GSHMEMI_GEN(N, T, G, test_all)
-#define GSHMEMI_GEN_TEST_ANY(N, T, G) GSHMEMI_GEN(N, T, G, test_any)
-#define GSHMEMI_GEN_TEST_SOME(N, T, G) GSHMEMI_GEN(N, T, G, test_some)
-#define GSHMEMI_GEN_TEST_ALL_V(N, T, G) GSHMEMI_GEN(N, T, G, test_all_vector)
-#define GSHMEMI_GEN_TEST_ANY_V(N, T, G) GSHMEMI_GEN(N, T, G, test_any_vector)
-#define GSHMEMI_GEN_TEST_SOME_V(N, T, G) GSHMEMI_GEN(N, T, G, test_some_vector)
+/* The call's function: _Generic over *(x), each type of GSHMEMI_<TYPES>_TYPES
+ * with G 1 selecting gshmem_<type>_<OP>.  (OP is pasted before it travels,
+ * so that an application's macro named like an operation, p or g, cannot
+ * change it.)  A macro does not expand inside its own expansion, so these
+ * forms cannot be used within an expansion of the type table they select
+ * from (GSHMEM_FOR_RMA_TYPES for gshmem_put): use the typed names there. */
+#define GSHMEMI_GENERIC(TYPES, OP, x) \
+    _Generic(*(x), GSHMEMI_##TYPES##_TYPES(GSHMEMI_GENERIC_ASSOC, _##OP) GSHMEMI_GENERIC_DEFAULT)
+#define GSHMEMI_GENERIC_ASSOC(NAME, TYPE, G, SUFFIX) \
+    GSHMEMI_IF_GENERIC(G, TYPE: gshmem_##NAME##SUFFIX, )
 
 /* Unmatched types select this, which is never defined: a link error names it. */
 void gshmemi_generic_type_not_supported(void);
 #define GSHMEMI_GENERIC_DEFAULT default: gshmemi_generic_type_not_supported
 
-#define gshmem_put(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_PUT) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_put_nbi(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_PUT_NBI) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_get(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_GET) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_get_nbi(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_GET_NBI) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_p(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_P) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_g(source, ...) \
-    _Generic(*(source), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_G) GSHMEMI_GENERIC_DEFAULT)(source, __VA_ARGS__)
-#define gshmem_iput(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_IPUT) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_iget(dest, ...) \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_IGET) GSHMEMI_GENERIC_DEFAULT)(dest, __VA_ARGS__)
-#define gshmem_put_signal(dest, ...)                                                          \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_PUT_SIGNAL) GSHMEMI_GENERIC_DEFAULT)(   \
-        dest, __VA_ARGS__)
-#define gshmem_put_signal_nbi(dest, ...)                                                         \
-    _Generic(*(dest), GSHMEM_FOR_RMA_TYPES(GSHMEMI_GEN_PUT_SIGNAL_NBI) GSHMEMI_GENERIC_DEFAULT)( \
-        dest, __VA_ARGS__)
+/* One for each row of the operation tables (a macro cannot define macros);
+ * tests/install/generic.c calls each row's. */
+#define gshmem_put(dest, ...) GSHMEMI_GENERIC(RMA, put, dest)(dest, __VA_ARGS__)
+#define gshmem_put_nbi(dest, ...) GSHMEMI_GENERIC(RMA, put_nbi, dest)(dest, __VA_ARGS__)
+#define gshmem_get(dest, ...) GSHMEMI_GENERIC(RMA, get, dest)(dest, __VA_ARGS__)
+#define gshmem_get_nbi(dest, ...) GSHMEMI_GENERIC(RMA, get_nbi, dest)(dest, __VA_ARGS__)
+#define gshmem_p(dest, ...) GSHMEMI_GENERIC(RMA, p, dest)(dest, __VA_ARGS__)
+#define gshmem_g(source, ...) GSHMEMI_GENERIC(RMA, g, source)(source, __VA_ARGS__)
+#define gshmem_iput(dest, ...) GSHMEMI_GENERIC(RMA, iput, dest)(dest, __VA_ARGS__)
+#define gshmem_iget(dest, ...) GSHMEMI_GENERIC(RMA, iget, dest)(dest, __VA_ARGS__)
+#define gshmem_put_signal(dest, ...) GSHMEMI_GENERIC(RMA, put_signal, dest)(dest, __VA_ARGS__)
+#define gshmem_put_signal_nbi(dest, ...) \
+    GSHMEMI_GENERIC(RMA, put_signal_nbi, dest)(dest, __VA_ARGS__)
 
-#define GSHMEMI_AMO_EXT(F, d) \
-    _Generic(*(d), GSHMEM_FOR_AMO_EXTENDED_TYPES(F) GSHMEMI_GENERIC_DEFAULT)
-#define GSHMEMI_AMO_STD(F, d) \
-    _Generic(*(d), GSHMEM_FOR_AMO_STANDARD_TYPES(F) GSHMEMI_GENERIC_DEFAULT)
-#define GSHMEMI_AMO_BIT(F, d) \
-    _Generic(*(d), GSHMEM_FOR_AMO_BITWISE_TYPES(F) GSHMEMI_GENERIC_DEFAULT)
-#define gshmem_atomic_fetch(source, ...) GSHMEMI_AMO_EXT(GSHMEMI_GEN_FETCH, source)(source, __VA_ARGS__)
-#define gshmem_atomic_set(dest, ...) GSHMEMI_AMO_EXT(GSHMEMI_GEN_SET, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_swap(dest, ...) GSHMEMI_AMO_EXT(GSHMEMI_GEN_SWAP, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_compare_swap(dest, ...) GSHMEMI_AMO_STD(GSHMEMI_GEN_CSWAP, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_fetch_inc(dest, ...) GSHMEMI_AMO_STD(GSHMEMI_GEN_FINC, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_inc(dest, ...) GSHMEMI_AMO_STD(GSHMEMI_GEN_INC, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_fetch_add(dest, ...) GSHMEMI_AMO_STD(GSHMEMI_GEN_FADD, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_add(dest, ...) GSHMEMI_AMO_STD(GSHMEMI_GEN_ADD, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_fetch_and(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_FAND, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_and(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_AND, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_fetch_or(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_FOR, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_or(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_OR, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_fetch_xor(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_FXOR, dest)(dest, __VA_ARGS__)
-#define gshmem_atomic_xor(dest, ...) GSHMEMI_AMO_BIT(GSHMEMI_GEN_XOR, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch(source, ...) \
+    GSHMEMI_GENERIC(AMO_EXTENDED, atomic_fetch, source)(source, __VA_ARGS__)
+#define gshmem_atomic_set(dest, ...) \
+    GSHMEMI_GENERIC(AMO_EXTENDED, atomic_set, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_swap(dest, ...) \
+    GSHMEMI_GENERIC(AMO_EXTENDED, atomic_swap, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_compare_swap(dest, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_compare_swap, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch_inc(dest, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_fetch_inc, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_inc(dest, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_inc, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch_add(dest, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_fetch_add, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_add(dest, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_add, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch_and(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_and, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_and(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_and, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch_or(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_or, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_or(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_or, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_fetch_xor(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_xor, dest)(dest, __VA_ARGS__)
+#define gshmem_atomic_xor(dest, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_xor, dest)(dest, __VA_ARGS__)
 
-#define GSHMEMI_SYNC(F, d) _Generic(*(d), GSHMEM_FOR_P2P_SYNC_TYPES(F) GSHMEMI_GENERIC_DEFAULT)
-#define gshmem_wait_until(ivar, ...) GSHMEMI_SYNC(GSHMEMI_GEN_WAIT, ivar)(ivar, __VA_ARGS__)
-#define gshmem_wait_until_all(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_ALL, ivars)(ivars, __VA_ARGS__)
-#define gshmem_wait_until_any(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_ANY, ivars)(ivars, __VA_ARGS__)
-#define gshmem_wait_until_some(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_SOME, ivars)(ivars, __VA_ARGS__)
+#define gshmem_wait_until(ivar, ...) GSHMEMI_GENERIC(P2P_SYNC, wait_until, ivar)(ivar, __VA_ARGS__)
+#define gshmem_wait_until_all(ivars, ...) \
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_all, ivars)(ivars, __VA_ARGS__)
+#define gshmem_wait_until_any(ivars, ...) \
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_any, ivars)(ivars, __VA_ARGS__)
+#define gshmem_wait_until_some(ivars, ...) \
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_some, ivars)(ivars, __VA_ARGS__)
 #define gshmem_wait_until_all_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_ALL_V, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_all_vector, ivars)(ivars, __VA_ARGS__)
 #define gshmem_wait_until_any_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_ANY_V, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_any_vector, ivars)(ivars, __VA_ARGS__)
 #define gshmem_wait_until_some_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_WAIT_SOME_V, ivars)(ivars, __VA_ARGS__)
-#define gshmem_test(ivar, ...) GSHMEMI_SYNC(GSHMEMI_GEN_TEST, ivar)(ivar, __VA_ARGS__)
-#define gshmem_test_all(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_TEST_ALL, ivars)(ivars, __VA_ARGS__)
-#define gshmem_test_any(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_TEST_ANY, ivars)(ivars, __VA_ARGS__)
-#define gshmem_test_some(ivars, ...) GSHMEMI_SYNC(GSHMEMI_GEN_TEST_SOME, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, wait_until_some_vector, ivars)(ivars, __VA_ARGS__)
+#define gshmem_test(ivar, ...) GSHMEMI_GENERIC(P2P_SYNC, test, ivar)(ivar, __VA_ARGS__)
+#define gshmem_test_all(ivars, ...) GSHMEMI_GENERIC(P2P_SYNC, test_all, ivars)(ivars, __VA_ARGS__)
+#define gshmem_test_any(ivars, ...) GSHMEMI_GENERIC(P2P_SYNC, test_any, ivars)(ivars, __VA_ARGS__)
+#define gshmem_test_some(ivars, ...) GSHMEMI_GENERIC(P2P_SYNC, test_some, ivars)(ivars, __VA_ARGS__)
 #define gshmem_test_all_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_TEST_ALL_V, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, test_all_vector, ivars)(ivars, __VA_ARGS__)
 #define gshmem_test_any_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_TEST_ANY_V, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, test_any_vector, ivars)(ivars, __VA_ARGS__)
 #define gshmem_test_some_vector(ivars, ...) \
-    GSHMEMI_SYNC(GSHMEMI_GEN_TEST_SOME_V, ivars)(ivars, __VA_ARGS__)
+    GSHMEMI_GENERIC(P2P_SYNC, test_some_vector, ivars)(ivars, __VA_ARGS__)
 
 #endif /* C11 generic forms */
 

@@ -1,11 +1,13 @@
 /*
- * Type tables of the gshmem API.
+ * Type and operation tables of the gshmem API.
  *
  * Every typed family (put, get, atomics, waits, ...) is declared, defined and
- * tested from these X-macro tables, so a family cannot miss a type or
- * misspell a name.  Each entry is X(NAME, TYPE, G): G is 1 where TYPE takes
- * part in the C11 _Generic forms (the fixed-width aliases such as int32_t
- * name the same type as int and would clash there), 0 otherwise.
+ * tested from these X-macro tables, so a family cannot miss a type or an
+ * operation, or misspell a name: a consumer expands the operation table of
+ * the family for each type of its type table.  Each type is X(NAME, TYPE, G):
+ * G is 1 where TYPE takes part in the C11 _Generic forms (the fixed-width
+ * aliases such as int32_t name the same type as int and would clash there),
+ * 0 otherwise.
  *
  * Include <gshmem.h>, not this file.
  */
@@ -34,33 +36,43 @@ typedef struct { uint16_t bits; } gshmem_bfloat16;
 /* 128-bit element of put128/get128 and friends. */
 typedef struct { uint64_t w[2]; } gshmem_u128;
 
+/* ---- type tables -------------------------------------------------------
+ * Each comes in two forms: GSHMEM_FOR_<FAMILY>_TYPES(X) expands X(NAME, TYPE,
+ * G) for each type, and GSHMEMI_<FAMILY>_TYPES(X, C) expands X(NAME, TYPE,
+ * G, C), passing C on (the C11 _Generic forms pass the operation's name).
+ * The rows are written once, in the second form; each table's first form
+ * goes through a row macro of its own, so that one table can still be
+ * expanded inside another's X. */
+
 /* The 25 standard RMA types (NVSHMEM's list). */
-#define GSHMEM_FOR_RMA_TYPES(X)            \
-    X(half, gshmem_half, 1)                \
-    X(bfloat16, gshmem_bfloat16, 1)        \
-    X(float, float, 1)                     \
-    X(double, double, 1)                   \
-    X(char, char, 1)                       \
-    X(schar, signed char, 1)               \
-    X(short, short, 1)                     \
-    X(int, int, 1)                         \
-    X(long, long, 1)                       \
-    X(longlong, long long, 1)              \
-    X(uchar, unsigned char, 1)             \
-    X(ushort, unsigned short, 1)           \
-    X(uint, unsigned int, 1)               \
-    X(ulong, unsigned long, 1)             \
-    X(ulonglong, unsigned long long, 1)    \
-    X(int8, int8_t, 0)                     \
-    X(int16, int16_t, 0)                   \
-    X(int32, int32_t, 0)                   \
-    X(int64, int64_t, 0)                   \
-    X(uint8, uint8_t, 0)                   \
-    X(uint16, uint16_t, 0)                 \
-    X(uint32, uint32_t, 0)                 \
-    X(uint64, uint64_t, 0)                 \
-    X(size, size_t, 0)                     \
-    X(ptrdiff, ptrdiff_t, 0)
+#define GSHMEMI_RMA_TYPES(X, C)               \
+    X(half, gshmem_half, 1, C)                \
+    X(bfloat16, gshmem_bfloat16, 1, C)        \
+    X(float, float, 1, C)                     \
+    X(double, double, 1, C)                   \
+    X(char, char, 1, C)                       \
+    X(schar, signed char, 1, C)               \
+    X(short, short, 1, C)                     \
+    X(int, int, 1, C)                         \
+    X(long, long, 1, C)                       \
+    X(longlong, long long, 1, C)              \
+    X(uchar, unsigned char, 1, C)             \
+    X(ushort, unsigned short, 1, C)           \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int8, int8_t, 0, C)                     \
+    X(int16, int16_t, 0, C)                   \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint8, uint8_t, 0, C)                   \
+    X(uint16, uint16_t, 0, C)                 \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)                 \
+    X(size, size_t, 0, C)                     \
+    X(ptrdiff, ptrdiff_t, 0, C)
+#define GSHMEM_FOR_RMA_TYPES(X) GSHMEMI_RMA_TYPES(GSHMEMI_RMA_TYPE, X)
+#define GSHMEMI_RMA_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
 /* Sized RMA: X(BITS, TYPE). */
 #define GSHMEM_FOR_RMA_SIZES(X) \
@@ -72,52 +84,198 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 
 /* Standard AMO types: inc, fetch_inc, add, fetch_add, compare_swap (and the
  * extended operations below). */
-#define GSHMEM_FOR_AMO_STANDARD_TYPES(X)   \
-    X(int, int, 1)                         \
-    X(long, long, 1)                       \
-    X(longlong, long long, 1)              \
-    X(uint, unsigned int, 1)               \
-    X(ulong, unsigned long, 1)             \
-    X(ulonglong, unsigned long long, 1)    \
-    X(int32, int32_t, 0)                   \
-    X(int64, int64_t, 0)                   \
-    X(uint32, uint32_t, 0)                 \
-    X(uint64, uint64_t, 0)                 \
-    X(size, size_t, 0)                     \
-    X(ptrdiff, ptrdiff_t, 0)
+#define GSHMEMI_AMO_STANDARD_TYPES(X, C)      \
+    X(int, int, 1, C)                         \
+    X(long, long, 1, C)                       \
+    X(longlong, long long, 1, C)              \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)                 \
+    X(size, size_t, 0, C)                     \
+    X(ptrdiff, ptrdiff_t, 0, C)
+#define GSHMEM_FOR_AMO_STANDARD_TYPES(X) GSHMEMI_AMO_STANDARD_TYPES(GSHMEMI_AMO_STANDARD_TYPE, X)
+#define GSHMEMI_AMO_STANDARD_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
 /* Extended AMO types: fetch, set, swap. */
-#define GSHMEM_FOR_AMO_EXTENDED_TYPES(X) \
-    X(float, float, 1)                   \
-    X(double, double, 1)                 \
-    GSHMEM_FOR_AMO_STANDARD_TYPES(X)
+#define GSHMEMI_AMO_EXTENDED_TYPES(X, C) \
+    X(float, float, 1, C)                \
+    X(double, double, 1, C)              \
+    GSHMEMI_AMO_STANDARD_TYPES(X, C)
+#define GSHMEM_FOR_AMO_EXTENDED_TYPES(X) GSHMEMI_AMO_EXTENDED_TYPES(GSHMEMI_AMO_EXTENDED_TYPE, X)
+#define GSHMEMI_AMO_EXTENDED_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
 /* Bitwise AMO types: and, or, xor and their fetching forms. */
-#define GSHMEM_FOR_AMO_BITWISE_TYPES(X)    \
-    X(uint, unsigned int, 1)               \
-    X(ulong, unsigned long, 1)             \
-    X(ulonglong, unsigned long long, 1)    \
-    X(int32, int32_t, 0)                   \
-    X(int64, int64_t, 0)                   \
-    X(uint32, uint32_t, 0)                 \
-    X(uint64, uint64_t, 0)
+#define GSHMEMI_AMO_BITWISE_TYPES(X, C)       \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)
+#define GSHMEM_FOR_AMO_BITWISE_TYPES(X) GSHMEMI_AMO_BITWISE_TYPES(GSHMEMI_AMO_BITWISE_TYPE, X)
+#define GSHMEMI_AMO_BITWISE_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
 /* Point-to-point synchronisation types: wait_until and test families. */
-#define GSHMEM_FOR_P2P_SYNC_TYPES(X)       \
-    X(short, short, 1)                     \
-    X(int, int, 1)                         \
-    X(long, long, 1)                       \
-    X(longlong, long long, 1)              \
-    X(ushort, unsigned short, 1)           \
-    X(uint, unsigned int, 1)               \
-    X(ulong, unsigned long, 1)             \
-    X(ulonglong, unsigned long long, 1)    \
-    X(int32, int32_t, 0)                   \
-    X(int64, int64_t, 0)                   \
-    X(uint32, uint32_t, 0)                 \
-    X(uint64, uint64_t, 0)                 \
-    X(size, size_t, 0)                     \
-    X(ptrdiff, ptrdiff_t, 0)
+#define GSHMEMI_P2P_SYNC_TYPES(X, C)          \
+    X(short, short, 1, C)                     \
+    X(int, int, 1, C)                         \
+    X(long, long, 1, C)                       \
+    X(longlong, long long, 1, C)              \
+    X(ushort, unsigned short, 1, C)           \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)                 \
+    X(size, size_t, 0, C)                     \
+    X(ptrdiff, ptrdiff_t, 0, C)
+#define GSHMEM_FOR_P2P_SYNC_TYPES(X) GSHMEMI_P2P_SYNC_TYPES(GSHMEMI_P2P_SYNC_TYPE, X)
+#define GSHMEMI_P2P_SYNC_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* ---- operation tables --------------------------------------------------
+ * One row per operation: X(STEM, TAIL, SHAPE, V, A, B).
+ *   STEM, TAIL  the operation's name, split where a form inserts its part:
+ *               typed gshmem_<NAME>_<STEM><TAIL> (gshmem_int_put_nbi), sized
+ *               gshmem_<STEM><BITS><TAIL> (gshmem_put32_nbi), mem
+ *               gshmem_<STEM>mem<TAIL> (gshmem_putmem_nbi)
+ *   SHAPE       its arguments and what it does: a consumer pastes it onto
+ *               macros of its own, one per shape (MY_DEF_##SHAPE)
+ *   V           the family's own column (below): NBI, or the atomic operation
+ *   A, B        the caller's, passed on unchanged (a type's name and C type,
+ *               a size's bits and element type): one per-type macro of the
+ *               consumer expands the whole table for its type
+ * STEM, TAIL and SHAPE are meant to be pasted (##) or stringised (#) where
+ * they arrive: passed on as plain macro arguments they are macro-expanded,
+ * and an application's macro named P or G would change them. */
+
+/* RMA: X(STEM, TAIL, SHAPE, NBI, A, B); NBI is 1 where the call returns
+ * before the operation is complete (quiet completes it).  Shapes:
+ *   PUT, GET    (dest, source, nelems, pe)
+ *   P           (dest, value, pe)
+ *   G           (source, pe) -> value
+ *   IPUT, IGET  (dest, source, dst, sst, nelems, pe): strided
+ *   PUT_SIGNAL  (dest, source, nelems, sig_addr, signal, sig_op, pe)
+ * Every shape has the typed form; the others are filtered by
+ * GSHMEMI_RMA_<FORM>_<SHAPE> below. */
+#define GSHMEM_FOR_RMA_OPS(X, A, B)             \
+    X(put, , PUT, 0, A, B)                      \
+    X(put, _nbi, PUT, 1, A, B)                  \
+    X(get, , GET, 0, A, B)                      \
+    X(get, _nbi, GET, 1, A, B)                  \
+    X(p, , P, 0, A, B)                          \
+    X(g, , G, 0, A, B)                          \
+    X(iput, , IPUT, 0, A, B)                    \
+    X(iget, , IGET, 0, A, B)                    \
+    X(put, _signal, PUT_SIGNAL, 0, A, B)        \
+    X(put, _signal_nbi, PUT_SIGNAL, 1, A, B)
+
+/* The RMA operations each form has besides the typed one.  A consumer wraps
+ * its expansion of a row in GSHMEMI_RMA_<FORM>_##SHAPE(NBI, ...), which
+ * keeps the expansion where the form has the operation and drops it where
+ * it does not:
+ *   SIZED      gshmem_put32 ...: all but p and g
+ *   MEM        gshmem_putmem ...: put, get, put_signal and their nbi forms
+ *   ON_STREAM  gshmemx_int_put_on_stream, gshmemx_putmem_on_stream ...:
+ *              blocking put, get and put_signal
+ *   GROUP      the device's gshmemx_int_put_warp, gshmemx_putmem_nbi_block ...:
+ *              put, get, put_signal and their nbi forms */
+#define GSHMEMI_RMA_SIZED_PUT(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_SIZED_GET(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_SIZED_P(NBI, ...)
+#define GSHMEMI_RMA_SIZED_G(NBI, ...)
+#define GSHMEMI_RMA_SIZED_IPUT(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_SIZED_IGET(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_SIZED_PUT_SIGNAL(NBI, ...) __VA_ARGS__
+
+#define GSHMEMI_RMA_MEM_PUT(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_MEM_GET(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_MEM_P(NBI, ...)
+#define GSHMEMI_RMA_MEM_G(NBI, ...)
+#define GSHMEMI_RMA_MEM_IPUT(NBI, ...)
+#define GSHMEMI_RMA_MEM_IGET(NBI, ...)
+#define GSHMEMI_RMA_MEM_PUT_SIGNAL(NBI, ...) __VA_ARGS__
+
+#define GSHMEMI_RMA_ON_STREAM_PUT(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
+#define GSHMEMI_RMA_ON_STREAM_GET(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
+#define GSHMEMI_RMA_ON_STREAM_P(NBI, ...)
+#define GSHMEMI_RMA_ON_STREAM_G(NBI, ...)
+#define GSHMEMI_RMA_ON_STREAM_IPUT(NBI, ...)
+#define GSHMEMI_RMA_ON_STREAM_IGET(NBI, ...)
+#define GSHMEMI_RMA_ON_STREAM_PUT_SIGNAL(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
+
+#define GSHMEMI_RMA_GROUP_PUT(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_GROUP_GET(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_GROUP_P(NBI, ...)
+#define GSHMEMI_RMA_GROUP_G(NBI, ...)
+#define GSHMEMI_RMA_GROUP_IPUT(NBI, ...)
+#define GSHMEMI_RMA_GROUP_IGET(NBI, ...)
+#define GSHMEMI_RMA_GROUP_PUT_SIGNAL(NBI, ...) __VA_ARGS__
+
+#define GSHMEMI_IF_BLOCKING_0(...) __VA_ARGS__
+#define GSHMEMI_IF_BLOCKING_1(...)
+
+/* Atomics: X(STEM, TAIL, SHAPE, AMO, A, B); AMO is the operation applied to
+ * the word (GSHMEMI_AMO_<AMO> of gshmem/internal/fifo.h: FETCH, SET, SWAP,
+ * CSWAP, ADD, AND, OR, XOR).  Shapes:
+ *   FETCH      (source, pe) -> value
+ *   OP         (dest, value, pe): value is the operand
+ *   FETCH_OP   (dest, value, pe) -> the old value
+ *   CSWAP      (dest, cond, value, pe) -> the old value
+ *   INC        (dest, pe): the operand is 1
+ *   FETCH_INC  (dest, pe) -> the old value
+ * Each table goes with the type table of the same name. */
+#define GSHMEM_FOR_AMO_EXTENDED_OPS(X, A, B)               \
+    X(atomic_fetch, , FETCH, FETCH, A, B)                  \
+    X(atomic_set, , OP, SET, A, B)                         \
+    X(atomic_swap, , FETCH_OP, SWAP, A, B)
+
+#define GSHMEM_FOR_AMO_STANDARD_OPS(X, A, B)               \
+    X(atomic_compare_swap, , CSWAP, CSWAP, A, B)           \
+    X(atomic_fetch_inc, , FETCH_INC, ADD, A, B)            \
+    X(atomic_inc, , INC, ADD, A, B)                        \
+    X(atomic_fetch_add, , FETCH_OP, ADD, A, B)             \
+    X(atomic_add, , OP, ADD, A, B)
+
+#define GSHMEM_FOR_AMO_BITWISE_OPS(X, A, B)                \
+    X(atomic_fetch_and, , FETCH_OP, AND, A, B)             \
+    X(atomic_and, , OP, AND, A, B)                         \
+    X(atomic_fetch_or, , FETCH_OP, OR, A, B)               \
+    X(atomic_or, , OP, OR, A, B)                           \
+    X(atomic_fetch_xor, , FETCH_OP, XOR, A, B)             \
+    X(atomic_xor, , OP, XOR, A, B)
+
+/* Point-to-point synchronisation: X(STEM, TAIL, SHAPE, NBI, A, B); NBI is 1
+ * for the tests, which look once and return instead of waiting.  Shapes:
+ *   ONE         (ivar, cmp, cmp_value)
+ *   ALL         (ivars, nelems, status, cmp, cmp_value)
+ *   ANY         (ivars, nelems, status, cmp, cmp_value) -> an index
+ *   SOME        (ivars, nelems, indices, status, cmp, cmp_value) -> a count
+ *   ALL_VECTOR, ANY_VECTOR, SOME_VECTOR  the same with cmp_values, one per
+ *               ivar, for cmp_value
+ * ONE and ALL return nothing from a wait and whether the comparison holds
+ * (an int) from a test. */
+#define GSHMEM_FOR_P2P_SYNC_OPS(X, A, B)                       \
+    X(wait_until, , ONE, 0, A, B)                              \
+    X(wait_until, _all, ALL, 0, A, B)                          \
+    X(wait_until, _any, ANY, 0, A, B)                          \
+    X(wait_until, _some, SOME, 0, A, B)                        \
+    X(wait_until, _all_vector, ALL_VECTOR, 0, A, B)            \
+    X(wait_until, _any_vector, ANY_VECTOR, 0, A, B)            \
+    X(wait_until, _some_vector, SOME_VECTOR, 0, A, B)          \
+    X(test, , ONE, 1, A, B)                                    \
+    X(test, _all, ALL, 1, A, B)                                \
+    X(test, _any, ANY, 1, A, B)                                \
+    X(test, _some, SOME, 1, A, B)                              \
+    X(test, _all_vector, ALL_VECTOR, 1, A, B)                  \
+    X(test, _any_vector, ANY_VECTOR, 1, A, B)                  \
+    X(test, _some_vector, SOME_VECTOR, 1, A, B)
 
 /* Helpers for the _Generic forms: keep an association only where G is 1. */
 #define GSHMEMI_IF_GENERIC_1(...) __VA_ARGS__

@@ -65,25 +65,31 @@ GSHMEMI_HD_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int s
  * put on the same stream sees it done. */
 struct CUstream_st;
 
-GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                         struct CUstream_st *stream);
-GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                         struct CUstream_st *stream);
-GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
-                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                                int pe, struct CUstream_st *stream);
-#define GSHMEMI_DECL_ON_STREAM(NAME, TYPE, G)                                                  \
-    GSHMEM_API void gshmemx_##NAME##_put_on_stream(TYPE *dest, const TYPE *source,            \
-                                                   size_t nelems, int pe,                     \
-                                                   struct CUstream_st *stream);               \
-    GSHMEM_API void gshmemx_##NAME##_get_on_stream(TYPE *dest, const TYPE *source,            \
-                                                   size_t nelems, int pe,                     \
-                                                   struct CUstream_st *stream);               \
-    GSHMEM_API void gshmemx_##NAME##_put_signal_on_stream(                                    \
-        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
-        int sig_op, int pe, struct CUstream_st *stream);
+/* The blocking put, get and put_signal of GSHMEM_FOR_RMA_OPS for each type
+ * (gshmemx_int_put_on_stream) and in their mem forms
+ * (gshmemx_putmem_signal_on_stream); see GSHMEMI_RMA_ON_STREAM_<SHAPE>. */
+#define GSHMEMI_DECL_ON_STREAM_PUT(F, T)                                                \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe,                  \
+                      struct CUstream_st *stream);
+#define GSHMEMI_DECL_ON_STREAM_GET(F, T) GSHMEMI_DECL_ON_STREAM_PUT(F, T)
+#define GSHMEMI_DECL_ON_STREAM_PUT_SIGNAL(F, T)                                         \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,      \
+                      uint64_t signal, int sig_op, int pe, struct CUstream_st *stream);
+
+#define GSHMEMI_DECL_ON_STREAM_MEM(STEM, TAIL, SHAPE, NBI, A, B)                           \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(                                                      \
+        NBI, GSHMEMI_DECL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void))
+GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_ON_STREAM_MEM, , )
+
+#define GSHMEMI_DECL_ON_STREAM_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                 \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(                                                      \
+        NBI, GSHMEMI_DECL_ON_STREAM_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_on_stream, TYPE))
+#define GSHMEMI_DECL_ON_STREAM(NAME, TYPE, G) \
+    GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_ON_STREAM_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_ON_STREAM)
 #undef GSHMEMI_DECL_ON_STREAM
+#undef GSHMEMI_DECL_ON_STREAM_TYPED
+#undef GSHMEMI_DECL_ON_STREAM_MEM
 
 GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,
                                             int pe, struct CUstream_st *stream);

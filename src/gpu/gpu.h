@@ -153,14 +153,9 @@ void *gshmemi_gpu_dev_alloc(size_t n);
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len);
 void gshmemi_gpu_unpin(void *addr);
 
-/* Layout of the GPU heap's internal area (64-bit words), used by kernels. */
-#define GSHMEMI_DEV_AREA_EPOCH 64 /* after 64 barrier round counters */
-/* Stream barriers made of stream memory operations: the round's word,
- * written (not added to) by the round's partner with the barrier's number. */
-#define GSHMEMI_DEV_AREA_SBAR_ROUNDS 256
-#define GSHMEMI_DEV_AREA_SIZE 4096
-
-/* Kernel launchers (host_kernels.cu). */
+/* Kernel launchers (host_kernels.cu).  The barrier's counters are in the
+ * GPU heap's internal area at `off` (enum gshmemi_dev_area's KBAR_ words,
+ * gshmem/internal/device_state.h). */
 int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t value,
                         uint64_t timeout_ns, int pe);
 int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me, int n,

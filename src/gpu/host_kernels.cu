@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <gshmem/internal/device_state.h>
+
 #include "gpu/gpu.h"
 
 namespace {
@@ -143,13 +145,15 @@ __global__ void barrier_kernel(char *const *peer_base, unsigned long long off, i
         const int to = (me + d) % n;
         // Release: this PE's earlier work (and what it learnt in earlier
         // rounds) is visible before the partner counts this arrival.
-        unsigned long long *theirs = reinterpret_cast<unsigned long long *>(peer_base[to] + off) + r;
+        unsigned long long *theirs = reinterpret_cast<unsigned long long *>(peer_base[to] + off) +
+                                     GSHMEMI_DEV_AREA_KBAR_ROUNDS + r;
         asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
         if (r == 0) // read while the first signal is in flight
-            mine[GSHMEMI_DEV_AREA_EPOCH] = target = mine[GSHMEMI_DEV_AREA_EPOCH] + 1;
+            mine[GSHMEMI_DEV_AREA_KBAR_EPOCH] = target = mine[GSHMEMI_DEV_AREA_KBAR_EPOCH] + 1;
         const unsigned long long start = now_ns();
         unsigned long long v;
-        for (unsigned spins = 1; (v = load_acquire(&mine[r])) < target; spins++) {
+        for (unsigned spins = 1;
+             (v = load_acquire(&mine[GSHMEMI_DEV_AREA_KBAR_ROUNDS + r])) < target; spins++) {
             if (timeout_ns != 0 && (spins & 1023) == 0 && now_ns() - start > timeout_ns) {
                 printf("gshmem pe %d: gshmemx_barrier_all_on_stream timed out (GSHMEM_TIMEOUT) "
                        "in round %d waiting for pe %d: count %llu of %llu\n",

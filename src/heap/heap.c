@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/api.h"
@@ -213,9 +214,10 @@ int gshmemi_heap_grow(size_t new_size)
 
 /* ---- the GPU heap's own area -------------------------------------------- */
 
-/* Kernels the host launches (the on-stream barrier) keep their counters in
- * an area of the GPU heap: the first allocation, so at the same offset on
- * every PE, and zeroed before the init's closing barrier. */
+/* The barriers' counters (enum gshmemi_dev_area, gshmem/internal/
+ * device_state.h) are in an area of the GPU heap: the first allocation, so
+ * at the same offset on every PE, and zeroed before the init's closing
+ * barrier. */
 static int device_area_init(void)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
@@ -226,11 +228,12 @@ static int device_area_init(void)
 
     if (bases == NULL)
         return GSHMEM_ERR_NO_MEMORY;
-    st = gshmemi_alloc_take(&h->alloc, GSHMEMI_DEV_AREA_SIZE, 0, &off);
+    st = gshmemi_alloc_take(&h->alloc, GSHMEMI_DEV_AREA_WORDS * sizeof(uint64_t), 0, &off);
     if (st == 0) {
         h->dev_internal = h->my_base + off;
         h->internal[h->n_internal++] = h->dev_internal;
-        gshmemi_gpu_memset("gshmem_init", h->dev_internal, 0, GSHMEMI_DEV_AREA_SIZE);
+        gshmemi_gpu_memset("gshmem_init", h->dev_internal, 0,
+                           GSHMEMI_DEV_AREA_WORDS * sizeof(uint64_t));
         for (int pe = 0; pe < n_pes; pe++)
             bases[pe] = gshmemi_heap_peer_addr(h->my_base, pe);
         h->dev_peer_base = gshmemi_gpu_table("gshmem_init", bases, sizeof(char *) * (size_t)n_pes);

@@ -73,8 +73,8 @@ struct gshmemi_heap {
     size_t n_chunks;
 
     /* GPU heap only: the runtime's own area in it (for kernels: the
-     * on-stream barrier), and each PE's heap base as GPU-visible table
-     * (NULL where a PE is not mapped). */
+     * barriers' counters, laid out by enum gshmemi_dev_area), and each
+     * PE's heap base as GPU-visible table (NULL where a PE is not mapped). */
     char *dev_internal;
     /* Blocks of the runtime's own (dev_internal among them): gshmem_free
      * and gshmem_realloc refuse them. */

@@ -114,8 +114,8 @@ static void check(const char *what, int st)
 
 static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct batch_state *bs)
 {
-    const int kind = (int)(s->ctrl & 0xff), op = (int)(s->ctrl >> 8 & 0xff);
-    const int size = (int)(s->ctrl >> 16 & 0xffff), pe = (int)(s->ctrl >> 32 & 0x7fffffff);
+    const struct gshmemi_req_fields req = gshmemi_req_untag(s->ctrl);
+    const int kind = req.kind, op = req.op, size = req.size, pe = req.pe;
     struct gshmemi_transport *t = px.transport;
     const struct gshmemi_transport_ops *o = t->ops;
 
@@ -192,7 +192,7 @@ static void stage_sources(struct gshmemi_fifo_slot *b, int n)
     size_t sizes[BATCH], k = 0, used = 0;
 
     for (int i = 0; i < n; i++) {
-        if ((b[i].ctrl & 0xff) != GSHMEMI_REQ_PUT || b[i].w[2] > STAGE_BYTES - used)
+        if (gshmemi_req_untag(b[i].ctrl).kind != GSHMEMI_REQ_PUT || b[i].w[2] > STAGE_BYTES - used)
             continue;
         dsts[k] = px.stage.base + used;
         srcs[k] = (const void *)(uintptr_t)b[i].w[1];

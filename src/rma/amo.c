@@ -31,68 +31,54 @@ static void amo(const char *call, const void *dest, int pe, int op, size_t size,
         memcpy(old, &old_bits, size);
 }
 
-#define DEF_AMO_EXTENDED(NAME, TYPE, G)                                                    \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe)               \
-    {                                                                                      \
-        TYPE old;                                                                          \
-        amo(__func__, source, pe, GSHMEMI_AMO_FETCH, sizeof(TYPE), NULL, NULL, &old);      \
-        return old;                                                                        \
-    }                                                                                      \
-    GSHMEM_API void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe)             \
-    {                                                                                      \
-        amo(__func__, dest, pe, GSHMEMI_AMO_SET, sizeof(TYPE), &value, NULL, NULL);        \
-    }                                                                                      \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe)            \
-    {                                                                                      \
-        TYPE old;                                                                          \
-        amo(__func__, dest, pe, GSHMEMI_AMO_SWAP, sizeof(TYPE), &value, NULL, &old);       \
-        return old;                                                                        \
-    }
-GSHMEM_FOR_AMO_EXTENDED_TYPES(DEF_AMO_EXTENDED)
+/* ---- GSHMEM_FOR_AMO_*_OPS ---------------------------------------------------
+ * One definition per shape: F the function, T the type, AMO the atomic
+ * operation applied (GSHMEMI_AMO_<AMO>). */
 
-#define DEF_AMO_STANDARD(NAME, TYPE, G)                                                     \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,  \
-                                                        int pe)                             \
+#define DEF_FETCH(F, AMO, T)                                                                \
+    GSHMEM_API T F(const T *source, int pe)                                                 \
     {                                                                                       \
-        TYPE old;                                                                          \
-        amo(__func__, dest, pe, GSHMEMI_AMO_CSWAP, sizeof(TYPE), &cond, &value, &old);     \
-        return old;                                                                        \
-    }                                                                                       \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                    \
-    {                                                                                       \
-        TYPE old;                                                                          \
-        amo(__func__, dest, pe, GSHMEMI_AMO_ADD, sizeof(TYPE), &(TYPE){1}, NULL, &old);    \
-        return old;                                                                        \
-    }                                                                                       \
-    GSHMEM_API void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe)                          \
-    {                                                                                       \
-        amo(__func__, dest, pe, GSHMEMI_AMO_ADD, sizeof(TYPE), &(TYPE){1}, NULL, NULL);    \
-    }                                                                                       \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe)        \
-    {                                                                                       \
-        TYPE old;                                                                          \
-        amo(__func__, dest, pe, GSHMEMI_AMO_ADD, sizeof(TYPE), &value, NULL, &old);        \
-        return old;                                                                        \
-    }                                                                                       \
-    GSHMEM_API void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe)              \
-    {                                                                                       \
-        amo(__func__, dest, pe, GSHMEMI_AMO_ADD, sizeof(TYPE), &value, NULL, NULL);        \
+        T old;                                                                              \
+        amo(__func__, source, pe, GSHMEMI_AMO_##AMO, sizeof(T), NULL, NULL, &old);          \
+        return old;                                                                         \
     }
-GSHMEM_FOR_AMO_STANDARD_TYPES(DEF_AMO_STANDARD)
+#define DEF_OP(F, AMO, T)                                                                   \
+    GSHMEM_API void F(T *dest, T value, int pe)                                             \
+    {                                                                                       \
+        amo(__func__, dest, pe, GSHMEMI_AMO_##AMO, sizeof(T), &value, NULL, NULL);          \
+    }
+#define DEF_FETCH_OP(F, AMO, T)                                                             \
+    GSHMEM_API T F(T *dest, T value, int pe)                                                \
+    {                                                                                       \
+        T old;                                                                              \
+        amo(__func__, dest, pe, GSHMEMI_AMO_##AMO, sizeof(T), &value, NULL, &old);          \
+        return old;                                                                         \
+    }
+#define DEF_CSWAP(F, AMO, T)                                                                \
+    GSHMEM_API T F(T *dest, T cond, T value, int pe)                                        \
+    {                                                                                       \
+        T old;                                                                              \
+        amo(__func__, dest, pe, GSHMEMI_AMO_##AMO, sizeof(T), &cond, &value, &old);         \
+        return old;                                                                         \
+    }
+#define DEF_INC(F, AMO, T)                                                                  \
+    GSHMEM_API void F(T *dest, int pe)                                                      \
+    {                                                                                       \
+        amo(__func__, dest, pe, GSHMEMI_AMO_##AMO, sizeof(T), &(T){1}, NULL, NULL);         \
+    }
+#define DEF_FETCH_INC(F, AMO, T)                                                            \
+    GSHMEM_API T F(T *dest, int pe)                                                         \
+    {                                                                                       \
+        T old;                                                                              \
+        amo(__func__, dest, pe, GSHMEMI_AMO_##AMO, sizeof(T), &(T){1}, NULL, &old);         \
+        return old;                                                                         \
+    }
 
-#define DEF_AMO_BITWISE_OP(NAME, TYPE, OP, KIND)                                            \
-    GSHMEM_API TYPE gshmem_##NAME##_atomic_fetch_##OP(TYPE *dest, TYPE value, int pe)       \
-    {                                                                                       \
-        TYPE old;                                                                          \
-        amo(__func__, dest, pe, KIND, sizeof(TYPE), &value, NULL, &old);                   \
-        return old;                                                                        \
-    }                                                                                       \
-    GSHMEM_API void gshmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe)             \
-    {                                                                                       \
-        amo(__func__, dest, pe, KIND, sizeof(TYPE), &value, NULL, NULL);                   \
-    }
-#define DEF_AMO_BITWISE(NAME, TYPE, G)                                                      \
-    DEF_AMO_BITWISE_OP(NAME, TYPE, and, GSHMEMI_AMO_AND)                                    \
-    DEF_AMO_BITWISE_OP(NAME, TYPE, or, GSHMEMI_AMO_OR)                                      \
-    DEF_AMO_BITWISE_OP(NAME, TYPE, xor, GSHMEMI_AMO_XOR)
-GSHMEM_FOR_AMO_BITWISE_TYPES(DEF_AMO_BITWISE)
+#define DEF_TYPED(STEM, TAIL, SHAPE, AMO, NAME, TYPE) \
+    DEF_##SHAPE(gshmem_##NAME##_##STEM##TAIL, AMO, TYPE)
+#define DEF_EXTENDED(NAME, TYPE, G) GSHMEM_FOR_AMO_EXTENDED_OPS(DEF_TYPED, NAME, TYPE)
+#define DEF_STANDARD(NAME, TYPE, G) GSHMEM_FOR_AMO_STANDARD_OPS(DEF_TYPED, NAME, TYPE)
+#define DEF_BITWISE(NAME, TYPE, G) GSHMEM_FOR_AMO_BITWISE_OPS(DEF_TYPED, NAME, TYPE)
+GSHMEM_FOR_AMO_EXTENDED_TYPES(DEF_EXTENDED)
+GSHMEM_FOR_AMO_STANDARD_TYPES(DEF_STANDARD)
+GSHMEM_FOR_AMO_BITWISE_TYPES(DEF_BITWISE)

@@ -1,6 +1,6 @@
 /* Host put/get/p/g/iput/iget and their nbi and signal forms.  Mapped peers
  * are reached with plain copies into their mapping; every typed family is
- * generated from the type tables of gshmem_types.h. */
+ * generated from the type and operation tables of gshmem_types.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,104 +131,66 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
         gshmemi_heap.access->quiet(call);
 }
 
-/* ---- typed and sized families ----------------------------------------------
- * One body for both: the typed forms take TYPE pointers, the sized ones void
- * pointers, and both move elements of sizeof(ETYPE) bytes. */
+/* ---- GSHMEM_FOR_RMA_OPS in the typed, sized and mem forms --------------
+ * One definition per shape: F the function, T its pointers' type (void for
+ * the sized and mem forms), E the element moved (the mem forms': char, one
+ * byte), NBI 1 for the forms that return before the data has moved. */
 
-#define DEF_RMA_FAMILY(PUT, PUT_NBI, GET, GET_NBI, IPUT, IGET, PUT_SIGNAL, PUT_SIGNAL_NBI, PTYPE,     \
-                       ETYPE)                                                                       \
-    GSHMEM_API void PUT(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
-    {                                                                                               \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 1);     \
-    }                                                                                               \
-    GSHMEM_API void PUT_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
-    {                                                                                               \
-        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 0);     \
-    }                                                                                               \
-    GSHMEM_API void GET(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                    \
-    {                                                                                               \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 1);     \
-    }                                                                                               \
-    GSHMEM_API void GET_NBI(PTYPE *dest, const PTYPE *source, size_t nelems, int pe)                \
-    {                                                                                               \
-        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)), pe, 0);     \
-    }                                                                                               \
-    GSHMEM_API void IPUT(PTYPE *dest, const PTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
-                         size_t nelems, int pe)                                                     \
-    {                                                                                               \
-        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(ETYPE), pe);                      \
-    }                                                                                               \
-    GSHMEM_API void IGET(PTYPE *dest, const PTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
-                         size_t nelems, int pe)                                                     \
-    {                                                                                               \
-        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(ETYPE), pe);                      \
-    }                                                                                               \
-    GSHMEM_API void PUT_SIGNAL(PTYPE *dest, const PTYPE *source, size_t nelems, uint64_t *sig_addr, \
-                               uint64_t signal, int sig_op, int pe)                                 \
-    {                                                                                               \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
-                       sig_addr, signal, sig_op, pe, 1);                                               \
-    }                                                                                               \
-    GSHMEM_API void PUT_SIGNAL_NBI(PTYPE *dest, const PTYPE *source, size_t nelems,                 \
-                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)         \
-    {                                                                                               \
-        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(ETYPE)),  \
-                       sig_addr, signal, sig_op, pe, 0);                                               \
+#define DEF_PUT(F, NBI, T, E)                                                                     \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe)                            \
+    {                                                                                             \
+        rma_put(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)), pe, !NBI); \
+    }
+#define DEF_GET(F, NBI, T, E)                                                                     \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe)                            \
+    {                                                                                             \
+        rma_get(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)), pe, !NBI); \
+    }
+#define DEF_P(F, NBI, T, E)                                                                       \
+    GSHMEM_API void F(T *dest, T value, int pe)                                                   \
+    {                                                                                             \
+        rma_put(__func__, dest, &value, sizeof(T), pe, 1);                                        \
+    }
+#define DEF_G(F, NBI, T, E)                                                                       \
+    GSHMEM_API T F(const T *source, int pe)                                                       \
+    {                                                                                             \
+        T value;                                                                                  \
+        rma_get(__func__, &value, source, sizeof(T), pe, 1);                                      \
+        return value;                                                                             \
+    }
+#define DEF_IPUT(F, NBI, T, E)                                                                    \
+    GSHMEM_API void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,      \
+                      int pe)                                                                     \
+    {                                                                                             \
+        rma_iput(__func__, dest, source, dst, sst, nelems, sizeof(E), pe);                        \
+    }
+#define DEF_IGET(F, NBI, T, E)                                                                    \
+    GSHMEM_API void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,      \
+                      int pe)                                                                     \
+    {                                                                                             \
+        rma_iget(__func__, dest, source, dst, sst, nelems, sizeof(E), pe);                        \
+    }
+#define DEF_PUT_SIGNAL(F, NBI, T, E)                                                              \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,                \
+                      uint64_t signal, int sig_op, int pe)                                        \
+    {                                                                                             \
+        rma_put_signal(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)),    \
+                       sig_addr, signal, sig_op, pe, !NBI);                                       \
     }
 
-#define DEF_RMA(NAME, TYPE, G)                                                                      \
-    DEF_RMA_FAMILY(gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmem_##NAME##_get,               \
-                   gshmem_##NAME##_get_nbi, gshmem_##NAME##_iput, gshmem_##NAME##_iget,             \
-                   gshmem_##NAME##_put_signal, gshmem_##NAME##_put_signal_nbi, TYPE, TYPE)          \
-    GSHMEM_API void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                               \
-    {                                                                                               \
-        rma_put(__func__, dest, &value, sizeof(TYPE), pe, 1);                                       \
-    }                                                                                               \
-    GSHMEM_API TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                                   \
-    {                                                                                               \
-        TYPE value;                                                                                 \
-        rma_get(__func__, &value, source, sizeof(TYPE), pe, 1);                                     \
-        return value;                                                                               \
-    }
+#define DEF_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    DEF_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NBI, TYPE, TYPE)
+#define DEF_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(DEF_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(DEF_RMA)
 
-#define DEF_RMA_SIZED(BITS, TYPE)                                                                   \
-    DEF_RMA_FAMILY(gshmem_put##BITS, gshmem_put##BITS##_nbi, gshmem_get##BITS,                      \
-                   gshmem_get##BITS##_nbi, gshmem_iput##BITS, gshmem_iget##BITS,                    \
-                   gshmem_put##BITS##_signal, gshmem_put##BITS##_signal_nbi, void, TYPE)
+#define DEF_SIZED(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
+    GSHMEMI_RMA_SIZED_##SHAPE(NBI, DEF_##SHAPE(gshmem_##STEM##BITS##TAIL, NBI, void, TYPE))
+#define DEF_RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(DEF_SIZED, BITS, TYPE)
 GSHMEM_FOR_RMA_SIZES(DEF_RMA_SIZED)
 
-GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    rma_put(__func__, dest, source, nelems, pe, 1);
-}
-
-GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    rma_put(__func__, dest, source, nelems, pe, 0);
-}
-
-GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    rma_get(__func__, dest, source, nelems, pe, 1);
-}
-
-GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    rma_get(__func__, dest, source, nelems, pe, 0);
-}
-
-GSHMEM_API void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
-                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{
-    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, 1);
-}
-
-GSHMEM_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{
-    rma_put_signal(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, 0);
-}
+#define DEF_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, DEF_##SHAPE(gshmem_##STEM##mem##TAIL, NBI, void, char))
+GSHMEM_FOR_RMA_OPS(DEF_MEM, , )
 
 GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {

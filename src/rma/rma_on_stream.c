@@ -130,47 +130,42 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
     signal_on(call, sig_addr, signal, sig_op, pe, stream);
 }
 
-GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                         struct CUstream_st *stream)
-{
-    put_on(__func__, dest, source, nelems, pe, stream);
-}
+/* ---- GSHMEM_FOR_RMA_OPS on a stream: the blocking put, get and put_signal
+ * (GSHMEMI_RMA_ON_STREAM_<SHAPE>), typed and in the mem forms.  F the
+ * function, T its pointers' type, E the element moved (mem forms: char). */
 
-GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                         struct CUstream_st *stream)
-{
-    get_on(__func__, dest, source, nelems, pe, stream);
-}
-
-GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
-                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                                int pe, struct CUstream_st *stream)
-{
-    put_signal_on(__func__, dest, source, nelems, sig_addr, signal, sig_op, pe, stream);
-}
-
-#define DEF_ON_STREAM(NAME, TYPE, G)                                                           \
-    GSHMEM_API void gshmemx_##NAME##_put_on_stream(TYPE *dest, const TYPE *source,            \
-                                                   size_t nelems, int pe,                     \
-                                                   struct CUstream_st *stream)                \
+#define DEF_PUT(F, T, E)                                                                       \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe,                         \
+                      struct CUstream_st *stream)                                              \
     {                                                                                          \
-        put_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe,  \
+        put_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)), pe,     \
                stream);                                                                        \
-    }                                                                                          \
-    GSHMEM_API void gshmemx_##NAME##_get_on_stream(TYPE *dest, const TYPE *source,            \
-                                                   size_t nelems, int pe,                     \
-                                                   struct CUstream_st *stream)                \
+    }
+#define DEF_GET(F, T, E)                                                                       \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe,                         \
+                      struct CUstream_st *stream)                                              \
     {                                                                                          \
-        get_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), pe,  \
+        get_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)), pe,     \
                stream);                                                                        \
-    }                                                                                          \
-    GSHMEM_API void gshmemx_##NAME##_put_signal_on_stream(                                    \
-        TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
-        int sig_op, int pe, struct CUstream_st *stream)                                       \
+    }
+#define DEF_PUT_SIGNAL(F, T, E)                                                                \
+    GSHMEM_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,             \
+                      uint64_t signal, int sig_op, int pe, struct CUstream_st *stream)         \
     {                                                                                          \
-        put_signal_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(TYPE)), \
+        put_signal_on(__func__, dest, source, gshmemi_rma_bytes(__func__, nelems, sizeof(E)),  \
                       sig_addr, signal, sig_op, pe, stream);                                   \
     }
+
+#define DEF_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI,      \
+                                  DEF_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char))
+GSHMEM_FOR_RMA_OPS(DEF_MEM, , )
+
+#define DEF_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                                     \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI,                                                   \
+                                  DEF_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_on_stream, \
+                                              TYPE, TYPE))
+#define DEF_ON_STREAM(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(DEF_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(DEF_ON_STREAM)
 
 GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op,

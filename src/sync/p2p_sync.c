@@ -1,4 +1,5 @@
-/* The typed wait_until / test families, generated from the type table. */
+/* The typed wait_until / test families, generated from the type and
+ * operation tables. */
 #include <gshmem.h>
 
 #include "heap/heap.h"
@@ -14,108 +15,78 @@
 /* cmp_values of the vector forms, checked. */
 #define VEC(v) ((v) != NULL ? (const void *)(v) : gshmemi_wait_no_values(__func__))
 
-#define RUN(TYPE, mode, idx, ivars_, n, st, cmp_, v, vals, fn)                           \
+/* Check the arguments, then wait until (NBI 0: gshmemi_wait_until) or test
+ * whether (NBI 1: gshmemi_wait_test) the entries satisfy `mode`.  RUN
+ * returns what the scan returns (an index, a count); RUN_ALL_<NBI> is for
+ * mode ALL: nothing from a wait, 1 or 0 from a test. */
+#define SCAN_0 gshmemi_wait_until
+#define SCAN_1 gshmemi_wait_test
+#define RUN(NBI, TYPE, mode, idx, ivars_, n, st, cmp_, v, vals)                          \
     do {                                                                                 \
         const struct gshmemi_wait w_ = WAIT_DESC(TYPE, ivars_, n, st, cmp_, v, vals);    \
         gshmemi_wait_check(&w_);                                                         \
-        return fn(&w_, mode, idx);                                                       \
+        return SCAN_##NBI(&w_, mode, idx);                                               \
+    } while (0)
+#define RUN_ALL_0(TYPE, ivars_, n, st, cmp_, v, vals)                                    \
+    do {                                                                                 \
+        const struct gshmemi_wait w_ = WAIT_DESC(TYPE, ivars_, n, st, cmp_, v, vals);    \
+        gshmemi_wait_check(&w_);                                                         \
+        (void)gshmemi_wait_until(&w_, GSHMEMI_WAIT_ALL, NULL);                           \
+    } while (0)
+#define RUN_ALL_1(TYPE, ivars_, n, st, cmp_, v, vals)                                    \
+    do {                                                                                 \
+        const struct gshmemi_wait w_ = WAIT_DESC(TYPE, ivars_, n, st, cmp_, v, vals);    \
+        gshmemi_wait_check(&w_);                                                         \
+        return (int)gshmemi_wait_test(&w_, GSHMEMI_WAIT_ALL, NULL);                      \
     } while (0)
 
-#define DEF_SYNC(NAME, TYPE, G)                                                                 \
-    GSHMEM_API void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)             \
-    {                                                                                           \
-        const struct gshmemi_wait w = WAIT_DESC(TYPE, ivar, 1, NULL, cmp, cmp_value, NULL);     \
-        gshmemi_wait_check(&w);                                                                 \
-        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);                                   \
-    }                                                                                           \
-    GSHMEM_API void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,                  \
-                                                   const int *status, int cmp, TYPE cmp_value)  \
-    {                                                                                           \
-        const struct gshmemi_wait w = WAIT_DESC(TYPE, ivars, nelems, status, cmp, cmp_value,    \
-                                                NULL);                                          \
-        gshmemi_wait_check(&w);                                                                 \
-        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);                                   \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,                \
-                                                     const int *status, int cmp,                \
-                                                     TYPE cmp_value)                            \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, cmp_value, NULL,          \
-            gshmemi_wait_until);                                                                \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,               \
-                                                      size_t *indices, const int *status,       \
-                                                      int cmp, TYPE cmp_value)                  \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, cmp_value, NULL,      \
-            gshmemi_wait_until);                                                                \
-    }                                                                                           \
-    GSHMEM_API void gshmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,           \
-                                                          const int *status, int cmp,           \
-                                                          const TYPE *cmp_values)               \
-    {                                                                                           \
-        const struct gshmemi_wait w = WAIT_DESC(TYPE, ivars, nelems, status, cmp, 0,            \
-                                                VEC(cmp_values));                                    \
-        gshmemi_wait_check(&w);                                                                 \
-        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);                                   \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,         \
-                                                            const int *status, int cmp,         \
-                                                            const TYPE *cmp_values)             \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, 0, VEC(cmp_values),            \
-            gshmemi_wait_until);                                                                \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems,        \
-                                                             size_t *indices,                   \
-                                                             const int *status, int cmp,        \
-                                                             const TYPE *cmp_values)            \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, 0, VEC(cmp_values),        \
-            gshmemi_wait_until);                                                                \
-    }                                                                                           \
-    GSHMEM_API int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value)                    \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ALL, NULL, ivar, 1, NULL, cmp, cmp_value, NULL,                  \
-            (int)gshmemi_wait_test);                                                            \
-    }                                                                                           \
-    GSHMEM_API int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,      \
-                                            int cmp, TYPE cmp_value)                            \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ALL, NULL, ivars, nelems, status, cmp, cmp_value, NULL,          \
-            (int)gshmemi_wait_test);                                                            \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,   \
-                                               int cmp, TYPE cmp_value)                         \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, cmp_value, NULL,          \
-            gshmemi_wait_test);                                                                 \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,    \
-                                                const int *status, int cmp, TYPE cmp_value)     \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, cmp_value, NULL,      \
-            gshmemi_wait_test);                                                                 \
-    }                                                                                           \
-    GSHMEM_API int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,                  \
-                                                   const int *status, int cmp,                  \
-                                                   const TYPE *cmp_values)                      \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ALL, NULL, ivars, nelems, status, cmp, 0, VEC(cmp_values),            \
-            (int)gshmemi_wait_test);                                                            \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,               \
-                                                      const int *status, int cmp,               \
-                                                      const TYPE *cmp_values)                   \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, 0, VEC(cmp_values),            \
-            gshmemi_wait_test);                                                                 \
-    }                                                                                           \
-    GSHMEM_API size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,              \
-                                                       size_t *indices, const int *status,      \
-                                                       int cmp, const TYPE *cmp_values)         \
-    {                                                                                           \
-        RUN(TYPE, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, 0, VEC(cmp_values),        \
-            gshmemi_wait_test);                                                                 \
+/* ---- GSHMEM_FOR_P2P_SYNC_OPS: one definition per shape (F the function,
+ * T the type), NBI 1 for the tests. */
+
+#define DEF_ONE(F, T, NBI)                                                                  \
+    GSHMEM_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivar, int cmp, T cmp_value)                   \
+    {                                                                                       \
+        RUN_ALL_##NBI(T, ivar, 1, NULL, cmp, cmp_value, NULL);                              \
     }
+#define DEF_ALL(F, T, NBI)                                                                  \
+    GSHMEM_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivars, size_t nelems, const int *status,      \
+                                           int cmp, T cmp_value)                            \
+    {                                                                                       \
+        RUN_ALL_##NBI(T, ivars, nelems, status, cmp, cmp_value, NULL);                      \
+    }
+#define DEF_ANY(F, T, NBI)                                                                  \
+    GSHMEM_API size_t F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)   \
+    {                                                                                       \
+        RUN(NBI, T, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, cmp_value, NULL);   \
+    }
+#define DEF_SOME(F, T, NBI)                                                                 \
+    GSHMEM_API size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,        \
+                        int cmp, T cmp_value)                                               \
+    {                                                                                       \
+        RUN(NBI, T, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, cmp_value,      \
+            NULL);                                                                          \
+    }
+#define DEF_ALL_VECTOR(F, T, NBI)                                                           \
+    GSHMEM_API GSHMEMI_SYNC_RESULT_##NBI F(T *ivars, size_t nelems, const int *status,      \
+                                           int cmp, const T *cmp_values)                    \
+    {                                                                                       \
+        RUN_ALL_##NBI(T, ivars, nelems, status, cmp, 0, VEC(cmp_values));                   \
+    }
+#define DEF_ANY_VECTOR(F, T, NBI)                                                           \
+    GSHMEM_API size_t F(T *ivars, size_t nelems, const int *status, int cmp,                \
+                        const T *cmp_values)                                                \
+    {                                                                                       \
+        RUN(NBI, T, GSHMEMI_WAIT_ANY, NULL, ivars, nelems, status, cmp, 0, VEC(cmp_values)); \
+    }
+#define DEF_SOME_VECTOR(F, T, NBI)                                                          \
+    GSHMEM_API size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,        \
+                        int cmp, const T *cmp_values)                                       \
+    {                                                                                       \
+        RUN(NBI, T, GSHMEMI_WAIT_SOME, indices, ivars, nelems, status, cmp, 0,              \
+            VEC(cmp_values));                                                               \
+    }
+
+#define DEF_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    DEF_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE, NBI)
+#define DEF_SYNC(NAME, TYPE, G) GSHMEM_FOR_P2P_SYNC_OPS(DEF_TYPED, NAME, TYPE)
 GSHMEM_FOR_P2P_SYNC_TYPES(DEF_SYNC)

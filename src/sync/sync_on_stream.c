@@ -1,6 +1,7 @@
 /* Stream-ordered waits, quiet and barriers on the GPU heap.  The stream,
  * not the host, waits; every wait has GSHMEM_TIMEOUT as its deadline. */
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 #include <gshmemx.h>
 
 #include "core/env.h"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the build into a scratch prefix and builds a program the way a
-# user would (pkg-config), then runs it with the installed gshmrun.  With
+# user would (pkg-config), then runs it with the installed gshmrun.  It
+# compiles and links api_calls.c, which calls every operation of the tables
+# (and in C their _Generic forms), as strict C11 and as C++11.  With
 # NVCC (the build's CUDA compiler; '-' for none) it also compiles and links,
 # without running, a CUDA program against the installed gshmem_device.cuh,
 # and checks that each header of include/gshmem/device/ refuses to be
@@ -32,6 +34,14 @@ libs=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$root" --libs gs
 cc -std=c11 -Wall -Werror $cflags -o "$dest/hello" "$src/examples/hello.c" $libs
 libdir=$(dirname "$(find "$root" -name 'libgshmem.so' | head -1)")
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmrun" -n 3 "$dest/hello"
+cc -std=c11 -pedantic -Wall -Wextra -Werror $cflags -o "$dest/api_c" \
+    "$src/tests/install/api_calls.c" $libs
+cxx=
+if command -v c++ >/dev/null; then
+    c++ -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror $cflags -o "$dest/api_cxx" \
+        "$src/tests/install/api_calls.c" $libs
+    cxx=" and C++11"
+fi
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmem-info" | head -2
 device=
 if [ "$nvcc" != - ]; then
@@ -54,4 +64,5 @@ if [ "$nvcc" != - ]; then
     done
     device=", a CUDA program builds against gshmem_device.cuh, its sub-headers refuse to be included alone"
 fi
-echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix$device"
+echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix," \
+    "every table's operation builds as strict C11$cxx$device"

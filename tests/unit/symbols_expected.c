@@ -1,44 +1,43 @@
-/* Prints every symbol libgshmem must export: the typed families expanded
- * from the type tables, then the untyped API.  check_symbols.py compares
- * this with what the library really exports, both ways. */
+/* Prints every symbol libgshmem must export: each operation table expanded
+ * for the types of its type table and in the forms GSHMEMI_RMA_<FORM>_<SHAPE>
+ * give it, then the untyped API.  check_symbols.py compares this with what
+ * the library really exports, both ways.  The typed names are taken as
+ * functions, not strings: each must be declared by gshmem.h or gshmemx.h
+ * (or this fails to compile) and defined by libgshmem (or it fails to link). */
 #include <stdio.h>
 
 #include <gshmem.h>
 #include <gshmemx.h>
 
-#define P(name) puts(name)
+/* Written through a volatile pointer, so that the reference survives
+ * optimisation and the linker must find the function. */
+static void (*volatile taken)(void);
+static void print_symbol(const char *name, void (*function)(void))
+{
+    taken = function;
+    puts(name);
+}
+#define SYMBOL(F) print_symbol(#F, (void (*)(void))F);
+#define PRINT(name) puts(name)
 
-#define RMA(NAME, TYPE, G)                                                                       \
-    P("gshmem_" #NAME "_put"); P("gshmem_" #NAME "_put_nbi"); P("gshmem_" #NAME "_get");         \
-    P("gshmem_" #NAME "_get_nbi"); P("gshmem_" #NAME "_p"); P("gshmem_" #NAME "_g");             \
-    P("gshmem_" #NAME "_iput"); P("gshmem_" #NAME "_iget"); P("gshmem_" #NAME "_put_signal");    \
-    P("gshmem_" #NAME "_put_signal_nbi");
-#define ON_STREAM(NAME, TYPE, G)                                                                 \
-    P("gshmemx_" #NAME "_put_on_stream"); P("gshmemx_" #NAME "_get_on_stream");                  \
-    P("gshmemx_" #NAME "_put_signal_on_stream");
-#define SIZED(BITS, TYPE)                                                                        \
-    P("gshmem_put" #BITS); P("gshmem_put" #BITS "_nbi"); P("gshmem_get" #BITS);                  \
-    P("gshmem_get" #BITS "_nbi"); P("gshmem_iput" #BITS); P("gshmem_iget" #BITS);                \
-    P("gshmem_put" #BITS "_signal"); P("gshmem_put" #BITS "_signal_nbi");
-#define AMO_EXT(NAME, TYPE, G)                                                                   \
-    P("gshmem_" #NAME "_atomic_fetch"); P("gshmem_" #NAME "_atomic_set");                        \
-    P("gshmem_" #NAME "_atomic_swap");
-#define AMO_STD(NAME, TYPE, G)                                                                   \
-    P("gshmem_" #NAME "_atomic_compare_swap"); P("gshmem_" #NAME "_atomic_fetch_inc");           \
-    P("gshmem_" #NAME "_atomic_inc"); P("gshmem_" #NAME "_atomic_fetch_add");                    \
-    P("gshmem_" #NAME "_atomic_add");
-#define AMO_BIT(NAME, TYPE, G)                                                                   \
-    P("gshmem_" #NAME "_atomic_fetch_and"); P("gshmem_" #NAME "_atomic_and");                    \
-    P("gshmem_" #NAME "_atomic_fetch_or"); P("gshmem_" #NAME "_atomic_or");                      \
-    P("gshmem_" #NAME "_atomic_fetch_xor"); P("gshmem_" #NAME "_atomic_xor");
-#define SYNC(NAME, TYPE, G)                                                                      \
-    P("gshmem_" #NAME "_wait_until"); P("gshmem_" #NAME "_wait_until_all");                      \
-    P("gshmem_" #NAME "_wait_until_any"); P("gshmem_" #NAME "_wait_until_some");                 \
-    P("gshmem_" #NAME "_wait_until_all_vector"); P("gshmem_" #NAME "_wait_until_any_vector");    \
-    P("gshmem_" #NAME "_wait_until_some_vector"); P("gshmem_" #NAME "_test");                    \
-    P("gshmem_" #NAME "_test_all"); P("gshmem_" #NAME "_test_any");                              \
-    P("gshmem_" #NAME "_test_some"); P("gshmem_" #NAME "_test_all_vector");                      \
-    P("gshmem_" #NAME "_test_any_vector"); P("gshmem_" #NAME "_test_some_vector");
+/* A shape the form has: its name; the forms' filters leave out the rest. */
+#define TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) SYMBOL(gshmem_##NAME##_##STEM##TAIL)
+#define SIZED(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
+    GSHMEMI_RMA_SIZED_##SHAPE(NBI, SYMBOL(gshmem_##STEM##BITS##TAIL))
+#define MEM(STEM, TAIL, SHAPE, NBI, A, B) \
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, SYMBOL(gshmem_##STEM##mem##TAIL))
+#define ON_STREAM(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI, SYMBOL(gshmemx_##NAME##_##STEM##TAIL##_on_stream))
+#define ON_STREAM_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
+    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI, SYMBOL(gshmemx_##STEM##mem##TAIL##_on_stream))
+
+#define RMA(NAME, TYPE, G) \
+    GSHMEM_FOR_RMA_OPS(TYPED, NAME, TYPE) GSHMEM_FOR_RMA_OPS(ON_STREAM, NAME, TYPE)
+#define RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(SIZED, BITS, TYPE)
+#define AMO_EXTENDED(NAME, TYPE, G) GSHMEM_FOR_AMO_EXTENDED_OPS(TYPED, NAME, TYPE)
+#define AMO_STANDARD(NAME, TYPE, G) GSHMEM_FOR_AMO_STANDARD_OPS(TYPED, NAME, TYPE)
+#define AMO_BITWISE(NAME, TYPE, G) GSHMEM_FOR_AMO_BITWISE_OPS(TYPED, NAME, TYPE)
+#define P2P_SYNC(NAME, TYPE, G) GSHMEM_FOR_P2P_SYNC_OPS(TYPED, NAME, TYPE)
 
 int main(void)
 {
@@ -47,29 +46,27 @@ int main(void)
         "gshmem_finalize", "gshmem_my_pe", "gshmem_n_pes", "gshmem_global_exit",
         "gshmem_info_get_version", "gshmem_info_get_name", "gshmem_malloc", "gshmem_calloc",
         "gshmem_align", "gshmem_realloc", "gshmem_free", "gshmem_ptr", "gshmem_addr_accessible",
-        "gshmem_pe_accessible", "gshmem_putmem", "gshmem_putmem_nbi", "gshmem_getmem",
-        "gshmem_getmem_nbi", "gshmem_putmem_signal", "gshmem_putmem_signal_nbi",
-        "gshmem_signal_fetch", "gshmem_signal_wait_until", "gshmem_fence", "gshmem_quiet",
-        "gshmem_barrier_all", "gshmem_sync_all", "gshmemx_get_uniqueid",
-        "gshmemx_set_attr_uniqueid_args", "gshmemx_init_attr", "gshmemx_init_status",
-        "gshmemx_signal_op", "gshmemx_putmem_on_stream", "gshmemx_getmem_on_stream",
-        "gshmemx_putmem_signal_on_stream", "gshmemx_signal_op_on_stream",
+        "gshmem_pe_accessible", "gshmem_signal_fetch", "gshmem_signal_wait_until",
+        "gshmem_fence", "gshmem_quiet", "gshmem_barrier_all", "gshmem_sync_all",
+        "gshmemx_get_uniqueid", "gshmemx_set_attr_uniqueid_args", "gshmemx_init_attr",
+        "gshmemx_init_status", "gshmemx_signal_op", "gshmemx_signal_op_on_stream",
         "gshmemx_signal_wait_until_on_stream", "gshmemx_quiet_on_stream",
         "gshmemx_barrier_all_on_stream", "gshmemx_sync_all_on_stream", "gshmemx_buffer_register",
         "gshmemx_buffer_unregister", "gshmemi_device_state_register",
-        "gshmemi_device_state_unregister", "gshmemi_device_load_unit",
+        "gshmemi_device_state_unregister", "gshmemi_device_load_unit", "gshmemi_device_api_error",
         "gshmem_team_my_pe", "gshmem_team_n_pes", "gshmem_team_translate_pe",
         "gshmem_team_get_config", "gshmem_team_split_strided", "gshmem_team_split_2d",
-        "gshmem_team_destroy", "gshmem_team_ptr", "gshmem_team_sync", "gshmem_barrier", "gshmemi_device_api_error",
+        "gshmem_team_destroy", "gshmem_team_ptr", "gshmem_team_sync", "gshmem_barrier",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
-    GSHMEM_FOR_RMA_TYPES(ON_STREAM)
-    GSHMEM_FOR_RMA_SIZES(SIZED)
-    GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_EXT)
-    GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_STD)
-    GSHMEM_FOR_AMO_BITWISE_TYPES(AMO_BIT)
-    GSHMEM_FOR_P2P_SYNC_TYPES(SYNC)
+    GSHMEM_FOR_RMA_SIZES(RMA_SIZED)
+    GSHMEM_FOR_RMA_OPS(MEM, , )
+    GSHMEM_FOR_RMA_OPS(ON_STREAM_MEM, , )
+    GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_EXTENDED)
+    GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_STANDARD)
+    GSHMEM_FOR_AMO_BITWISE_TYPES(AMO_BITWISE)
+    GSHMEM_FOR_P2P_SYNC_TYPES(P2P_SYNC)
     for (size_t i = 0; i < sizeof(untyped) / sizeof(untyped[0]); i++)
-        P(untyped[i]);
+        PRINT(untyped[i]);
     return 0;
 }

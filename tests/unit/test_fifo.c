@@ -2,7 +2,8 @@
  * push at once; the consumer must see every request exactly once, intact,
  * and each producer's requests in its order; nothing is overwritten, and
  * nothing deadlocks.  `completed` lets a producer wait for its requests as
- * quiet will. */
+ * quiet will.  A request's tag unpacks to the fields it was packed from. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,8 +113,57 @@ static void run_case(int producers, long per_producer, uint64_t capacity, int qu
     free(th);
 }
 
+/* gshmemi_req_untag(gshmemi_req_tag(...)) gives the fields back: as the
+ * consumer reads the tag (the FIFO's parity bit taken off) and with the
+ * parity bit still on, which the tag never sets itself. */
+static int tag_round_trips(int kind, int op, int size, int pe)
+{
+    const uint64_t tag = gshmemi_req_tag(kind, op, size, pe);
+    const struct gshmemi_req_fields a = gshmemi_req_untag(tag);
+    const struct gshmemi_req_fields b = gshmemi_req_untag(tag | GSHMEMI_FIFO_PARITY);
+    return (tag & GSHMEMI_FIFO_PARITY) == 0 && a.kind == kind && a.op == op && a.size == size &&
+           a.pe == pe && b.kind == kind && b.op == op && b.size == size && b.pe == pe;
+}
+
+static void check_tags(void)
+{
+    static const int kinds[] = {GSHMEMI_REQ_PUT, GSHMEMI_REQ_GET, GSHMEMI_REQ_AMO,
+                                GSHMEMI_REQ_SIGNAL, GSHMEMI_REQ_QUIET, GSHMEMI_REQ_PUT_INLINE,
+                                GSHMEMI_REQ_FENCE, 0, 255};
+    static const int ops[] = {GSHMEMI_AMO_FETCH, GSHMEMI_AMO_SET, GSHMEMI_AMO_SWAP,
+                              GSHMEMI_AMO_CSWAP, GSHMEMI_AMO_ADD, GSHMEMI_AMO_AND,
+                              GSHMEMI_AMO_OR, GSHMEMI_AMO_XOR, 255};
+    static const int pes[] = {0, 1, 2, 255, 256, 65535, 65536, 1 << 24, INT32_MAX - 1, INT32_MAX};
+    unsigned long long seed = 0x9e3779b97f4a7c15ull, checked = 0, failed = 0;
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+            for (int size = 0; size <= 65535; size++) {
+                const int random_pe = (int)(test_rand(&seed) & INT32_MAX);
+                for (size_t p = 0; p <= sizeof(pes) / sizeof(pes[0]); p++) {
+                    const int pe = p < sizeof(pes) / sizeof(pes[0]) ? pes[p] : random_pe;
+                    checked++;
+                    if (tag_round_trips(kinds[k], ops[o], size, pe) || failed++ > 0)
+                        continue;
+                    const uint64_t tag = gshmemi_req_tag(kinds[k], ops[o], size, pe);
+                    const struct gshmemi_req_fields got = gshmemi_req_untag(tag);
+                    EXPECT(0, "kind %d op %d size %d pe %d: tag %#llx unpacks to kind %d op %d "
+                           "size %d pe %d", kinds[k], ops[o], size, pe, (unsigned long long)tag,
+                           got.kind, got.op, got.size, got.pe);
+                }
+            }
+    /* every byte value of kind and op, beyond the enums */
+    for (int kind = 0; kind <= 255; kind++)
+        for (int op = 0; op <= 255; op++) {
+            checked++;
+            if (!tag_round_trips(kind, op, kind << 8 | op, (int)(test_rand(&seed) & INT32_MAX)))
+                failed++;
+        }
+    EXPECT(failed == 0, "%llu of %llu tags did not round-trip", failed, checked);
+}
+
 int main(void)
 {
+    check_tags();
     for (int cached = 0; cached <= 1; cached++) {
         run_case(1, 200000, 1024, 0, cached);  /* one producer, laps galore */
         run_case(16, 30000, 64, 0, cached);    /* many producers, a small ring */

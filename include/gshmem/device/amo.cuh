@@ -85,82 +85,85 @@ gshmemi_amo_nf(const char *call, T *dest, int op, T a, int pe)
 
 } // namespace
 
-/* ---- the API ------------------------------------------------------------ */
+/* ---- the API ------------------------------------------------------------
+ * GSHMEM_FOR_AMO_*_OPS.  One definition per shape: F the function, AMO the
+ * operation (the proxy's GSHMEMI_AMO_<AMO>; on a mapped word,
+ * GSHMEMI_DEV_FETCH_<AMO> fetching and GSHMEMI_DEV_UPDATE_<AMO> not), T the
+ * type. */
+
+#define GSHMEMI_DEV_FETCH_SWAP atomicExch_system
+#define GSHMEMI_DEV_FETCH_ADD atomicAdd_system
+#define GSHMEMI_DEV_FETCH_AND atomicAnd_system
+#define GSHMEMI_DEV_FETCH_OR atomicOr_system
+#define GSHMEMI_DEV_FETCH_XOR atomicXor_system
+#define GSHMEMI_DEV_UPDATE_SET atomicExch_system
+#define GSHMEMI_DEV_UPDATE_ADD gshmemi_red_add
+#define GSHMEMI_DEV_UPDATE_AND gshmemi_red_and
+#define GSHMEMI_DEV_UPDATE_OR gshmemi_red_or
+#define GSHMEMI_DEV_UPDATE_XOR gshmemi_red_xor
+
+#define GSHMEMI_DEV_AMO_FETCH(F, AMO, T)                                                           \
+    __device__ inline T F(const T *source, int pe)                                                 \
+    {                                                                                              \
+        return gshmemi_amo_fetch(#F, source, GSHMEMI_AMO_##AMO, static_cast<T>(0),                 \
+                                 static_cast<T>(0), pe, [](auto *w) {                              \
+            return *static_cast<volatile typename gshmemi_wordof<T>::type *>(w);                   \
+        });                                                                                        \
+    }
+#define GSHMEMI_DEV_AMO_OP(F, AMO, T)                                                              \
+    __device__ inline void F(T *dest, T value, int pe)                                             \
+    {                                                                                              \
+        if (auto *w = gshmemi_amo_nf(#F, dest, GSHMEMI_AMO_##AMO, value, pe))                      \
+            GSHMEMI_DEV_UPDATE_##AMO(w, gshmemi_w(value));                                         \
+    }
+#define GSHMEMI_DEV_AMO_FETCH_OP(F, AMO, T)                                                        \
+    __device__ inline T F(T *dest, T value, int pe)                                                \
+    {                                                                                              \
+        return gshmemi_amo_fetch(#F, dest, GSHMEMI_AMO_##AMO, value, static_cast<T>(0), pe,        \
+                                 [&](auto *w) {                                                    \
+            return GSHMEMI_DEV_FETCH_##AMO(w, gshmemi_w(value));                                   \
+        });                                                                                        \
+    }
+#define GSHMEMI_DEV_AMO_CSWAP(F, AMO, T)                                                           \
+    __device__ inline T F(T *dest, T cond, T value, int pe)                                        \
+    {                                                                                              \
+        return gshmemi_amo_fetch(#F, dest, GSHMEMI_AMO_##AMO, cond, value, pe, [&](auto *w) {      \
+            return atomicCAS_system(w, gshmemi_w(cond), gshmemi_w(value));                         \
+        });                                                                                        \
+    }
+#define GSHMEMI_DEV_AMO_INC(F, AMO, T)                                                             \
+    __device__ inline void F(T *dest, int pe)                                                      \
+    {                                                                                              \
+        if (auto *w = gshmemi_amo_nf(#F, dest, GSHMEMI_AMO_##AMO, static_cast<T>(1), pe))          \
+            GSHMEMI_DEV_UPDATE_##AMO(w, gshmemi_w(static_cast<T>(1)));                             \
+    }
+#define GSHMEMI_DEV_AMO_FETCH_INC(F, AMO, T)                                                       \
+    __device__ inline T F(T *dest, int pe)                                                         \
+    {                                                                                              \
+        return gshmemi_amo_fetch(#F, dest, GSHMEMI_AMO_##AMO, static_cast<T>(1),                   \
+                                 static_cast<T>(0), pe, [](auto *w) {                              \
+            return GSHMEMI_DEV_FETCH_##AMO(w, gshmemi_w(static_cast<T>(1)));                       \
+        });                                                                                        \
+    }
 
 #ifdef __CUDA_ARCH__
 extern "C" {
 
-/* ---- atomics ---- */
-#define GSHMEMI_DEV_AMO_EXTENDED(NAME, TYPE, G)                                                    \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe)                \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch", source, GSHMEMI_AMO_FETCH,       \
-                                 static_cast<TYPE>(0), static_cast<TYPE>(0), pe, [](auto *w) {     \
-            return *static_cast<volatile typename gshmemi_wordof<TYPE>::type *>(w);                \
-        });                                                                                        \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe)              \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_set", dest, GSHMEMI_AMO_SET, value, pe)) \
-            atomicExch_system(w, gshmemi_w(value));                                                \
-    }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe)             \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_swap", dest, GSHMEMI_AMO_SWAP, value,    \
-                                 static_cast<TYPE>(0), pe,                                         \
-                                 [&](auto *w) { return atomicExch_system(w, gshmemi_w(value)); }); \
-    }
+#define GSHMEMI_DEV_AMO_TYPED(STEM, TAIL, SHAPE, AMO, NAME, TYPE) \
+    GSHMEMI_DEV_AMO_##SHAPE(gshmem_##NAME##_##STEM##TAIL, AMO, TYPE)
+#define GSHMEMI_DEV_AMO_EXTENDED(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_EXTENDED_OPS(GSHMEMI_DEV_AMO_TYPED, NAME, TYPE)
+#define GSHMEMI_DEV_AMO_STANDARD(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_STANDARD_OPS(GSHMEMI_DEV_AMO_TYPED, NAME, TYPE)
+#define GSHMEMI_DEV_AMO_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_BITWISE_OPS(GSHMEMI_DEV_AMO_TYPED, NAME, TYPE)
 GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
-#undef GSHMEMI_DEV_AMO_EXTENDED
-
-/* An atomic with one operand, fetching and not: FN applies it to a mapped
- * word. */
-#define GSHMEMI_DEV_AMO_RMW(NAME, TYPE, OP, KIND, FN)                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_##OP(TYPE *dest, TYPE value, int pe)       \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_" #OP, dest, KIND, value,          \
-                                 static_cast<TYPE>(0), pe,                                         \
-                                 [&](auto *w) { return FN(w, gshmemi_w(value)); });                \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe)             \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_" #OP, dest, KIND, value, pe))       \
-            gshmemi_red_##OP(w, gshmemi_w(value));                                                 \
-    }
-
-#define GSHMEMI_DEV_AMO_STANDARD(NAME, TYPE, G)                                                    \
-    __device__ inline TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,  \
-                                                               int pe)                             \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_compare_swap", dest, GSHMEMI_AMO_CSWAP,  \
-                                 cond, value, pe, [&](auto *w) {                                   \
-            return atomicCAS_system(w, gshmemi_w(cond), gshmemi_w(value));                         \
-        });                                                                                        \
-    }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                    \
-    {                                                                                              \
-        return gshmemi_amo_fetch("gshmem_" #NAME "_atomic_fetch_inc", dest, GSHMEMI_AMO_ADD,       \
-                                 static_cast<TYPE>(1), static_cast<TYPE>(0), pe, [](auto *w) {     \
-            return atomicAdd_system(w, gshmemi_w(static_cast<TYPE>(1)));                           \
-        });                                                                                        \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe)                          \
-    {                                                                                              \
-        if (auto *w = gshmemi_amo_nf("gshmem_" #NAME "_atomic_inc", dest, GSHMEMI_AMO_ADD,         \
-                                     static_cast<TYPE>(1), pe))                                    \
-            gshmemi_red_add(w, gshmemi_w(static_cast<TYPE>(1)));                                   \
-    }                                                                                              \
-    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, add, GSHMEMI_AMO_ADD, atomicAdd_system)
 GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
-#undef GSHMEMI_DEV_AMO_STANDARD
-
-#define GSHMEMI_DEV_AMO_BITWISE(NAME, TYPE, G)                                                     \
-    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, and, GSHMEMI_AMO_AND, atomicAnd_system)                        \
-    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, or, GSHMEMI_AMO_OR, atomicOr_system)                           \
-    GSHMEMI_DEV_AMO_RMW(NAME, TYPE, xor, GSHMEMI_AMO_XOR, atomicXor_system)
 GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
 #undef GSHMEMI_DEV_AMO_BITWISE
-#undef GSHMEMI_DEV_AMO_RMW
+#undef GSHMEMI_DEV_AMO_STANDARD
+#undef GSHMEMI_DEV_AMO_EXTENDED
+#undef GSHMEMI_DEV_AMO_TYPED
 
 } /* extern "C" */
 #endif /* __CUDA_ARCH__ */

@@ -187,148 +187,73 @@ __device__ __forceinline__ void gshmemi_iget(const char *call, T *dest, const T 
 
 } // namespace
 
-/* ---- the API ------------------------------------------------------------ */
+/* ---- the API ------------------------------------------------------------
+ * GSHMEM_FOR_RMA_OPS in the typed, sized and mem forms, and the warp and
+ * block forms of put, get and put_signal (GSHMEMI_RMA_GROUP_<SHAPE>).  One
+ * definition per shape: F the function, SCOPE the threads that call it
+ * together, NBI 1 for the forms that return before the data has moved, T
+ * the pointers' type (void for the sized and mem forms), E the element
+ * moved (the mem forms': char, one byte). */
+
+#define GSHMEMI_DEV_RMA_PUT(F, SCOPE, NBI, T, E)                                                   \
+    __device__ inline void F(T *dest, const T *source, size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_put<SCOPE, NBI>(#F, dest, source, nelems * sizeof(E), pe);                         \
+    }
+#define GSHMEMI_DEV_RMA_GET(F, SCOPE, NBI, T, E)                                                   \
+    __device__ inline void F(T *dest, const T *source, size_t nelems, int pe)                      \
+    {                                                                                              \
+        gshmemi_get<SCOPE, NBI>(#F, dest, source, nelems * sizeof(E), pe);                         \
+    }
+#define GSHMEMI_DEV_RMA_P(F, SCOPE, NBI, T, E)                                                     \
+    __device__ inline void F(T *dest, T value, int pe) { gshmemi_p(#F, dest, value, pe); }
+#define GSHMEMI_DEV_RMA_G(F, SCOPE, NBI, T, E)                                                     \
+    __device__ inline T F(const T *source, int pe) { return gshmemi_g(#F, source, pe); }
+#define GSHMEMI_DEV_RMA_IPUT(F, SCOPE, NBI, T, E)                                                  \
+    __device__ inline void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,               \
+                             size_t nelems, int pe)                                                \
+    {                                                                                              \
+        gshmemi_iput(#F, static_cast<E *>(dest), static_cast<const E *>(source), dst, sst,         \
+                     nelems, pe);                                                                  \
+    }
+#define GSHMEMI_DEV_RMA_IGET(F, SCOPE, NBI, T, E)                                                  \
+    __device__ inline void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,               \
+                             size_t nelems, int pe)                                                \
+    {                                                                                              \
+        gshmemi_iget(#F, static_cast<E *>(dest), static_cast<const E *>(source), dst, sst,         \
+                     nelems, pe);                                                                  \
+    }
+#define GSHMEMI_DEV_RMA_PUT_SIGNAL(F, SCOPE, NBI, T, E)                                            \
+    __device__ inline void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,          \
+                             uint64_t signal, int sig_op, int pe)                                  \
+    {                                                                                              \
+        gshmemi_put_signal<SCOPE, NBI>(#F, dest, source, nelems * sizeof(E), sig_addr, signal,     \
+                                       sig_op, pe);                                                \
+    }
 
 #ifdef __CUDA_ARCH__
 extern "C" {
 
-#define GSHMEMI_DEV_RMA(NAME, TYPE, G)                                                              \
-    __device__ inline void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems,      \
-                                               int pe)                                             \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD>("gshmem_" #NAME "_put", dest, source, nelems * sizeof(TYPE), pe); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
-                                                   int pe)                                         \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_nbi", dest, source,                      \
-                                    nelems * sizeof(TYPE), pe);                                    \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems,      \
-                                               int pe)                                             \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD>("gshmem_" #NAME "_get", dest, source, nelems * sizeof(TYPE), pe); \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,  \
-                                                   int pe)                                         \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_" #NAME "_get_nbi", dest, source,                      \
-                                    nelems * sizeof(TYPE), pe);                                    \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                       \
-    {                                                                                              \
-        gshmemi_p("gshmem_" #NAME "_p", dest, value, pe);                                          \
-    }                                                                                              \
-    __device__ inline TYPE gshmem_##NAME##_g(const TYPE *source, int pe)                           \
-    {                                                                                              \
-        return gshmemi_g("gshmem_" #NAME "_g", source, pe);                                        \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
-                                                ptrdiff_t sst, size_t nelems, int pe)              \
-    {                                                                                              \
-        gshmemi_iput("gshmem_" #NAME "_iput", dest, source, dst, sst, nelems, pe);                 \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,     \
-                                                ptrdiff_t sst, size_t nelems, int pe)              \
-    {                                                                                              \
-        gshmemi_iget("gshmem_" #NAME "_iget", dest, source, dst, sst, nelems, pe);                 \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source,              \
-                                                      size_t nelems, uint64_t *sig_addr,           \
-                                                      uint64_t signal, int sig_op, int pe)         \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_" #NAME "_put_signal", dest, source,            \
-                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,          \
-                                                          size_t nelems, uint64_t *sig_addr,       \
-                                                          uint64_t signal, int sig_op, int pe)     \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_" #NAME "_put_signal_nbi", dest, source,        \
-                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
-    }
+#define GSHMEMI_DEV_RMA_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_DEV_RMA_##SHAPE(gshmem_##NAME##_##STEM##TAIL, GSHMEMI_THREAD, NBI, TYPE, TYPE)
+#define GSHMEMI_DEV_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA)
 #undef GSHMEMI_DEV_RMA
+#undef GSHMEMI_DEV_RMA_TYPED
 
-#define GSHMEMI_DEV_RMA_SIZED(BITS, TYPE)                                                          \
-    __device__ inline void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD>("gshmem_put" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
-    }                                                                                              \
-    __device__ inline void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
-                                                  int pe)                                          \
-    {                                                                                              \
-        gshmemi_put<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_nbi", dest, source,                       \
-                                    nelems * sizeof(TYPE), pe);                                    \
-    }                                                                                              \
-    __device__ inline void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD>("gshmem_get" #BITS, dest, source, nelems * sizeof(TYPE), pe);  \
-    }                                                                                              \
-    __device__ inline void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,   \
-                                                  int pe)                                          \
-    {                                                                                              \
-        gshmemi_get<GSHMEMI_THREAD, true>("gshmem_get" #BITS "_nbi", dest, source,                       \
-                                    nelems * sizeof(TYPE), pe);                                    \
-    }                                                                                              \
-    __device__ inline void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,        \
-                                             ptrdiff_t sst, size_t nelems, int pe)                 \
-    {                                                                                              \
-        gshmemi_iput("gshmem_iput" #BITS, static_cast<TYPE *>(dest),                               \
-                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
-    }                                                                                              \
-    __device__ inline void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,        \
-                                             ptrdiff_t sst, size_t nelems, int pe)                 \
-    {                                                                                              \
-        gshmemi_iget("gshmem_iget" #BITS, static_cast<TYPE *>(dest),                               \
-                     static_cast<const TYPE *>(source), dst, sst, nelems, pe);                     \
-    }                                                                                              \
-    __device__ inline void gshmem_put##BITS##_signal(void *dest, const void *source,               \
-                                                     size_t nelems, uint64_t *sig_addr,            \
-                                                     uint64_t signal, int sig_op, int pe)          \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_put" #BITS "_signal", dest, source,             \
-                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
-    }                                                                                              \
-    __device__ inline void gshmem_put##BITS##_signal_nbi(void *dest, const void *source,           \
-                                                         size_t nelems, uint64_t *sig_addr,        \
-                                                         uint64_t signal, int sig_op, int pe)      \
-    {                                                                                              \
-        gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_put" #BITS "_signal_nbi", dest, source,         \
-                                           nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe);   \
-    }
+#define GSHMEMI_DEV_RMA_SIZED_OP(STEM, TAIL, SHAPE, NBI, BITS, TYPE)                         \
+    GSHMEMI_RMA_SIZED_##SHAPE(NBI, GSHMEMI_DEV_RMA_##SHAPE(gshmem_##STEM##BITS##TAIL,        \
+                                                           GSHMEMI_THREAD, NBI, void, TYPE))
+#define GSHMEMI_DEV_RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_SIZED_OP, BITS, TYPE)
 GSHMEM_FOR_RMA_SIZES(GSHMEMI_DEV_RMA_SIZED)
 #undef GSHMEMI_DEV_RMA_SIZED
+#undef GSHMEMI_DEV_RMA_SIZED_OP
 
-__device__ inline void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_put<GSHMEMI_THREAD>("gshmem_putmem", dest, source, nelems, pe);
-}
-__device__ inline void gshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_put<GSHMEMI_THREAD, true>("gshmem_putmem_nbi", dest, source, nelems, pe);
-}
-__device__ inline void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_get<GSHMEMI_THREAD>("gshmem_getmem", dest, source, nelems, pe);
-}
-__device__ inline void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-    gshmemi_get<GSHMEMI_THREAD, true>("gshmem_getmem_nbi", dest, source, nelems, pe);
-}
-__device__ inline void gshmem_putmem_signal(void *dest, const void *source, size_t nelems,
-                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{
-    gshmemi_put_signal<GSHMEMI_THREAD>("gshmem_putmem_signal", dest, source, nelems, sig_addr,
-                                       signal, sig_op, pe);
-}
-__device__ inline void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                                int pe)
-{
-    gshmemi_put_signal<GSHMEMI_THREAD, true>("gshmem_putmem_signal_nbi", dest, source, nelems, sig_addr,
-                                       signal, sig_op, pe);
-}
+#define GSHMEMI_DEV_RMA_MEM(STEM, TAIL, SHAPE, NBI, A, B)                                    \
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_DEV_RMA_##SHAPE(gshmem_##STEM##mem##TAIL,           \
+                                                         GSHMEMI_THREAD, NBI, void, char))
+GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_MEM, , )
+#undef GSHMEMI_DEV_RMA_MEM
 
 } /* extern "C" */
 #endif /* __CUDA_ARCH__ */
@@ -336,88 +261,34 @@ __device__ inline void gshmem_putmem_signal_nbi(void *dest, const void *source, 
 /* ---- warp and block forms (device only) ---------------------------------
  * Every thread of the warp (block) calls with the same arguments; the copy
  * is split across them. */
-#define GSHMEMI_DEV_GROUP(SCOPE, SUFFIX)                                                           \
-    __device__ inline void gshmemx_putmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
-                                                   int pe)                                         \
-    {                                                                                              \
-        gshmemi_put<SCOPE>("gshmemx_putmem_" #SUFFIX, dest, source, nelems, pe);                   \
-    }                                                                                              \
-    __device__ inline void gshmemx_putmem_nbi_##SUFFIX(void *dest, const void *source,             \
-                                                       size_t nelems, int pe)                      \
-    {                                                                                              \
-        gshmemi_put<SCOPE, true>("gshmemx_putmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
-    }                                                                                              \
-    __device__ inline void gshmemx_getmem_##SUFFIX(void *dest, const void *source, size_t nelems,  \
-                                                   int pe)                                         \
-    {                                                                                              \
-        gshmemi_get<SCOPE>("gshmemx_getmem_" #SUFFIX, dest, source, nelems, pe);                   \
-    }                                                                                              \
-    __device__ inline void gshmemx_getmem_nbi_##SUFFIX(void *dest, const void *source,             \
-                                                       size_t nelems, int pe)                      \
-    {                                                                                              \
-        gshmemi_get<SCOPE, true>("gshmemx_getmem_nbi_" #SUFFIX, dest, source, nelems, pe);         \
-    }                                                                                              \
-    __device__ inline void gshmemx_putmem_signal_##SUFFIX(void *dest, const void *source,          \
-                                                          size_t nelems, uint64_t *sig_addr,       \
-                                                          uint64_t signal, int sig_op, int pe)     \
-    {                                                                                              \
-        gshmemi_put_signal<SCOPE>("gshmemx_putmem_signal_" #SUFFIX, dest, source, nelems,          \
-                                  sig_addr, signal, sig_op, pe);                                   \
-    }                                                                                              \
-    __device__ inline void gshmemx_putmem_signal_nbi_##SUFFIX(void *dest, const void *source,      \
-                                                              size_t nelems, uint64_t *sig_addr,   \
-                                                              uint64_t signal, int sig_op, int pe) \
-    {                                                                                              \
-        gshmemi_put_signal<SCOPE, true>("gshmemx_putmem_signal_nbi_" #SUFFIX, dest, source,        \
-                                        nelems, sig_addr, signal, sig_op, pe);                     \
-    }
-GSHMEMI_DEV_GROUP(GSHMEMI_WARP, warp)
-GSHMEMI_DEV_GROUP(GSHMEMI_BLOCK, block)
-#undef GSHMEMI_DEV_GROUP
+#define GSHMEMI_DEV_RMA_MEM_WARP(STEM, TAIL, SHAPE, NBI, A, B)                               \
+    GSHMEMI_RMA_GROUP_##SHAPE(NBI, GSHMEMI_DEV_RMA_##SHAPE(gshmemx_##STEM##mem##TAIL##_warp, \
+                                                           GSHMEMI_WARP, NBI, void, char))
+#define GSHMEMI_DEV_RMA_MEM_BLOCK(STEM, TAIL, SHAPE, NBI, A, B)                              \
+    GSHMEMI_RMA_GROUP_##SHAPE(NBI, GSHMEMI_DEV_RMA_##SHAPE(gshmemx_##STEM##mem##TAIL##_block, \
+                                                           GSHMEMI_BLOCK, NBI, void, char))
+GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_MEM_WARP, , )
+GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_MEM_BLOCK, , )
+#undef GSHMEMI_DEV_RMA_MEM_BLOCK
+#undef GSHMEMI_DEV_RMA_MEM_WARP
 
-#define GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, SCOPE, SUFFIX)                                         \
-    __device__ inline void gshmemx_##NAME##_put_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
-    {                                                                                              \
-        gshmemi_put<SCOPE>("gshmemx_" #NAME "_put_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
-                                                         int pe)                                   \
-    {                                                                                              \
-        gshmemi_put<SCOPE, true>("gshmemx_" #NAME "_put_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
-                                 pe);                                                              \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_##SUFFIX(TYPE *d, const TYPE *s, size_t n, int pe) \
-    {                                                                                              \
-        gshmemi_get<SCOPE>("gshmemx_" #NAME "_get_" #SUFFIX, d, s, n * sizeof(TYPE), pe);          \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_get_nbi_##SUFFIX(TYPE *d, const TYPE *s, size_t n,     \
-                                                         int pe)                                   \
-    {                                                                                              \
-        gshmemi_get<SCOPE, true>("gshmemx_" #NAME "_get_nbi_" #SUFFIX, d, s, n * sizeof(TYPE),     \
-                                 pe);                                                              \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_##SUFFIX(TYPE *d, const TYPE *s, size_t n,  \
-                                                            uint64_t *sig, uint64_t v, int op,     \
-                                                            int pe)                                \
-    {                                                                                              \
-        gshmemi_put_signal<SCOPE>("gshmemx_" #NAME "_put_signal_" #SUFFIX, d, s,                   \
-                                  n * sizeof(TYPE), sig, v, op, pe);                               \
-    }                                                                                              \
-    __device__ inline void gshmemx_##NAME##_put_signal_nbi_##SUFFIX(TYPE *d, const TYPE *s,        \
-                                                                size_t n, uint64_t *sig,           \
-                                                                uint64_t v, int op, int pe)        \
-    {                                                                                              \
-        gshmemi_put_signal<SCOPE, true>("gshmemx_" #NAME "_put_signal_nbi_" #SUFFIX, d, s,         \
-                                        n * sizeof(TYPE), sig, v, op, pe);                         \
-    }
-#define GSHMEMI_DEV_GROUP_TYPED_WARP(NAME, TYPE, G)                                                \
-    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_WARP, warp)
-#define GSHMEMI_DEV_GROUP_TYPED_BLOCK(NAME, TYPE, G)                                               \
-    GSHMEMI_DEV_GROUP_TYPED(NAME, TYPE, GSHMEMI_BLOCK, block)
-GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_WARP)
-GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_GROUP_TYPED_BLOCK)
-#undef GSHMEMI_DEV_GROUP_TYPED_BLOCK
-#undef GSHMEMI_DEV_GROUP_TYPED_WARP
-#undef GSHMEMI_DEV_GROUP_TYPED
+#define GSHMEMI_DEV_RMA_WARP(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                             \
+    GSHMEMI_RMA_GROUP_##SHAPE(NBI,                                                          \
+                              GSHMEMI_DEV_RMA_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_warp, \
+                                                      GSHMEMI_WARP, NBI, TYPE, TYPE))
+#define GSHMEMI_DEV_RMA_BLOCK(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                            \
+    GSHMEMI_RMA_GROUP_##SHAPE(NBI,                                                          \
+                              GSHMEMI_DEV_RMA_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_block, \
+                                                      GSHMEMI_BLOCK, NBI, TYPE, TYPE))
+#define GSHMEMI_DEV_RMA_TYPED_WARP(NAME, TYPE, G) \
+    GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_WARP, NAME, TYPE)
+#define GSHMEMI_DEV_RMA_TYPED_BLOCK(NAME, TYPE, G) \
+    GSHMEM_FOR_RMA_OPS(GSHMEMI_DEV_RMA_BLOCK, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA_TYPED_WARP)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_RMA_TYPED_BLOCK)
+#undef GSHMEMI_DEV_RMA_TYPED_BLOCK
+#undef GSHMEMI_DEV_RMA_TYPED_WARP
+#undef GSHMEMI_DEV_RMA_BLOCK
+#undef GSHMEMI_DEV_RMA_WARP
 
 #endif /* GSHMEM_DEVICE_RMA_CUH */

@@ -160,119 +160,130 @@ __device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, in
     (void)gshmemi_signal("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
 }
 
-/* ---- point-to-point synchronisation ---- */
-#define GSHMEMI_DEV_P2P_SYNC(NAME, TYPE, G)                                                        \
-    __device__ inline void gshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)         \
+/* ---- point-to-point synchronisation ----
+ * GSHMEM_FOR_P2P_SYNC_OPS: one definition per shape and NBI (0: the wait,
+ * 1: the test), F the function, T the type. */
+#define GSHMEMI_DEV_SYNC_ONE_0(F, T)                                                               \
+    __device__ inline void F(T *ivar, int cmp, T cmp_value)                                        \
     {                                                                                              \
-        gshmemi_wait("gshmem_" #NAME "_wait_until", ivar, cmp, cmp_value);                         \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,              \
-                                                          const int *status, int cmp,              \
-                                                          TYPE cmp_value)                          \
+        gshmemi_wait(#F, ivar, cmp, cmp_value);                                                    \
+    }
+#define GSHMEMI_DEV_SYNC_ALL_0(F, T)                                                               \
+    __device__ inline void F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)     \
     {                                                                                              \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_all", ivars, [&] {                               \
-            return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value) != 0; \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
+            return gshmemi_test_all(ivars, nelems, status, cmp, (const T *)nullptr,                \
+                                    cmp_value) != 0;                                               \
         });                                                                                        \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,            \
-                                                            const int *status, int cmp,            \
-                                                            TYPE cmp_value)                        \
+    }
+#define GSHMEMI_DEV_SYNC_ANY_0(F, T)                                                               \
+    __device__ inline size_t F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)   \
     {                                                                                              \
         if (gshmemi_all_excluded(nelems, status))                                                  \
             return SIZE_MAX;                                                                       \
         size_t r = SIZE_MAX;                                                                       \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_any", ivars, [&] {                               \
-            return (r = gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)nullptr,        \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
+            return (r = gshmemi_test_any(ivars, nelems, status, cmp, (const T *)nullptr,           \
                                          cmp_value)) != SIZE_MAX;                                  \
         });                                                                                        \
         return r;                                                                                  \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,           \
-                                                             size_t *indices, const int *status,   \
-                                                             int cmp, TYPE cmp_value)              \
+    }
+#define GSHMEMI_DEV_SYNC_SOME_0(F, T)                                                              \
+    __device__ inline size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,       \
+                               int cmp, T cmp_value)                                               \
     {                                                                                              \
         if (gshmemi_all_excluded(nelems, status))                                                  \
             return 0;                                                                              \
         size_t k = 0;                                                                              \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_some", ivars, [&] {                              \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
             return (k = gshmemi_test_some(ivars, nelems, indices, status, cmp,                     \
-                                          (const TYPE *)nullptr, cmp_value)) != 0;                 \
+                                          (const T *)nullptr, cmp_value)) != 0;                    \
         });                                                                                        \
         return k;                                                                                  \
-    }                                                                                              \
-    __device__ inline void gshmem_##NAME##_wait_until_all_vector(                                  \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values)            \
+    }
+#define GSHMEMI_DEV_SYNC_ALL_VECTOR_0(F, T)                                                        \
+    __device__ inline void F(T *ivars, size_t nelems, const int *status, int cmp,                  \
+                             const T *cmp_values)                                                  \
     {                                                                                              \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_all_vector", ivars, [&] {                        \
-            return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0)) != 0;          \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
+            return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values,                        \
+                                    static_cast<T>(0)) != 0;                                       \
         });                                                                                        \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_wait_until_any_vector(                                \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values)            \
+    }
+#define GSHMEMI_DEV_SYNC_ANY_VECTOR_0(F, T)                                                        \
+    __device__ inline size_t F(T *ivars, size_t nelems, const int *status, int cmp,                \
+                               const T *cmp_values)                                                \
     {                                                                                              \
         if (gshmemi_all_excluded(nelems, status))                                                  \
             return SIZE_MAX;                                                                       \
         size_t r = SIZE_MAX;                                                                       \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_any_vector", ivars, [&] {                        \
-            return (r = gshmemi_test_any(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0))) !=       \
-                   SIZE_MAX;                                                                       \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
+            return (r = gshmemi_test_any(ivars, nelems, status, cmp, cmp_values,                   \
+                                         static_cast<T>(0))) != SIZE_MAX;                          \
         });                                                                                        \
         return r;                                                                                  \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_wait_until_some_vector(                               \
-        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,                   \
-        const TYPE *cmp_values)                                                                    \
+    }
+#define GSHMEMI_DEV_SYNC_SOME_VECTOR_0(F, T)                                                       \
+    __device__ inline size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,       \
+                               int cmp, const T *cmp_values)                                       \
     {                                                                                              \
         if (gshmemi_all_excluded(nelems, status))                                                  \
             return 0;                                                                              \
         size_t k = 0;                                                                              \
-        gshmemi_spin("gshmem_" #NAME "_wait_until_some_vector", ivars, [&] {                       \
+        gshmemi_spin(#F, ivars, [&] {                                                              \
             return (k = gshmemi_test_some(ivars, nelems, indices, status, cmp, cmp_values,         \
-                                          static_cast<TYPE>(0))) != 0;                                           \
+                                          static_cast<T>(0))) != 0;                                \
         });                                                                                        \
         return k;                                                                                  \
-    }                                                                                              \
-    __device__ inline int gshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value)                \
+    }
+#define GSHMEMI_DEV_SYNC_ONE_1(F, T)                                                               \
+    __device__ inline int F(T *ivar, int cmp, T cmp_value)                                         \
     {                                                                                              \
         return gshmemi_test(ivar, cmp, cmp_value) ? 1 : 0;                                         \
-    }                                                                                              \
-    __device__ inline int gshmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,  \
-                                                   int cmp, TYPE cmp_value)                        \
-    {                                                                                              \
-        return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value);     \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_test_any(TYPE *ivars, size_t nelems,                  \
-                                                      const int *status, int cmp, TYPE cmp_value)  \
-    {                                                                                              \
-        return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)nullptr, cmp_value);     \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_test_some(TYPE *ivars, size_t nelems,                 \
-                                                       size_t *indices, const int *status,         \
-                                                       int cmp, TYPE cmp_value)                    \
-    {                                                                                              \
-        return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)nullptr,       \
-                                 cmp_value);                                                       \
-    }                                                                                              \
-    __device__ inline int gshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,              \
-                                                          const int *status, int cmp,              \
-                                                          const TYPE *cmp_values)                  \
-    {                                                                                              \
-        return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0));                   \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,           \
-                                                             const int *status, int cmp,           \
-                                                             const TYPE *cmp_values)               \
-    {                                                                                              \
-        return gshmemi_test_any(ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0));                   \
-    }                                                                                              \
-    __device__ inline size_t gshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,          \
-                                                              size_t *indices, const int *status,  \
-                                                              int cmp, const TYPE *cmp_values)     \
-    {                                                                                              \
-        return gshmemi_test_some(ivars, nelems, indices, status, cmp, cmp_values, static_cast<TYPE>(0));         \
     }
-GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DEV_P2P_SYNC)
-#undef GSHMEMI_DEV_P2P_SYNC
+#define GSHMEMI_DEV_SYNC_ALL_1(F, T)                                                               \
+    __device__ inline int F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)      \
+    {                                                                                              \
+        return gshmemi_test_all(ivars, nelems, status, cmp, (const T *)nullptr, cmp_value);        \
+    }
+#define GSHMEMI_DEV_SYNC_ANY_1(F, T)                                                               \
+    __device__ inline size_t F(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)   \
+    {                                                                                              \
+        return gshmemi_test_any(ivars, nelems, status, cmp, (const T *)nullptr, cmp_value);        \
+    }
+#define GSHMEMI_DEV_SYNC_SOME_1(F, T)                                                              \
+    __device__ inline size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,       \
+                               int cmp, T cmp_value)                                               \
+    {                                                                                              \
+        return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const T *)nullptr,          \
+                                 cmp_value);                                                       \
+    }
+#define GSHMEMI_DEV_SYNC_ALL_VECTOR_1(F, T)                                                        \
+    __device__ inline int F(T *ivars, size_t nelems, const int *status, int cmp,                   \
+                            const T *cmp_values)                                                   \
+    {                                                                                              \
+        return gshmemi_test_all(ivars, nelems, status, cmp, cmp_values, static_cast<T>(0));        \
+    }
+#define GSHMEMI_DEV_SYNC_ANY_VECTOR_1(F, T)                                                        \
+    __device__ inline size_t F(T *ivars, size_t nelems, const int *status, int cmp,                \
+                               const T *cmp_values)                                                \
+    {                                                                                              \
+        return gshmemi_test_any(ivars, nelems, status, cmp, cmp_values, static_cast<T>(0));        \
+    }
+#define GSHMEMI_DEV_SYNC_SOME_VECTOR_1(F, T)                                                       \
+    __device__ inline size_t F(T *ivars, size_t nelems, size_t *indices, const int *status,       \
+                               int cmp, const T *cmp_values)                                       \
+    {                                                                                              \
+        return gshmemi_test_some(ivars, nelems, indices, status, cmp, cmp_values,                  \
+                                 static_cast<T>(0));                                               \
+    }
+
+#define GSHMEMI_DEV_SYNC_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_DEV_SYNC_##SHAPE##_##NBI(gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DEV_SYNC(NAME, TYPE, G) GSHMEM_FOR_P2P_SYNC_OPS(GSHMEMI_DEV_SYNC_TYPED, NAME, TYPE)
+GSHMEM_FOR_P2P_SYNC_TYPES(GSHMEMI_DEV_SYNC)
+#undef GSHMEMI_DEV_SYNC
+#undef GSHMEMI_DEV_SYNC_TYPED
 
 /* ---- ordering and synchronisation ---- */
 __device__ inline void gshmem_fence(void)

@@ -23,14 +23,64 @@ extern "C" {
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
-/* Words of the runtime's internal area of each PE's GPU heap used by device
- * barriers (the on-stream barrier's are in src/device/gpu.h). */
-#define GSHMEMI_DEV_AREA_DBAR_ROUNDS 128 /* 64 dissemination round counters */
-#define GSHMEMI_DEV_AREA_DBAR_EPOCH 192  /* device barriers done by this PE */
-#define GSHMEMI_DEV_AREA_GRID_ARRIVE 193 /* blocks arrived at this grid barrier */
-#define GSHMEMI_DEV_AREA_GRID_GEN 194    /* grid barriers completed */
 /* Rounds of the device barrier's dissemination: ceil(log2(n_pes)). */
 #define GSHMEMI_DEVICE_DBAR_MAX_ROUNDS 32
+
+/* The runtime's internal area of each PE's GPU heap (the heap's first
+ * allocation, so at the same offset on every PE; zeroed at init): where
+ * each region starts, in 64-bit words, and the area's size.  A barrier's
+ * round counters are a word per dissemination round, which the round's
+ * partner adds to (or writes). */
+enum gshmemi_dev_area {
+    /* The on-stream barrier's kernel (src/gpu/host_kernels.cu): round
+     * counters, and the barriers this PE has done. */
+    GSHMEMI_DEV_AREA_KBAR_ROUNDS = 0,
+    GSHMEMI_DEV_AREA_KBAR_EPOCH = 64,
+    /* The device barrier (gshmem/device/barrier.cuh): round counters, the
+     * barriers this PE has done; the grid barrier's blocks arrived, and
+     * the grid barriers completed. */
+    GSHMEMI_DEV_AREA_DBAR_ROUNDS = 128,
+    GSHMEMI_DEV_AREA_DBAR_EPOCH = 192,
+    GSHMEMI_DEV_AREA_GRID_ARRIVE = 193,
+    GSHMEMI_DEV_AREA_GRID_GEN = 194,
+    /* The on-stream barrier of stream memory operations
+     * (src/sync/sync_on_stream.c): each round's word, written with the
+     * barrier's number. */
+    GSHMEMI_DEV_AREA_SBAR_ROUNDS = 256,
+    /* Words reserved for a barrier's round counters. */
+    GSHMEMI_DEV_AREA_ROUNDS = 64,
+    /* The area's size in words (GSHMEMI_DEV_AREA_WORDS * 8 bytes). */
+    GSHMEMI_DEV_AREA_WORDS = 512,
+};
+
+/* The regions follow one another without overlap, inside the area, and
+ * each barrier's rounds fit its counters (an int count of PEs needs 31). */
+#if defined(__cplusplus)
+#define GSHMEMI_DEV_AREA_ASSERT(c, m) static_assert(c, m)
+#else
+#define GSHMEMI_DEV_AREA_ASSERT(c, m) _Static_assert(c, m)
+#endif
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_KBAR_ROUNDS + GSHMEMI_DEV_AREA_ROUNDS <=
+                            GSHMEMI_DEV_AREA_KBAR_EPOCH,
+                        "kernel barrier rounds overlap its epoch");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_KBAR_EPOCH + 1 <= GSHMEMI_DEV_AREA_DBAR_ROUNDS,
+                        "kernel barrier epoch overlaps the device barrier's rounds");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_DBAR_ROUNDS + GSHMEMI_DEV_AREA_ROUNDS <=
+                            GSHMEMI_DEV_AREA_DBAR_EPOCH,
+                        "device barrier rounds overlap its epoch");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_DBAR_EPOCH + 1 <= GSHMEMI_DEV_AREA_GRID_ARRIVE,
+                        "device barrier epoch overlaps the grid barrier's arrivals");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_GRID_ARRIVE + 1 <= GSHMEMI_DEV_AREA_GRID_GEN,
+                        "grid barrier arrivals overlap its generation");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_GRID_GEN + 1 <= GSHMEMI_DEV_AREA_SBAR_ROUNDS,
+                        "grid barrier generation overlaps the stream barrier's rounds");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_SBAR_ROUNDS + GSHMEMI_DEV_AREA_ROUNDS <=
+                            GSHMEMI_DEV_AREA_WORDS,
+                        "stream barrier rounds run past the area");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_ROUNDS >= 31, "an int count of PEs needs 31 rounds");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEVICE_DBAR_MAX_ROUNDS <= GSHMEMI_DEV_AREA_ROUNDS,
+                        "the device barrier has more rounds than counters");
+#undef GSHMEMI_DEV_AREA_ASSERT
 
 /* Why a device thread stopped the job. */
 enum {

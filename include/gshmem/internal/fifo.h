@@ -269,6 +269,8 @@ enum gshmemi_amo_op {
 /* The most bytes a PUT_INLINE carries: the slot's words after the offset. */
 #define GSHMEMI_REQ_INLINE_MAX (8 * (GSHMEMI_FIFO_WORDS - 1))
 
+/* A request's tag: bits 0-7 kind, 8-15 op, 16-31 size, 32-62 the target PE
+ * (0 to INT32_MAX; bit 63 is the FIFO's parity). */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -276,6 +278,24 @@ static inline uint64_t gshmemi_req_tag(int kind, int op, int size, int pe)
 {
     return (uint64_t)(kind & 0xff) | (uint64_t)(op & 0xff) << 8 | (uint64_t)(size & 0xffff) << 16 |
            (uint64_t)(uint32_t)pe << 32;
+}
+
+/* The fields gshmemi_req_tag packed (the parity bit, if still there, is
+ * left out). */
+struct gshmemi_req_fields {
+    int kind, op, size, pe;
+};
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline struct gshmemi_req_fields gshmemi_req_untag(uint64_t tag)
+{
+    struct gshmemi_req_fields f;
+    f.kind = (int)(tag & 0xff);
+    f.op = (int)(tag >> 8 & 0xff);
+    f.size = (int)(tag >> 16 & 0xffff);
+    f.pe = (int)(tag >> 32 & 0x7fffffff);
+    return f;
 }
 
 #endif
