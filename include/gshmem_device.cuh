@@ -14,8 +14,7 @@
  * Memory model (DESIGN.md section 5): puts to mapped PEs are weak stores;
  * gshmem_fence orders them per PE; gshmem_quiet completes all; signals are
  * release operations at system scope; waits spin with acquire loads
- * (relaxed polls with one acquire at the end measured slower in the
- * library).  Kernels reach mapped PEs (same GPU or P2P)
+ * (docs/device-api.md says why).  Kernels reach mapped PEs (same GPU or P2P)
  * with loads and stores, and every other PE through the proxy: requests in
  * a FIFO that a CPU thread carries out on the network transport.  Without
  * a proxy (a single-node job with some pair unmapped and no transport) a

@@ -24,8 +24,8 @@ __device__ __forceinline__ void gshmemi_pe_barrier(const char *call)
     /* What the grid pushed for the proxy is done before anybody is told. */
     gshmemi_proxy_quiet(call);
     /* Everything from here to the wait is the barrier's latency: the
-     * partners come from the state (init worked them out; a modulo here
-     * cost ~80 ns) and the function is inlined (a call cost ~45 ns). */
+     * partners come from the state (init worked them out, no modulo here)
+     * and the function is inlined (no call). */
     for (int r = 0; r < s.dbar_rounds; r++) {
         unsigned long long *w = reinterpret_cast<unsigned long long *>(s.dbar[r].word);
         if (w == nullptr)
