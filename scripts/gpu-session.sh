@@ -5,6 +5,7 @@
 #   sh scripts/gpu-session.sh            tests at 1, 2, 4 PEs, leak cycles, benchmarks
 #   NPS="1 2" QUICK=1 sh scripts/gpu-session.sh   tests only
 #   PROXY_ONLY=1 sh scripts/gpu-session.sh        the proxy path: tests and benchmarks
+#   NOBENCH=1 PROXY_ONLY=1 sh scripts/gpu-session.sh   the proxy path's tests only
 # Every program runs under a timeout (T seconds, default 120).
 # Logs go to $OUT (or /tmp): gpu.log, bench.log.  Never changes GPU settings.
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
@@ -19,7 +20,7 @@ T=${T:-120}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$b"
 proxy_path() {
     export GSHMEM_DISABLE_P2P=1
-    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team gpu_on_stream; do
         echo "=== $p tcp 2" >>"$log"
         GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" >>"$log" 2>&1
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
@@ -52,6 +53,10 @@ proxy_path() {
             echo "gpu_fifo $mode np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
         done
     done
+    if [ -n "${NOBENCH:-}" ]; then
+        unset GSHMEM_DISABLE_P2P
+        return
+    fi
     echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 parts 2>&1 | tee -a "$b"
@@ -72,7 +77,7 @@ if [ -n "${PROXY_ONLY:-}" ]; then
 fi
 ./build/tools/gshmem-info | sed -n '3,16p'
 for np in ${NPS:-1 2 4}; do
-    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic gpu_on_stream; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team gpu_on_stream; do
         echo "=== $p $np" >>"$log"
         GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
         echo "$p np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
