@@ -236,6 +236,44 @@ GSHMEM_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
 GSHMEM_API int gshmem_team_sync(gshmem_team_t team);
 GSHMEM_API int gshmem_barrier(gshmem_team_t team);
 
+/* ---- collectives ------------------------------------------------------- */
+
+#define GSHMEMI_DECL_COLL_BROADCAST(F, T) \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);
+#define GSHMEMI_DECL_COLL_FCOLLECT(F, T) \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+#define GSHMEMI_DECL_COLL_COLLECT(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
+#define GSHMEMI_DECL_COLL_ALLTOALL(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
+#define GSHMEMI_DECL_COLL_ALLTOALLS(F, T)                                                   \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,          \
+                     ptrdiff_t sst, size_t nelems);
+#define GSHMEMI_DECL_COLL_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    GSHMEMI_DECL_COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_COLL(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_TYPED, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_COLL)
+#define GSHMEMI_DECL_COLL_MEM(STEM, TAIL, SHAPE, V, A, B) \
+    GSHMEMI_DECL_COLL_##SHAPE(gshmem_##STEM##mem##TAIL, void)
+GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_MEM, , )
+#undef GSHMEMI_DECL_COLL_MEM
+#undef GSHMEMI_DECL_COLL
+
+#define GSHMEMI_DECL_REDUCE_REDUCE(F, T) \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define GSHMEMI_DECL_REDUCE_REDUCESCATTER(F, T) GSHMEMI_DECL_REDUCE_REDUCE(F, T)
+#define GSHMEMI_DECL_REDUCE_INSCAN(F, T) \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+#define GSHMEMI_DECL_REDUCE_EXSCAN(F, T) GSHMEMI_DECL_REDUCE_INSCAN(F, T)
+#define GSHMEMI_DECL_REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
+    GSHMEMI_DECL_REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_REDUCE_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_REDUCE_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_REDUCE_ARITH(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DECL_REDUCE_TYPED, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_REDUCE_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_REDUCE_ARITH)
+#undef GSHMEMI_DECL_REDUCE_BITWISE
+#undef GSHMEMI_DECL_REDUCE_ARITH
+
 #ifdef __cplusplus
 }
 #endif

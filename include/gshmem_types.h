@@ -139,6 +139,56 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEM_FOR_P2P_SYNC_TYPES(X) GSHMEMI_P2P_SYNC_TYPES(GSHMEMI_P2P_SYNC_TYPE, X)
 #define GSHMEMI_P2P_SYNC_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
+/* Reduction types: the bitwise operations' (and, or, xor) and the
+ * arithmetic ones' (min, max, sum, prod, the sum scans).  half and
+ * bfloat16 are NVSHMEM's additions. */
+#define GSHMEMI_REDUCE_BITWISE_TYPES(X, C)    \
+    X(uchar, unsigned char, 1, C)             \
+    X(ushort, unsigned short, 1, C)           \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int8, int8_t, 0, C)                     \
+    X(int16, int16_t, 0, C)                   \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint8, uint8_t, 0, C)                   \
+    X(uint16, uint16_t, 0, C)                 \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)                 \
+    X(size, size_t, 0, C)
+#define GSHMEM_FOR_REDUCE_BITWISE_TYPES(X) GSHMEMI_REDUCE_BITWISE_TYPES(GSHMEMI_REDUCE_BITWISE_TYPE, X)
+#define GSHMEMI_REDUCE_BITWISE_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+#define GSHMEMI_REDUCE_ARITH_TYPES(X, C)      \
+    X(char, char, 1, C)                       \
+    X(schar, signed char, 1, C)               \
+    X(short, short, 1, C)                     \
+    X(int, int, 1, C)                         \
+    X(long, long, 1, C)                       \
+    X(longlong, long long, 1, C)              \
+    X(ptrdiff, ptrdiff_t, 0, C)               \
+    X(uchar, unsigned char, 1, C)             \
+    X(ushort, unsigned short, 1, C)           \
+    X(uint, unsigned int, 1, C)               \
+    X(ulong, unsigned long, 1, C)             \
+    X(ulonglong, unsigned long long, 1, C)    \
+    X(int8, int8_t, 0, C)                     \
+    X(int16, int16_t, 0, C)                   \
+    X(int32, int32_t, 0, C)                   \
+    X(int64, int64_t, 0, C)                   \
+    X(uint8, uint8_t, 0, C)                   \
+    X(uint16, uint16_t, 0, C)                 \
+    X(uint32, uint32_t, 0, C)                 \
+    X(uint64, uint64_t, 0, C)                 \
+    X(size, size_t, 0, C)                     \
+    X(float, float, 1, C)                     \
+    X(double, double, 1, C)                   \
+    X(half, gshmem_half, 1, C)                \
+    X(bfloat16, gshmem_bfloat16, 1, C)
+#define GSHMEM_FOR_REDUCE_ARITH_TYPES(X) GSHMEMI_REDUCE_ARITH_TYPES(GSHMEMI_REDUCE_ARITH_TYPE, X)
+#define GSHMEMI_REDUCE_ARITH_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
 /* ---- operation tables --------------------------------------------------
  * One row per operation: X(STEM, TAIL, SHAPE, V, A, B).
  *   STEM, TAIL  the operation's name, split where a form inserts its part:
@@ -276,6 +326,56 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(test, _all_vector, ALL_VECTOR, 1, A, B)                  \
     X(test, _any_vector, ANY_VECTOR, 1, A, B)                  \
     X(test, _some_vector, SOME_VECTOR, 1, A, B)
+
+/* Collectives on a team, on the RMA types: X(STEM, TAIL, SHAPE, V, A, B),
+ * typed gshmem_<NAME>_<STEM> and mem gshmem_<STEM>mem (bytes); V unused (0).
+ * Shapes, each returning 0 or a status:
+ *   BROADCAST  (team, dest, source, nelems, PE_root): root's source to
+ *              every PE's dest, the root's own too
+ *   COLLECT    (team, dest, source, nelems): every PE's source, in team
+ *              order; nelems may differ between PEs
+ *   FCOLLECT   the same, nelems the same on every PE
+ *   ALLTOALL   (team, dest, source, nelems): block j of my source to PE
+ *              j's dest, at block my index
+ *   ALLTOALLS  (team, dest, source, dst, sst, nelems): the same with
+ *              element strides dst (dest) and sst (source) */
+#define GSHMEM_FOR_COLL_OPS(X, A, B)                    \
+    X(broadcast, , BROADCAST, 0, A, B)                  \
+    X(collect, , COLLECT, 0, A, B)                      \
+    X(fcollect, , FCOLLECT, 0, A, B)                    \
+    X(alltoall, , ALLTOALL, 0, A, B)                    \
+    X(alltoalls, , ALLTOALLS, 0, A, B)
+
+/* Reductions on a team: X(STEM, TAIL, SHAPE, OP, A, B), typed
+ * gshmem_<NAME>_<STEM><TAIL>; OP combines two values (AND, OR, XOR, MIN,
+ * MAX, SUM, PROD).  Shapes, each returning 0 or a status:
+ *   REDUCE         (team, dest, source, nreduce): every PE's dest gets the
+ *                  element-wise combination of all PEs' sources
+ *   REDUCESCATTER  (team, dest, source, nreduce): source holds one block of
+ *                  nreduce per PE; PE i's dest gets the combination of
+ *                  every PE's block i (NVSHMEM's extension)
+ *   INSCAN, EXSCAN (team, dest, source, nelems): PE i's dest gets the
+ *                  combination of the sources of PEs 0..i (INSCAN) or
+ *                  0..i-1 (EXSCAN; on PE 0, zero) */
+#define GSHMEM_FOR_REDUCE_BITWISE_OPS(X, A, B)          \
+    X(and, _reduce, REDUCE, AND, A, B)                  \
+    X(or, _reduce, REDUCE, OR, A, B)                    \
+    X(xor, _reduce, REDUCE, XOR, A, B)                  \
+    X(and, _reducescatter, REDUCESCATTER, AND, A, B)    \
+    X(or, _reducescatter, REDUCESCATTER, OR, A, B)      \
+    X(xor, _reducescatter, REDUCESCATTER, XOR, A, B)
+
+#define GSHMEM_FOR_REDUCE_ARITH_OPS(X, A, B)            \
+    X(min, _reduce, REDUCE, MIN, A, B)                  \
+    X(max, _reduce, REDUCE, MAX, A, B)                  \
+    X(sum, _reduce, REDUCE, SUM, A, B)                  \
+    X(prod, _reduce, REDUCE, PROD, A, B)                \
+    X(min, _reducescatter, REDUCESCATTER, MIN, A, B)    \
+    X(max, _reducescatter, REDUCESCATTER, MAX, A, B)    \
+    X(sum, _reducescatter, REDUCESCATTER, SUM, A, B)    \
+    X(prod, _reducescatter, REDUCESCATTER, PROD, A, B)  \
+    X(sum, _inscan, INSCAN, SUM, A, B)                  \
+    X(sum, _exscan, EXSCAN, SUM, A, B)
 
 /* Helpers for the _Generic forms: keep an association only where G is 1. */
 #define GSHMEMI_IF_GENERIC_1(...) __VA_ARGS__

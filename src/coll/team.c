@@ -42,7 +42,10 @@ static struct {
     struct gshmemi_team *teams; /* by slot, n_slots of them */
     int n_slots;
     struct split_vote *votes; /* heap: one per world PE, by parent index */
+    uint64_t *sizes;          /* heap: one word per world PE, for the collectives */
 } tm;
+
+uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
 
 /* ---- lookup ---------------------------------------------------------------- */
 
@@ -172,7 +175,10 @@ int gshmemi_teams_init(void)
     }
     tm.votes = gshmemi_heap_alloc_internal("team split area",
                                            sizeof(struct split_vote) * (size_t)gshmemi_rt.n_pes);
-    if (tm.votes == NULL) {
+    tm.sizes = tm.votes == NULL ? NULL
+                                : gshmemi_heap_alloc_internal("collectives' area",
+                                                              sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes);
+    if (tm.votes == NULL || tm.sizes == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }

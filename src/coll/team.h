@@ -29,6 +29,10 @@ int gshmemi_team_index(const struct gshmemi_team *t, int pe);
  * transport).  Orders nothing else: the callers quiet first where needed. */
 void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_team_t slot);
 
+/* A block of the heap the runtime keeps for the collectives: one 64-bit
+ * word per world PE (collect's block sizes). */
+uint64_t *gshmemi_team_sizes_area(void);
+
 /* At init, after the heap and the transport; at finalize. */
 int gshmemi_teams_init(void);
 void gshmemi_teams_fini(void);

@@ -203,6 +203,12 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t nbyte
     rma_put(call, dest, src, nbytes, pe, blocking);
 }
 
+void gshmemi_rma_iput(const char *call, void *dest, const void *src, ptrdiff_t dst,
+                      ptrdiff_t sst, size_t nelems, size_t esize, int pe)
+{
+    rma_iput(call, dest, src, dst, sst, nelems, esize, pe);
+}
+
 void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                      int blocking)
 {

@@ -119,6 +119,9 @@ void gshmemi_rma_put(const char *call, void *dest, const void *src, size_t nbyte
                      int blocking);
 void gshmemi_rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                      int blocking);
+/* nelems elements of esize bytes at element strides dst and sst (blocking). */
+void gshmemi_rma_iput(const char *call, void *dest, const void *src, ptrdiff_t dst,
+                      ptrdiff_t sst, size_t nelems, size_t esize, int pe);
 
 /* Releases every buffer the application left registered (gshmem_finalize). */
 void gshmemi_buffers_release(void);

@@ -1,0 +1,386 @@
+/*
+ * Collectives on teams, host forms (blocking): built on the one-sided layer
+ * (puts and gets that reach mapped peers through the heap's access and the
+ * others through the transport) and the team's barrier.
+ *
+ * Each call starts with the team's barrier (every member has arrived: its
+ * source is ready and its dest no longer read), moves the data, completes
+ * it with quiet and ends with the barrier again.  Reductions are reduce-
+ * scatter then all-gather: member i reads part i of every member's source,
+ * combines them in team order (so every PE gets the same bits, floats
+ * included) and writes the result into every member's dest.  Part i is
+ * read and written by member i alone, so dest may be source.  The scans
+ * read every earlier member's source, then meet, then write: in place too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/half.h"
+#include "core/runtime.h"
+#include "rma/rma.h"
+#include "coll/team.h"
+
+/* ---- the calls' common parts ------------------------------------------------ */
+
+/* The team a collective runs on; a team that does not name one here ends
+ * the job (its other members would wait for ever). */
+static struct gshmemi_team *team_for(const char *call, gshmem_team_t team)
+{
+    struct gshmemi_team *t = gshmemi_team_get(call, team);
+    if (t == NULL)
+        gshmemi_rma_fail(call, "not a team this pe is in (the reason is above)");
+    return t;
+}
+
+static void *scratch(const char *call, size_t n)
+{
+    void *p = malloc(n > 0 ? n : 1);
+    if (p == NULL)
+        gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", n);
+    return p;
+}
+
+/* The puts so far are complete everywhere, then every member meets. */
+static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t team)
+{
+    gshmem_quiet();
+    gshmemi_team_sync(call, t, team);
+}
+
+/* Part i of n of count elements: [*first, *first + *len). */
+static void part(size_t count, int n, int i, size_t *first, size_t *len)
+{
+    const size_t q = count / (size_t)n, r = count % (size_t)n;
+    *first = (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+    *len = q + ((size_t)i < r);
+}
+
+/* ---- moving data ------------------------------------------------------------- */
+
+static int broadcast(const char *call, gshmem_team_t team, void *dest, const void *source,
+                     size_t nbytes, int root)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    if (root < 0 || root >= t->n)
+        gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+    gshmemi_team_sync(call, t, team);
+    if (t->my == root)
+        for (int i = 0; i < t->n; i++)
+            if (i != root || dest != source)
+                gshmemi_rma_put(call, dest, source, nbytes, t->pes[i], 0);
+    finish(call, t, team);
+    return 0;
+}
+
+static int fcollect(const char *call, gshmem_team_t team, void *dest, const void *source,
+                    size_t nbytes)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    if (nbytes > 0 && (size_t)t->n > SIZE_MAX / nbytes)
+        gshmemi_rma_fail(call, "%d blocks of %zu bytes overflow the address space", t->n, nbytes);
+    gshmemi_team_sync(call, t, team);
+    for (int i = 0; i < t->n; i++)
+        gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
+    finish(call, t, team);
+    return 0;
+}
+
+/* Every member's block size, then every block at its offset. */
+static int collect(const char *call, gshmem_team_t team, void *dest, const void *source,
+                   size_t nbytes)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    uint64_t *sizes = gshmemi_team_sizes_area(), mine = nbytes, *all;
+    all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
+    gshmemi_team_sync(call, t, team);
+    for (int i = 0; i < t->n; i++)
+        gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
+    finish(call, t, team);
+    gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
+    uint64_t off = 0;
+    for (int i = 0; i < t->my; i++)
+        off += all[i];
+    free(all);
+    for (int i = 0; i < t->n; i++)
+        gshmemi_rma_put(call, (char *)dest + off, source, nbytes, t->pes[i], 0);
+    /* The sizes' block is free again only once every member has read it. */
+    finish(call, t, team);
+    return 0;
+}
+
+static int alltoall(const char *call, gshmem_team_t team, void *dest, const void *source,
+                    size_t nbytes)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    if (nbytes > 0 && (size_t)t->n > SIZE_MAX / nbytes)
+        gshmemi_rma_fail(call, "%d blocks of %zu bytes overflow the address space", t->n, nbytes);
+    gshmemi_team_sync(call, t, team);
+    for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
+        const int j = (t->my + k) % t->n;
+        gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes,
+                        (const char *)source + (size_t)j * nbytes, nbytes, t->pes[j], 0);
+    }
+    finish(call, t, team);
+    return 0;
+}
+
+/* Element k of my block j lands at element k of block my on PE j, each
+ * side at its stride (in elements). */
+static int alltoalls(const char *call, gshmem_team_t team, void *dest, const void *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    if (dst <= 0 || sst <= 0)
+        gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    gshmemi_team_sync(call, t, team);
+    for (int k = 1; k <= t->n; k++) {
+        const int j = (t->my + k) % t->n;
+        const size_t first = (size_t)j * nelems;
+        gshmemi_rma_iput(call, (char *)dest + (size_t)t->my * nelems * (size_t)dst * esize,
+                         (const char *)source + first * (size_t)sst * esize, dst, sst, nelems,
+                         esize, t->pes[j]);
+    }
+    finish(call, t, team);
+    return 0;
+}
+
+/* ---- combining ------------------------------------------------------------------ */
+
+/* acc[i] = acc[i] OP in[i] for n elements. */
+typedef void combine_fn(void *acc, const void *in, size_t n);
+
+/* Integers combine in the unsigned type of their width, so that sums and
+ * products wrap (two's complement) instead of overflowing. */
+#define OP_AND(a, b) ((a) & (b))
+#define OP_OR(a, b) ((a) | (b))
+#define OP_XOR(a, b) ((a) ^ (b))
+#define OP_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define OP_MAX(a, b) ((b) > (a) ? (b) : (a))
+#define OP_SUM(a, b) ((a) + (b))
+#define OP_PROD(a, b) ((a) * (b))
+#define WRAPS_AND 0
+#define WRAPS_OR 0
+#define WRAPS_XOR 0
+#define WRAPS_MIN 0
+#define WRAPS_MAX 0
+#define WRAPS_SUM 1
+#define WRAPS_PROD 1
+
+#define COMBINE_INT(NAME, TYPE, OP)                                                        \
+    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
+    {                                                                                      \
+        TYPE *a = acc;                                                                     \
+        const TYPE *b = in;                                                                \
+        for (size_t i = 0; i < n; i++) {                                                   \
+            if (WRAPS_##OP)                                                                \
+                a[i] = (TYPE)OP_##OP((uintmax_t)a[i], (uintmax_t)b[i]);                    \
+            else                                                                           \
+                a[i] = (TYPE)OP_##OP(a[i], b[i]);                                          \
+        }                                                                                  \
+    }
+#define COMBINE_FLOAT(NAME, TYPE, OP)                                                      \
+    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
+    {                                                                                      \
+        TYPE *a = acc;                                                                     \
+        const TYPE *b = in;                                                                \
+        for (size_t i = 0; i < n; i++)                                                     \
+            a[i] = OP_##OP(a[i], b[i]);                                                    \
+    }
+/* 16-bit floats: in float, rounded once per combination. */
+#define COMBINE_HALF(NAME, KIND, OP)                                                       \
+    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
+    {                                                                                      \
+        uint16_t *a = acc;                                                                 \
+        const uint16_t *b = in;                                                            \
+        for (size_t i = 0; i < n; i++) {                                                   \
+            const float x = gshmemi_##KIND##_to_float(a[i]);                               \
+            const float y = gshmemi_##KIND##_to_float(b[i]);                               \
+            a[i] = gshmemi_float_to_##KIND(OP_##OP(x, y));                                 \
+        }                                                                                  \
+    }
+
+/* Which of the three a type's combinations are. */
+#define KIND_char INT
+#define KIND_schar INT
+#define KIND_short INT
+#define KIND_int INT
+#define KIND_long INT
+#define KIND_longlong INT
+#define KIND_ptrdiff INT
+#define KIND_uchar INT
+#define KIND_ushort INT
+#define KIND_uint INT
+#define KIND_ulong INT
+#define KIND_ulonglong INT
+#define KIND_int8 INT
+#define KIND_int16 INT
+#define KIND_int32 INT
+#define KIND_int64 INT
+#define KIND_uint8 INT
+#define KIND_uint16 INT
+#define KIND_uint32 INT
+#define KIND_uint64 INT
+#define KIND_size INT
+#define KIND_float FLOAT
+#define KIND_double FLOAT
+#define KIND_half HALF_half
+#define KIND_bfloat16 HALF_bfloat16
+#define COMBINE_HALF_half(NAME, TYPE, OP) COMBINE_HALF(NAME, half, OP)
+#define COMBINE_HALF_bfloat16(NAME, TYPE, OP) COMBINE_HALF(NAME, bfloat16, OP)
+#define COMBINE_OF(KIND) COMBINE_##KIND
+#define COMBINE_KIND(KIND, NAME, TYPE, OP) COMBINE_OF(KIND)(NAME, TYPE, OP)
+
+/* The scans' rows combine with SUM, as the reductions' do: one function each. */
+#define DEF_COMBINE_REDUCE(NAME, TYPE, OP) COMBINE_KIND(KIND_##NAME, NAME, TYPE, OP)
+#define DEF_COMBINE_REDUCESCATTER(NAME, TYPE, OP)
+#define DEF_COMBINE_INSCAN(NAME, TYPE, OP)
+#define DEF_COMBINE_EXSCAN(NAME, TYPE, OP)
+#define DEF_COMBINE(STEM, TAIL, SHAPE, OP, NAME, TYPE) DEF_COMBINE_##SHAPE(NAME, TYPE, OP)
+#define DEF_COMBINES_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
+#define DEF_COMBINES_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(DEF_COMBINE, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(DEF_COMBINES_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
+
+/* ---- reductions ----------------------------------------------------------------- */
+
+/* Combines part `first, len` (elements) of every member's source at
+ * block offset `block` (elements), in team order, into acc. */
+static void combine_parts(const char *call, const struct gshmemi_team *t, const void *source,
+                          size_t block, size_t first, size_t len, size_t esize, combine_fn *fn,
+                          char *acc, char *in)
+{
+    const char *src = (const char *)source + (block + first) * esize;
+    gshmemi_rma_get(call, acc, src, len * esize, t->pes[0], 1);
+    for (int i = 1; i < t->n; i++) {
+        gshmemi_rma_get(call, in, src, len * esize, t->pes[i], 1);
+        fn(acc, in, len);
+    }
+}
+
+static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
+                  size_t nreduce, size_t esize, combine_fn *fn)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    size_t first, len;
+    (void)gshmemi_rma_bytes(call, nreduce, esize);
+    part(nreduce, t->n, t->my, &first, &len);
+    char *acc = scratch(call, len * esize), *in = scratch(call, len * esize);
+    gshmemi_team_sync(call, t, team);
+    if (len > 0) {
+        combine_parts(call, t, source, 0, first, len, esize, fn, acc, in);
+        for (int i = 0; i < t->n; i++)
+            gshmemi_rma_put(call, (char *)dest + first * esize, acc, len * esize, t->pes[i], 0);
+    }
+    finish(call, t, team);
+    free(acc);
+    free(in);
+    return 0;
+}
+
+static int reducescatter(const char *call, gshmem_team_t team, void *dest, const void *source,
+                         size_t nreduce, size_t esize, combine_fn *fn)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
+    char *acc = scratch(call, nreduce * esize), *in = scratch(call, nreduce * esize);
+    gshmemi_team_sync(call, t, team);
+    if (nreduce > 0) {
+        combine_parts(call, t, source, (size_t)t->my * nreduce, 0, nreduce, esize, fn, acc, in);
+        gshmemi_rma_put(call, dest, acc, nreduce * esize, gshmemi_rt.my_pe, 0);
+    }
+    finish(call, t, team);
+    free(acc);
+    free(in);
+    return 0;
+}
+
+/* dest on member i: the combination of members 0..i's sources (inclusive)
+ * or 0..i-1's (exclusive; zero on member 0). */
+static int scan(const char *call, gshmem_team_t team, void *dest, const void *source,
+                size_t nelems, size_t esize, combine_fn *fn, int inclusive)
+{
+    struct gshmemi_team *t = team_for(call, team);
+    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
+    const int upto = inclusive ? t->my + 1 : t->my;
+    char *acc = scratch(call, bytes), *in = scratch(call, bytes);
+    gshmemi_team_sync(call, t, team);
+    memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
+    if (bytes > 0 && upto > 0) {
+        struct gshmemi_team first = *t;
+        first.n = upto; /* members 0..upto-1 */
+        combine_parts(call, &first, source, 0, 0, nelems, esize, fn, acc, in);
+    }
+    gshmemi_team_sync(call, t, team); /* every source is read: dest may be one */
+    gshmemi_rma_put(call, dest, acc, bytes, gshmemi_rt.my_pe, 1);
+    free(acc);
+    free(in);
+    return 0;
+}
+
+/* ---- the API ------------------------------------------------------------------- */
+
+#define COLL_BROADCAST(F, PTYPE, ETYPE)                                                     \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,   \
+                     int PE_root)                                                          \
+    {                                                                                      \
+        return broadcast(#F, team, dest, source, gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), \
+                         PE_root);                                                         \
+    }
+#define COLL_FCOLLECT(F, PTYPE, ETYPE)                                                      \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                      \
+        return fcollect(#F, team, dest, source, gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE))); \
+    }
+#define COLL_COLLECT(F, PTYPE, ETYPE)                                                       \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                      \
+        return collect(#F, team, dest, source, gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE))); \
+    }
+#define COLL_ALLTOALL(F, PTYPE, ETYPE)                                                      \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                      \
+        return alltoall(#F, team, dest, source, gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE))); \
+    }
+#define COLL_ALLTOALLS(F, PTYPE, ETYPE)                                                     \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,   \
+                     ptrdiff_t sst, size_t nelems)                                         \
+    {                                                                                      \
+        return alltoalls(#F, team, dest, source, dst, sst, nelems, sizeof(ETYPE));         \
+    }
+#define COLL_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE, TYPE)
+#define COLL_TYPE(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(COLL_TYPED, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(COLL_TYPE)
+#define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) COLL_##SHAPE(gshmem_##STEM##mem##TAIL, void, char)
+GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
+
+#define REDUCE_REDUCE(F, NAME, TYPE, OP)                                                    \
+    GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
+    {                                                                                      \
+        return reduce(#F, team, dest, source, nreduce, sizeof(TYPE), combine_##NAME##_##OP); \
+    }
+#define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP)                                             \
+    GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
+    {                                                                                      \
+        return reducescatter(#F, team, dest, source, nreduce, sizeof(TYPE),                \
+                             combine_##NAME##_##OP);                                       \
+    }
+#define REDUCE_INSCAN(F, NAME, TYPE, OP)                                                    \
+    GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
+    {                                                                                      \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 1); \
+    }
+#define REDUCE_EXSCAN(F, NAME, TYPE, OP)                                                    \
+    GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
+    {                                                                                      \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 0); \
+    }
+#define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
+    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP)
+#define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_TYPED, NAME, TYPE)
+#define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_TYPED, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH)

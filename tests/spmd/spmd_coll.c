@@ -1,0 +1,499 @@
+/* Host collectives on several teams (the world, a stride-2 and a stride-3
+ * split, the world reversed, a 2D row): broadcast, collect, fcollect,
+ * alltoall and alltoalls on every RMA type and their mem forms, every
+ * reduction on every type it has (reduce, reducescatter, the sum scans),
+ * in place where the spec allows it, and back-to-back calls with no
+ * barrier between.  Every PE regenerates every other PE's input from the
+ * seed, computes the expected result itself (integers in the unsigned
+ * type of their width, floats in team order, half and bfloat16 on small
+ * integers that they hold exactly) and checks every byte of dest, which is
+ * poisoned before each call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spmd_util.h"
+
+static int me, npes;
+static uint64_t seed;
+static unsigned char *sym_src, *sym_dst; /* symmetric, BUF bytes each */
+#define BUF (1u << 20)
+
+/* The world PEs of a team, by team index. */
+struct team {
+    gshmem_team_t t;
+    const char *name;
+    int n, my;
+    int pes[64];
+};
+
+static void team_of(struct team *tm, gshmem_team_t t, const char *name)
+{
+    tm->t = t;
+    tm->name = name;
+    tm->n = gshmem_team_n_pes(t);
+    tm->my = gshmem_team_my_pe(t);
+    for (int i = 0; i < tm->n && i < 64; i++)
+        tm->pes[i] = gshmem_team_translate_pe(t, i, GSHMEM_TEAM_WORLD);
+}
+
+/* Member i's input of `len` bytes for call number `tag`. */
+static void input(unsigned char *buf, size_t len, int world_pe, uint64_t tag)
+{
+    spmd_fill(buf, len, seed, world_pe, tag);
+}
+
+static void put_source(const void *buf, size_t len) { spmd_store(sym_src, buf, len); }
+/* dest and the 64 bytes after it, which expect_bytes checks stay so */
+static void poison_dest(size_t len) { spmd_set(sym_dst, POISON, len + 64 <= BUF ? len + 64 : len); }
+
+static void expect_bytes(const char *what, const struct team *tm, const unsigned char *want,
+                         size_t len, uint64_t tag)
+{
+    unsigned char *got = malloc(len + 64);
+    spmd_load(got, sym_dst, len + 64 <= BUF ? len + 64 : len);
+    for (size_t i = 0; i < len; i++)
+        CHECK(got[i] == want[i], "%s on %s (call %llu): byte %zu of %zu is %#x, expected %#x", what,
+              tm->name, (unsigned long long)tag, i, len, got[i], want[i]);
+    if (len + 64 <= BUF)
+        CHECK(spmd_all_bytes(got + len, 64, POISON), "%s on %s: bytes past dest written", what,
+              tm->name);
+    free(got);
+}
+
+/* ---- moving data: every RMA type through its typed functions -------------------- */
+
+typedef int bcast_fn(gshmem_team_t, void *, const void *, size_t, int);
+typedef int coll_fn(gshmem_team_t, void *, const void *, size_t);
+typedef int alltoalls_fn(gshmem_team_t, void *, const void *, ptrdiff_t, ptrdiff_t, size_t);
+struct mover {
+    const char *type;
+    size_t esize;
+    bcast_fn *broadcast;
+    coll_fn *collect, *fcollect, *alltoall;
+    alltoalls_fn *alltoalls;
+};
+
+#define MOVER(NAME, TYPE, G)                                                                 \
+    {#NAME, sizeof(TYPE), (bcast_fn *)gshmem_##NAME##_broadcast, (coll_fn *)gshmem_##NAME##_collect, \
+     (coll_fn *)gshmem_##NAME##_fcollect, (coll_fn *)gshmem_##NAME##_alltoall,                 \
+     (alltoalls_fn *)gshmem_##NAME##_alltoalls},
+static const struct mover movers[] = {
+    GSHMEM_FOR_RMA_TYPES(MOVER)
+    {"mem", 1, gshmem_broadcastmem, gshmem_collectmem, gshmem_fcollectmem, gshmem_alltoallmem,
+     gshmem_alltoallsmem},
+};
+
+static void check_moves(const struct team *tm, const struct mover *m, size_t nelems, uint64_t tag)
+{
+    const size_t es = m->esize, b = nelems * es;
+    /* room for the largest: alltoalls' source (3 elements a step), collect's dest */
+    const size_t room = 3 * (size_t)tm->n * b + (size_t)tm->n * (size_t)tm->n * es + 64;
+    unsigned char *want = calloc(1, room), *in = malloc(room);
+    char what[96];
+
+    /* broadcast from each root in turn (the root's own dest too) */
+    for (int root = 0; root < tm->n; root += (tm->n > 3 ? 2 : 1)) {
+        input(in, b, tm->pes[tm->my], tag);
+        put_source(in, b);
+        poison_dest(b);
+        CHECK(m->broadcast(tm->t, sym_dst, sym_src, nelems, root) == 0, "broadcast");
+        input(want, b, tm->pes[root], tag);
+        snprintf(what, sizeof(what), "%s_broadcast(%zu) from %d", m->type, nelems, root);
+        expect_bytes(what, tm, want, b, tag++);
+    }
+    /* fcollect */
+    input(in, b, tm->pes[tm->my], tag);
+    put_source(in, b);
+    poison_dest(b * (size_t)tm->n);
+    CHECK(m->fcollect(tm->t, sym_dst, sym_src, nelems) == 0, "fcollect");
+    for (int i = 0; i < tm->n; i++)
+        input(want + (size_t)i * b, b, tm->pes[i], tag);
+    snprintf(what, sizeof(what), "%s_fcollect(%zu)", m->type, nelems);
+    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    /* collect: member i gives nelems + i elements */
+    size_t off = 0, mine = (nelems + (size_t)tm->my) * es;
+    input(in, mine, tm->pes[tm->my], tag);
+    put_source(in, mine);
+    poison_dest((size_t)tm->n * (b + (size_t)tm->n * es));
+    CHECK(m->collect(tm->t, sym_dst, sym_src, nelems + (size_t)tm->my) == 0, "collect");
+    for (int i = 0; i < tm->n; i++) {
+        const size_t len = (nelems + (size_t)i) * es;
+        input(want + off, len, tm->pes[i], tag);
+        off += len;
+    }
+    snprintf(what, sizeof(what), "%s_collect(%zu + index)", m->type, nelems);
+    expect_bytes(what, tm, want, off, tag++);
+    /* alltoall: block j of member i's source lands at block i of member j */
+    input(in, b * (size_t)tm->n, tm->pes[tm->my], tag);
+    put_source(in, b * (size_t)tm->n);
+    poison_dest(b * (size_t)tm->n);
+    CHECK(m->alltoall(tm->t, sym_dst, sym_src, nelems) == 0, "alltoall");
+    for (int i = 0; i < tm->n; i++) {
+        input(in, b * (size_t)tm->n, tm->pes[i], tag);
+        memcpy(want + (size_t)i * b, in + (size_t)tm->my * b, b);
+    }
+    snprintf(what, sizeof(what), "%s_alltoall(%zu)", m->type, nelems);
+    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    /* alltoalls with dst 2 and sst 3: elements between stay poisoned */
+    const ptrdiff_t dst = 2, sst = 3;
+    const size_t src_len = (size_t)tm->n * nelems * (size_t)sst * es;
+    const size_t dst_len = (size_t)tm->n * nelems * (size_t)dst * es;
+    if (src_len <= BUF && dst_len + 64 <= BUF) {
+        input(in, src_len, tm->pes[tm->my], tag);
+        put_source(in, src_len);
+        poison_dest(dst_len);
+        CHECK(m->alltoalls(tm->t, sym_dst, sym_src, dst, sst, nelems) == 0, "alltoalls");
+        memset(want, POISON, dst_len);
+        for (int i = 0; i < tm->n; i++) {
+            input(in, src_len, tm->pes[i], tag);
+            for (size_t k = 0; k < nelems; k++)
+                memcpy(want + (((size_t)i * nelems + k) * (size_t)dst) * es,
+                       in + (((size_t)tm->my * nelems + k) * (size_t)sst) * es, es);
+        }
+        snprintf(what, sizeof(what), "%s_alltoalls(%zu)", m->type, nelems);
+        expect_bytes(what, tm, want, dst_len, tag++);
+    }
+    free(want);
+    free(in);
+}
+
+/* ---- reductions ------------------------------------------------------------------ */
+
+/* 16-bit floats hold the test's small integers exactly: their encodings. */
+static uint16_t half_of(int v)
+{
+    if (v == 0)
+        return 0;
+    uint16_t sign = v < 0 ? 0x8000 : 0;
+    unsigned a = (unsigned)(v < 0 ? -v : v), e = 0;
+    while ((a >> e) > 1)
+        e++;
+    return (uint16_t)(sign | ((e + 15) << 10) | (((a << 10) >> e) & 0x3ff));
+}
+static uint16_t bfloat16_of(int v)
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+
+/* The inputs: random bits for integers, random floats, small integers for
+ * the 16-bit floats). */
+enum kind { K_INT, K_FLOAT, K_DOUBLE, K_HALF, K_BF16 };
+
+static void reduce_input(unsigned char *buf, size_t n, size_t es, enum kind k, int world_pe,
+                         uint64_t tag)
+{
+    unsigned char *raw = malloc(n * 8 + 8);
+    input(raw, n * 8, world_pe, tag);
+    for (size_t i = 0; i < n; i++) {
+        if (k == K_FLOAT) {
+            float f = (float)((int32_t)((uint32_t)raw[8 * i] << 16 | raw[8 * i + 1]) % 2000) / 64.0f;
+            memcpy(buf + i * es, &f, es);
+        } else if (k == K_DOUBLE) {
+            double d = (double)((int64_t)raw[8 * i] * 997 - 50000) / 3.0;
+            memcpy(buf + i * es, &d, es);
+        } else if (k == K_HALF || k == K_BF16) {
+            /* +-1, +-2: sums and products of up to 8 stay exact (|x| <= 256) */
+            int v = 1 + raw[8 * i] % 2;
+            if (raw[8 * i + 1] & 1)
+                v = -v;
+            uint16_t h = k == K_HALF ? half_of(v) : bfloat16_of(v);
+            memcpy(buf + i * es, &h, 2);
+        } else {
+            memcpy(buf + i * es, raw + 8 * i, es);
+        }
+    }
+    free(raw);
+}
+
+enum op { O_AND, O_OR, O_XOR, O_MIN, O_MAX, O_SUM, O_PROD };
+
+/* acc = acc op x, one element, as the test computes it (independently of
+ * the library: integers by their value in a signed or unsigned 64-bit
+ * view of the type, wrapped to its width). */
+static void ref_combine(unsigned char *acc, const unsigned char *x, size_t es, enum kind k,
+                        int is_signed, enum op op)
+{
+    if (k == K_FLOAT || k == K_DOUBLE) {
+        double a, b;
+        float fa, fb;
+        if (k == K_FLOAT) {
+            memcpy(&fa, acc, 4), memcpy(&fb, x, 4);
+            a = fa, b = fb;
+        } else {
+            memcpy(&a, acc, 8), memcpy(&b, x, 8);
+        }
+        double r = op == O_MIN ? (b < a ? b : a) : op == O_MAX ? (b > a ? b : a)
+                 : op == O_SUM ? (k == K_FLOAT ? (double)(fa + fb) : a + b)
+                               : (k == K_FLOAT ? (double)(fa * fb) : a * b);
+        if (k == K_FLOAT) {
+            float f = (float)r;
+            memcpy(acc, &f, 4);
+        } else {
+            memcpy(acc, &r, 8);
+        }
+        return;
+    }
+    if (k == K_HALF || k == K_BF16) { /* on the small integers they hold */
+        int a = 0, b = 0;
+        uint16_t ha, hb;
+        memcpy(&ha, acc, 2), memcpy(&hb, x, 2);
+        for (int v = -4096; v <= 4096; v++) {
+            uint16_t h = k == K_HALF ? half_of(v) : bfloat16_of(v);
+            if (h == ha)
+                a = v;
+            if (h == hb)
+                b = v;
+        }
+        int r = op == O_MIN ? (b < a ? b : a) : op == O_MAX ? (b > a ? b : a) : op == O_SUM ? a + b : a * b;
+        uint16_t h = k == K_HALF ? half_of(r) : bfloat16_of(r);
+        memcpy(acc, &h, 2);
+        return;
+    }
+    uint64_t ua = 0, ub = 0;
+    memcpy(&ua, acc, es), memcpy(&ub, x, es);
+    const int sh = 64 - 8 * (int)es;
+    int64_t sa = (int64_t)(ua << sh) >> sh, sb = (int64_t)(ub << sh) >> sh;
+    uint64_t r;
+    switch (op) {
+    case O_AND: r = ua & ub; break;
+    case O_OR: r = ua | ub; break;
+    case O_XOR: r = ua ^ ub; break;
+    case O_MIN: r = is_signed ? (uint64_t)(sb < sa ? sb : sa) : (ub < ua ? ub : ua); break;
+    case O_MAX: r = is_signed ? (uint64_t)(sb > sa ? sb : sa) : (ub > ua ? ub : ua); break;
+    case O_SUM: r = ua + ub; break;
+    default: r = ua * ub; break;
+    }
+    memcpy(acc, &r, es);
+}
+
+typedef int red_fn(gshmem_team_t, void *, const void *, size_t);
+struct reducer {
+    const char *name;
+    size_t esize;
+    enum kind kind;
+    int is_signed;
+    enum op op;
+    red_fn *reduce, *reducescatter, *inscan, *exscan; /* scans: sum only */
+};
+
+#define SIGNED(TYPE) ((TYPE)-1 < (TYPE)0)
+#define KIND_OF(NAME) (!strcmp(#NAME, "float") ? K_FLOAT : !strcmp(#NAME, "double") ? K_DOUBLE \
+                       : !strcmp(#NAME, "half") ? K_HALF : !strcmp(#NAME, "bfloat16") ? K_BF16 : K_INT)
+#define RED_BIT(NAME, TYPE, G)                                                                  \
+    {#NAME "_and", sizeof(TYPE), K_INT, 0, O_AND, (red_fn *)gshmem_##NAME##_and_reduce,        \
+     (red_fn *)gshmem_##NAME##_and_reducescatter, NULL, NULL},                                   \
+    {#NAME "_or", sizeof(TYPE), K_INT, 0, O_OR, (red_fn *)gshmem_##NAME##_or_reduce,           \
+     (red_fn *)gshmem_##NAME##_or_reducescatter, NULL, NULL},                                    \
+    {#NAME "_xor", sizeof(TYPE), K_INT, 0, O_XOR, (red_fn *)gshmem_##NAME##_xor_reduce,        \
+     (red_fn *)gshmem_##NAME##_xor_reducescatter, NULL, NULL},
+/* 16-bit floats have no C order of their own: signedness by name. */
+#define SIGNED_OF(NAME, TYPE) (KIND_OF(NAME) != K_INT ? 1 : 0)
+#define RED_ARITH(NAME, TYPE, G)                                                                \
+    {#NAME "_min", sizeof(TYPE), KIND_OF(NAME), -1, O_MIN, (red_fn *)gshmem_##NAME##_min_reduce, \
+     (red_fn *)gshmem_##NAME##_min_reducescatter, NULL, NULL},                                   \
+    {#NAME "_max", sizeof(TYPE), KIND_OF(NAME), -1, O_MAX, (red_fn *)gshmem_##NAME##_max_reduce, \
+     (red_fn *)gshmem_##NAME##_max_reducescatter, NULL, NULL},                                   \
+    {#NAME "_sum", sizeof(TYPE), KIND_OF(NAME), -1, O_SUM, (red_fn *)gshmem_##NAME##_sum_reduce, \
+     (red_fn *)gshmem_##NAME##_sum_reducescatter, (red_fn *)gshmem_##NAME##_sum_inscan,          \
+     (red_fn *)gshmem_##NAME##_sum_exscan},                                                      \
+    {#NAME "_prod", sizeof(TYPE), KIND_OF(NAME), -1, O_PROD,                                     \
+     (red_fn *)gshmem_##NAME##_prod_reduce, (red_fn *)gshmem_##NAME##_prod_reducescatter, NULL,  \
+     NULL},
+static struct reducer reducers[] = {
+    GSHMEM_FOR_REDUCE_BITWISE_TYPES(RED_BIT)
+    GSHMEM_FOR_REDUCE_ARITH_TYPES(RED_ARITH)
+};
+
+/* Whether each arithmetic type is signed, found by its C type (the table's
+ * -1 is filled here: _Generic-free, by the type's own comparison). */
+#define SIGN_ROW(NAME, TYPE, G) {#NAME, !strcmp(#NAME, "half") || !strcmp(#NAME, "bfloat16") ? 1 : 0},
+static void fill_signs(void)
+{
+#define SIGN_SET(NAME, TYPE, G)                                                                 \
+    for (size_t r = 0; r < sizeof(reducers) / sizeof(reducers[0]); r++)                          \
+        if (reducers[r].is_signed == -1 && !strncmp(reducers[r].name, #NAME "_", strlen(#NAME "_")) && \
+            strchr(reducers[r].name + strlen(#NAME "_"), '_') == NULL)                          \
+            reducers[r].is_signed = KIND_OF(NAME) != K_INT || SIGN_OF_##NAME;
+#define SIGN_OF_char ((char)-1 < (char)0)
+#define SIGN_OF_schar 1
+#define SIGN_OF_short 1
+#define SIGN_OF_int 1
+#define SIGN_OF_long 1
+#define SIGN_OF_longlong 1
+#define SIGN_OF_ptrdiff 1
+#define SIGN_OF_uchar 0
+#define SIGN_OF_ushort 0
+#define SIGN_OF_uint 0
+#define SIGN_OF_ulong 0
+#define SIGN_OF_ulonglong 0
+#define SIGN_OF_int8 1
+#define SIGN_OF_int16 1
+#define SIGN_OF_int32 1
+#define SIGN_OF_int64 1
+#define SIGN_OF_uint8 0
+#define SIGN_OF_uint16 0
+#define SIGN_OF_uint32 0
+#define SIGN_OF_uint64 0
+#define SIGN_OF_size 0
+#define SIGN_OF_float 1
+#define SIGN_OF_double 1
+#define SIGN_OF_half 1
+#define SIGN_OF_bfloat16 1
+    GSHMEM_FOR_REDUCE_ARITH_TYPES(SIGN_SET)
+}
+
+/* want = member 0's input combined with members 1..upto-1's, block `blk`. */
+static void ref_reduce(unsigned char *want, const struct team *tm, const struct reducer *r,
+                       size_t nelems, size_t total, size_t blk, int upto, uint64_t tag)
+{
+    const size_t es = r->esize;
+    unsigned char *in = malloc(total * es + 8);
+    memset(want, 0, nelems * es);
+    for (int i = 0; i < upto; i++) {
+        reduce_input(in, total, es, r->kind, tm->pes[i], tag);
+        for (size_t e = 0; e < nelems; e++) {
+            if (i == 0)
+                memcpy(want + e * es, in + (blk + e) * es, es);
+            else
+                ref_combine(want + e * es, in + (blk + e) * es, es, r->kind, r->is_signed, r->op);
+        }
+    }
+    free(in);
+}
+
+static void check_reductions(const struct team *tm, const struct reducer *r, size_t nelems,
+                             int in_place, uint64_t tag)
+{
+    const size_t es = r->esize, b = nelems * es;
+    unsigned char *in = malloc(b * (size_t)tm->n + 8), *want = malloc(b * (size_t)tm->n + 8);
+    char what[96];
+    void *dest = in_place ? sym_src : sym_dst;
+
+    /* reduce (in place: dest is source) */
+    reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
+    put_source(in, b);
+    poison_dest(b);
+    CHECK(r->reduce(tm->t, dest, sym_src, nelems) == 0, "reduce");
+    if (in_place) {
+        unsigned char *got = malloc(b + 8);
+        spmd_load(got, sym_src, b);
+        spmd_store(sym_dst, got, b);
+        free(got);
+    }
+    ref_reduce(want, tm, r, nelems, nelems, 0, tm->n, tag);
+    snprintf(what, sizeof(what), "%s_reduce(%zu)%s", r->name, nelems, in_place ? " in place" : "");
+    expect_bytes(what, tm, want, b, tag++);
+    /* reducescatter: block my of everybody's source */
+    reduce_input(in, nelems * (size_t)tm->n, es, r->kind, tm->pes[tm->my], tag);
+    put_source(in, b * (size_t)tm->n);
+    poison_dest(b);
+    CHECK(r->reducescatter(tm->t, sym_dst, sym_src, nelems) == 0, "reducescatter");
+    ref_reduce(want, tm, r, nelems, nelems * (size_t)tm->n, nelems * (size_t)tm->my, tm->n, tag);
+    snprintf(what, sizeof(what), "%s_reducescatter(%zu)", r->name, nelems);
+    expect_bytes(what, tm, want, b, tag++);
+    /* the sum scans */
+    for (int inclusive = 1; r->inscan != NULL && inclusive >= 0; inclusive--) {
+        reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
+        put_source(in, b);
+        poison_dest(b);
+        CHECK((inclusive ? r->inscan : r->exscan)(tm->t, dest, sym_src, nelems) == 0, "scan");
+        if (in_place) {
+            unsigned char *got = malloc(b + 8);
+            spmd_load(got, sym_src, b);
+            spmd_store(sym_dst, got, b);
+            free(got);
+        }
+        const int upto = inclusive ? tm->my + 1 : tm->my;
+        ref_reduce(want, tm, r, nelems, nelems, 0, upto, tag);
+        if (upto == 0)
+            memset(want, 0, b);
+        snprintf(what, sizeof(what), "%s_%s(%zu)%s", r->name, inclusive ? "inscan" : "exscan",
+                 nelems, in_place ? " in place" : "");
+        expect_bytes(what, tm, want, b, tag++);
+    }
+    free(in);
+    free(want);
+}
+
+int main(void)
+{
+    gshmem_init();
+    me = gshmem_my_pe();
+    npes = gshmem_n_pes();
+    seed = spmd_seed();
+    sym_src = gshmem_malloc(BUF);
+    sym_dst = gshmem_malloc(BUF);
+    fill_signs();
+
+    /* Teams in one order on every PE (a PE outside one skips it, so every
+     * member of a team sees the same calls on it, in the same order); the
+     * inputs' tags come from the team and the call's number in it. */
+    gshmem_team_t split[4] = {GSHMEM_TEAM_INVALID, GSHMEM_TEAM_INVALID, GSHMEM_TEAM_INVALID,
+                              GSHMEM_TEAM_INVALID};
+    gshmem_team_t y2d;
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &split[0]);
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 3,
+                              npes > 1 ? (npes - 1 + 2) / 3 : 1, NULL, 0, &split[1]);
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &split[2]);
+    gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 3, NULL, 0, &split[3], NULL, 0, &y2d);
+    enum { NTEAMS = 5 };
+    struct team teams[NTEAMS];
+    const gshmem_team_t handles[NTEAMS] = {GSHMEM_TEAM_WORLD, split[0], split[1], split[2],
+                                           split[3]};
+    const char *names[NTEAMS] = {"world", "stride 2", "stride 3 from 1", "world reversed",
+                                 "2d row of 3"};
+    for (int i = 0; i < NTEAMS; i++)
+        team_of(&teams[i], handles[i], names[i]);
+#define MEMBER(i) (handles[i] != GSHMEM_TEAM_INVALID)
+#define TAG(i, k) (((uint64_t)(i) + 1) << 40 | (uint64_t)(k) << 8)
+
+    const size_t sizes[] = {0, 1, 13};
+    const size_t n_movers = sizeof(movers) / sizeof(movers[0]);
+    const size_t n_reducers = sizeof(reducers) / sizeof(reducers[0]);
+    for (int ti = 0; ti < NTEAMS; ti++) {
+        uint64_t k = 0;
+        if (!MEMBER(ti))
+            continue;
+        for (size_t mi = 0; mi < n_movers; mi++)
+            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+                check_moves(&teams[ti], &movers[mi], sizes[si], TAG(ti, k++));
+        for (size_t ri = 0; ri < n_reducers; ri++)
+            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+                check_reductions(&teams[ti], &reducers[ri], sizes[si], si == 2 && ri % 3 == 0,
+                                 TAG(ti, k++));
+        /* larger: the mem forms and a few reductions, where parts are uneven */
+        const size_t big[] = {4099, 65536 + 7};
+        for (size_t bi = 0; bi < 2; bi++) {
+            if (big[bi] * (size_t)teams[ti].n * 2 > BUF)
+                continue;
+            check_moves(&teams[ti], &movers[n_movers - 1], big[bi], TAG(ti, k++));
+            for (size_t ri = 0; ri < n_reducers; ri += 7)
+                if (big[bi] / 8 * reducers[ri].esize * (size_t)teams[ti].n <= BUF)
+                    check_reductions(&teams[ti], &reducers[ri], big[bi] / 8, 0, TAG(ti, k++));
+        }
+    }
+    /* back to back: teams and operations alternate with no barrier between */
+    for (int it = 0; it < 300; it++) {
+        const int ti = it % NTEAMS;
+        if (!MEMBER(ti))
+            continue;
+        const struct team *tm = &teams[ti];
+        if (it % 2)
+            check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5, TAG(ti, 100000 + it));
+        else
+            check_reductions(tm, &reducers[(size_t)it % n_reducers], 1 + (size_t)it % 7, it % 4 == 0,
+                             TAG(ti, 100000 + it));
+    }
+    for (int i = 0; i < 4; i++)
+        if (split[i] != GSHMEM_TEAM_INVALID)
+            gshmem_team_destroy(split[i]);
+    if (y2d != GSHMEM_TEAM_INVALID)
+        gshmem_team_destroy(y2d);
+    gshmem_free(sym_dst);
+    gshmem_free(sym_src);
+    SPMD_DONE();
+}
