@@ -19,6 +19,7 @@
 
 #include "core/api.h"
 #include "core/half.h"
+#include "core/log.h"
 #include "core/runtime.h"
 #include "rma/rma.h"
 #include "coll/team.h"
@@ -29,9 +30,9 @@
  * the job (its other members would wait for ever). */
 static struct gshmemi_team *team_for(const char *call, gshmem_team_t team)
 {
-    struct gshmemi_team *t = gshmemi_team_get(call, team);
+    struct gshmemi_team *t = gshmemi_team_get(call, team); /* logs why not */
     if (t == NULL)
-        gshmemi_rma_fail(call, "not a team this pe is in (the reason is above)");
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     return t;
 }
 

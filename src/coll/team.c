@@ -52,20 +52,20 @@ uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
 struct gshmemi_team *gshmemi_team_get(const char *call, gshmem_team_t team)
 {
     if (!gshmemi_rt.initialized) {
-        GSHMEMI_ERROR(CORE, "%s called before gshmem_init", call);
+        GSHMEMI_ERROR(COLL, "%s called before gshmem_init", call);
         return NULL;
     }
     if (team == GSHMEM_TEAM_INVALID) {
-        GSHMEMI_ERROR(CORE, "%s: the team is GSHMEM_TEAM_INVALID", call);
+        GSHMEMI_ERROR(COLL, "%s: the team is GSHMEM_TEAM_INVALID", call);
         return NULL;
     }
     if (team < 0 || team >= tm.n_slots) {
-        GSHMEMI_ERROR(CORE, "%s: %d is not a team (GSHMEM_MAX_TEAMS is %d)", call, (int)team,
+        GSHMEMI_ERROR(COLL, "%s: %d is not a team (GSHMEM_MAX_TEAMS is %d)", call, (int)team,
                       tm.n_slots);
         return NULL;
     }
     if (!tm.teams[team].live) {
-        GSHMEMI_ERROR(CORE, "%s: team %d does not exist on this pe (destroyed, or this pe is not "
+        GSHMEMI_ERROR(COLL, "%s: team %d does not exist on this pe (destroyed, or this pe is not "
                       "in it)", call, (int)team);
         return NULL;
     }
@@ -162,7 +162,7 @@ int gshmemi_teams_init(void)
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
     if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
-        GSHMEMI_ERROR(CORE, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,
+        GSHMEMI_ERROR(COLL, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,
                       GSHMEMI_MIN((int)GSHMEMI_CTRL_TEAM_SLOTS, 64 * SLOT_WORDS));
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
@@ -252,12 +252,12 @@ static int votes_agree(const char *call, const struct gshmemi_team *parent,
         const struct split_vote *v = &votes[i];
         if (v->kind != mine->kind || v->a != mine->a || v->b != mine->b || v->c != mine->c) {
             if (mine->kind == SPLIT_STRIDED)
-                GSHMEMI_ERROR(CORE, "%s: pe %d (index %d in the parent team) called it with start "
+                GSHMEMI_ERROR(COLL, "%s: pe %d (index %d in the parent team) called it with start "
                               "%d, stride %d, size %d, this pe with %d, %d, %d: every PE of the "
                               "parent team must pass the same", call, parent->pes[i], i, v->a, v->b,
                               v->c, mine->a, mine->b, mine->c);
             else
-                GSHMEMI_ERROR(CORE, "%s: pe %d (index %d in the parent team) called it with xrange "
+                GSHMEMI_ERROR(COLL, "%s: pe %d (index %d in the parent team) called it with xrange "
                               "%d, this pe with %d: every PE of the parent team must pass the same",
                               call, parent->pes[i], i, v->a, mine->a);
             return 0;
@@ -280,7 +280,7 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
     static const char call[] = "gshmem_team_split_strided";
     struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
     if (new_team == NULL) {
-        GSHMEMI_ERROR(CORE, "%s: new_team is NULL", call);
+        GSHMEMI_ERROR(COLL, "%s: new_team is NULL", call);
         return GSHMEM_ERR_INVALID_ARG;
     }
     *new_team = GSHMEM_TEAM_INVALID;
@@ -302,14 +302,14 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
                (long long)start + (long long)stride * (size - 1) < 0 ||
                (long long)start + (long long)stride * (size - 1) >= parent->n) {
         if (parent->my == 0)
-            GSHMEMI_ERROR(CORE, "%s: start %d, stride %d and size %d do not name %d distinct PEs "
+            GSHMEMI_ERROR(COLL, "%s: start %d, stride %d and size %d do not name %d distinct PEs "
                           "of the parent team's %d", call, start, stride, size, size, parent->n);
         bad = 1;
     } else {
         common_free(votes, parent->n, 1, &slot);
         if (slot < 0) {
             if (parent->my == 0)
-                GSHMEMI_ERROR(CORE, "%s: no team slot is free on every PE of the parent team "
+                GSHMEMI_ERROR(COLL, "%s: no team slot is free on every PE of the parent team "
                               "(GSHMEM_MAX_TEAMS is %d); destroy a team first", call, tm.n_slots);
             bad = 1;
         }
@@ -344,7 +344,7 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
     static const char call[] = "gshmem_team_split_2d";
     struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
     if (xaxis_team == NULL || yaxis_team == NULL) {
-        GSHMEMI_ERROR(CORE, "%s: xaxis_team or yaxis_team is NULL", call);
+        GSHMEMI_ERROR(COLL, "%s: xaxis_team or yaxis_team is NULL", call);
         return GSHMEM_ERR_INVALID_ARG;
     }
     *xaxis_team = *yaxis_team = GSHMEM_TEAM_INVALID;
@@ -363,13 +363,13 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
         st = GSHMEM_ERR_INVALID_ARG;
     } else if (xrange <= 0) {
         if (parent->my == 0)
-            GSHMEMI_ERROR(CORE, "%s: xrange %d is not positive", call, xrange);
+            GSHMEMI_ERROR(COLL, "%s: xrange %d is not positive", call, xrange);
         st = GSHMEM_ERR_INVALID_ARG;
     } else {
         common_free(votes, parent->n, 2, slots);
         if (slots[1] < 0) {
             if (parent->my == 0)
-                GSHMEMI_ERROR(CORE, "%s: fewer than two team slots are free on every PE of the "
+                GSHMEMI_ERROR(COLL, "%s: fewer than two team slots are free on every PE of the "
                               "parent team (GSHMEM_MAX_TEAMS is %d); destroy a team first", call,
                               tm.n_slots);
             st = GSHMEM_ERR_INVALID_ARG;
@@ -409,7 +409,7 @@ GSHMEM_API void gshmem_team_destroy(gshmem_team_t team)
     if (t == NULL)
         return;
     if (team < N_PREDEFINED) {
-        GSHMEMI_ERROR(CORE, "%s: team %d is predefined and cannot be destroyed", call, (int)team);
+        GSHMEMI_ERROR(COLL, "%s: team %d is predefined and cannot be destroyed", call, (int)team);
         return;
     }
     /* Nobody still uses the slot when any member takes it again. */

@@ -9,8 +9,8 @@
     X(DEBUG, STRING, "warn", "Log level: error, warn, info or trace.")                      \
     X(DEBUG_SUBSYS, STRING, "all",                                                          \
       "Subsystems to log, comma-separated: core, bootstrap, gpu, heap, transport, proxy, "  \
-      "rma, sync, launch, or all; a leading ^ logs all but those named. Errors are always " \
-      "logged.")                                                                            \
+      "rma, sync, coll, launch, or all; a leading ^ logs all but those named. Errors are "  \
+      "always logged.")                                                                     \
     X(DEBUG_FILE, STRING, "",                                                               \
       "Send log lines to this file (%h: host name, %p: process id); errors also go to "     \
       "stderr.")                                                                            \

@@ -14,7 +14,7 @@ import time
 
 gshmrun, prog = sys.argv[1], sys.argv[2]
 P = r"0x[0-9a-f]+"  # a pointer
-H = r"gshmem pe 0 \(\S+:\d+\) error (rma|heap|sync): "  # the origin's prefix
+H = r"gshmem pe 0 \(\S+:\d+\) error (rma|heap|sync|coll): "  # the origin's prefix
 
 # case: (expected regex, job exit status, extra environment)
 ABORT = 255
@@ -54,6 +54,17 @@ cases = {
     "free-not-heap": (H + rf"gshmem_free\({P}\): not an address in the symmetric heap \[{P}, {P}\)$", 0, {}),
     "free-interior": (rf"error heap: gshmem_free\({P}\): the pointer is 8 bytes into the block at {P} "
                       r"\(1024 bytes\); pass the pointer the allocation returned$", 0, {}),
+    "split-mismatch": (H + r"gshmem_team_split_strided: pe 1 \(index 1 in the parent team\) called it "
+                       r"with start 1, stride 1, size 1, this pe with 0, 1, 1: every PE of the parent "
+                       r"team must pass the same$", 0, {}),
+    "too-many-teams": (H + r"gshmem_team_split_strided: no team slot is free on every PE of the "
+                       r"parent team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
+                       {"GSHMEM_MAX_TEAMS": "5"}),
+    "coll-team-invalid": (H + r"gshmem_int_sum_reduce: the team is GSHMEM_TEAM_INVALID$", ABORT, {}),
+    "coll-team-unknown": (H + r"gshmem_fcollectmem: 12345 is not a team \(GSHMEM_MAX_TEAMS is 64\)$",
+                          ABORT, {}),
+    "coll-bad-root": (H + r"gshmem_int_broadcast: PE_root 2 is not in the team \(2 PEs\)$", ABORT, {}),
+    "coll-bad-stride": (H + r"gshmem_alltoallsmem: strides dst 0 and sst 1 must be positive$", ABORT, {}),
     "free-twice": (rf"error heap: gshmem_free\({P}\): no block is allocated there \(already freed, "
                    r"or never allocated\)$", 0, {}),
 }

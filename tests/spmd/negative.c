@@ -59,6 +59,18 @@ int main(int argc, char **argv)
         gshmem_free(me == 0 ? (void *)&local : (void *)heap_ptr);
     } else if (strcmp(c, "free-interior") == 0) {
         gshmem_free(heap_ptr + 8);
+    } else if (strcmp(c, "split-mismatch") == 0) {
+        gshmem_team_t t;
+        if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, me == 0 ? 0 : 1, 1, 1, NULL, 0, &t) == 0 ||
+            t != GSHMEM_TEAM_INVALID)
+            return 3;
+    } else if (strcmp(c, "too-many-teams") == 0) { /* GSHMEM_MAX_TEAMS=5: one split fits */
+        gshmem_team_t t, u;
+        if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) != 0 ||
+            gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &u) == 0 ||
+            u != GSHMEM_TEAM_INVALID)
+            return 3;
+        gshmem_team_destroy(t);
     } else if (strcmp(c, "free-twice") == 0) {
         gshmem_free(heap_ptr);
         gshmem_free(heap_ptr);
@@ -107,6 +119,14 @@ int main(int argc, char **argv)
         } else if (strcmp(c, "unregister-unknown") == 0) {
             if (gshmemx_buffer_unregister(&local) == 0)
                 gshmem_global_exit(3);
+        } else if (strcmp(c, "coll-team-invalid") == 0) {
+            gshmem_int_sum_reduce(GSHMEM_TEAM_INVALID, (int *)heap_ptr, (int *)heap_ptr + 1, 1);
+        } else if (strcmp(c, "coll-team-unknown") == 0) {
+            gshmem_fcollectmem(12345, heap_ptr, heap_ptr + 512, 8);
+        } else if (strcmp(c, "coll-bad-root") == 0) {
+            gshmem_int_broadcast(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1, 1, npes);
+        } else if (strcmp(c, "coll-bad-stride") == 0) {
+            gshmem_alltoallsmem(GSHMEM_TEAM_WORLD, heap_ptr, heap_ptr + 512, 0, 1, 1);
         } else if (strcmp(c, "timeout") == 0) {
             char *lo, *hi;
             heap_bounds(heap_ptr, &lo, &hi);
