@@ -216,9 +216,9 @@ typedef struct {
 } gshmem_team_config_t;
 #define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
-GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team);
-GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team);
-GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
+GSHMEMI_HD_API int gshmem_team_my_pe(gshmem_team_t team);
+GSHMEMI_HD_API int gshmem_team_n_pes(gshmem_team_t team);
+GSHMEMI_HD_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
                                         gshmem_team_t dest_team);
 GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask,
                                       gshmem_team_config_t *config);
@@ -232,20 +232,20 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
                                     const gshmem_team_config_t *yaxis_config, long yaxis_mask,
                                     gshmem_team_t *yaxis_team);
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
-GSHMEM_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
-GSHMEM_API int gshmem_team_sync(gshmem_team_t team);
-GSHMEM_API int gshmem_barrier(gshmem_team_t team);
+GSHMEMI_HD_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
+GSHMEMI_HD_API int gshmem_team_sync(gshmem_team_t team);
+GSHMEMI_HD_API int gshmem_barrier(gshmem_team_t team);
 
 /* ---- collectives ------------------------------------------------------- */
 
 #define GSHMEMI_DECL_COLL_BROADCAST(F, T) \
-    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);
+    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);
 #define GSHMEMI_DECL_COLL_FCOLLECT(F, T) \
-    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
 #define GSHMEMI_DECL_COLL_COLLECT(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
 #define GSHMEMI_DECL_COLL_ALLTOALL(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
 #define GSHMEMI_DECL_COLL_ALLTOALLS(F, T)                                                   \
-    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,          \
+    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,      \
                      ptrdiff_t sst, size_t nelems);
 #define GSHMEMI_DECL_COLL_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
     GSHMEMI_DECL_COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
@@ -258,10 +258,10 @@ GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_MEM, , )
 #undef GSHMEMI_DECL_COLL
 
 #define GSHMEMI_DECL_REDUCE_REDUCE(F, T) \
-    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce);
+    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce);
 #define GSHMEMI_DECL_REDUCE_REDUCESCATTER(F, T) GSHMEMI_DECL_REDUCE_REDUCE(F, T)
 #define GSHMEMI_DECL_REDUCE_INSCAN(F, T) \
-    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
 #define GSHMEMI_DECL_REDUCE_EXSCAN(F, T) GSHMEMI_DECL_REDUCE_INSCAN(F, T)
 #define GSHMEMI_DECL_REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
     GSHMEMI_DECL_REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)

@@ -50,6 +50,8 @@
 #include "gshmem/device/sync.cuh"
 #include "gshmem/device/amo.cuh"
 #include "gshmem/device/barrier.cuh"
+#include "gshmem/device/coll/team.cuh"
+#include "gshmem/device/coll/collectives.cuh"
 #include "gshmem/device/launch.cuh"
 
 #endif /* GSHMEM_DEVICE_CUH */

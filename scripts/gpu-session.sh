@@ -87,6 +87,10 @@ for np in ${NPS:-1 2 4}; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/device_api >>"$log" 2>&1
     echo "device_api np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
 done
+for np in ${NPS:-1 2 4}; do
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/device_coll >>"$log" 2>&1
+    echo "device_coll np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
 for p in device_tu device_tu_rdc; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1
     echo "$p rc=$? $(tail -1 "$log" | cut -c1-120)"

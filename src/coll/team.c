@@ -26,6 +26,8 @@
 #include "sync/wait.h"
 #include "transport/transport.h"
 #include "coll/team.h"
+#include "device/device_state.h"
+#include <gshmem/internal/device_state.h>
 
 #define N_PREDEFINED 4
 #define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */
@@ -43,6 +45,7 @@ static struct {
     int n_slots;
     struct split_vote *votes; /* heap: one per world PE, by parent index */
     uint64_t *sizes;          /* heap: one word per world PE, for the collectives */
+    uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
 } tm;
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
@@ -123,11 +126,14 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
     t->config = config != NULL ? *config : (gshmem_team_config_t){0};
     t->live = 1;
+    gshmemi_device_team_set(slot, t->pes, n, t->my);
     return 0;
 }
 
 static void team_clear(gshmem_team_t slot)
 {
+    if (tm.teams[slot].live)
+        gshmemi_device_team_clear(slot);
     free(tm.teams[slot].pes);
     memset(&tm.teams[slot], 0, sizeof(tm.teams[slot]));
 }
@@ -181,6 +187,19 @@ int gshmemi_teams_init(void)
     if (tm.votes == NULL || tm.sizes == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
+    }
+    if (gshmemi_heap.on_device) { /* kernels' team barriers */
+        const size_t words = (size_t)tm.n_slots * GSHMEMI_DEVICE_TEAM_WORDS;
+        tm.device_words = gshmemi_heap_alloc_internal("teams' device barrier words",
+                                                      words * sizeof(uint64_t));
+        if (tm.device_words == NULL) {
+            st = GSHMEM_ERR_NO_MEMORY;
+            goto err;
+        }
+        GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
+                               tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),
+                               (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base)),
+                           st, err);
     }
     GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_WORLD, in_world, scratch), st, err);
     GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_SHARED, is_mapped, scratch), st, err);
@@ -271,6 +290,10 @@ static void slot_reset(gshmem_team_t slot)
 {
     memset(gshmemi_ctrl_word(gshmemi_rt.my_pe, gshmemi_ctrl_team(slot)), 0,
            sizeof(uint64_t) * GSHMEMI_CTRL_TEAM_WORDS);
+    if (tm.device_words != NULL)
+        gshmemi_heap.access->memset("gshmem_team_split",
+                                    tm.device_words + (size_t)slot * GSHMEMI_DEVICE_TEAM_WORDS, 0,
+                                    sizeof(uint64_t) * GSHMEMI_DEVICE_TEAM_WORDS);
 }
 
 GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride,

@@ -30,6 +30,8 @@ static struct {
     struct gshmemi_device_state state; /* what the last publication copied */
     void *stream;
     struct gshmemi_device_failure *failure; /* host-mapped, read by the watch */
+    struct gshmemi_device_team *teams;      /* GPU memory: the table kernels read */
+    int *team_pes;                          /* GPU memory: n_pes ints per slot */
     pthread_t watch;
     int watching;
     volatile int stop_watch;
@@ -142,6 +144,9 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
         break;
     case GSHMEMI_DEV_FAIL_NOT_INIT:
         snprintf(buf, n, "gshmem is not initialised");
+        break;
+    case GSHMEMI_DEV_FAIL_TEAM:
+        snprintf(buf, n, "team %d is not a team this pe is in", f->pe);
         break;
     default:
         snprintf(buf, n, "failure %d", f->reason);
@@ -263,7 +268,56 @@ void gshmemi_device_state_stop(void)
     }
     gshmemi_gpu_stream_free(ds.stream);
     ds.stream = NULL;
+    gshmemi_gpu_free(ds.teams);
+    gshmemi_gpu_free(ds.team_pes);
+    ds.teams = NULL;
+    ds.team_pes = NULL;
     /* The failure page stays for the next init: a kernel still running
      * after finalize may yet write it. */
     pthread_mutex_unlock(&ds.lock);
+}
+
+/* ---- teams ------------------------------------------------------------------ */
+
+int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off)
+{
+    const size_t n_pes = (size_t)gshmemi_rt.n_pes;
+    if (!gshmemi_heap.on_device)
+        return 0;
+    pthread_mutex_lock(&ds.lock);
+    ds.teams = gshmemi_gpu_dev_alloc(sizeof(*ds.teams) * (size_t)n_teams); /* zeroed: n 0 */
+    ds.team_pes = gshmemi_gpu_dev_alloc(sizeof(int) * n_pes * (size_t)n_teams);
+    if (ds.teams == NULL || ds.team_pes == NULL) {
+        gshmemi_gpu_free(ds.teams);
+        gshmemi_gpu_free(ds.team_pes);
+        ds.teams = NULL;
+        ds.team_pes = NULL;
+        pthread_mutex_unlock(&ds.lock);
+        GSHMEMI_ERROR(CORE, "gshmem_init: no GPU memory for the teams' table");
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    ds.state.teams = ds.teams;
+    ds.state.n_teams = n_teams;
+    ds.state.team_words_off = words_off;
+    ds.state.coll_sizes_off = sizes_off;
+    publish_locked("gshmem_init");
+    pthread_mutex_unlock(&ds.lock);
+    return 0;
+}
+
+void gshmemi_device_team_set(int slot, const int *pes, int n, int my)
+{
+    if (ds.teams == NULL)
+        return;
+    int *gpu_pes = ds.team_pes + (size_t)slot * (size_t)gshmemi_rt.n_pes;
+    const struct gshmemi_device_team t = {.n = n, .my = my, .pes = gpu_pes};
+    gshmemi_gpu_copy("gshmem_team_split", gpu_pes, pes, sizeof(int) * (size_t)n, 1);
+    gshmemi_gpu_copy("gshmem_team_split", &ds.teams[slot], &t, sizeof(t), 1);
+}
+
+void gshmemi_device_team_clear(int slot)
+{
+    static const struct gshmemi_device_team none = {.n = 0};
+    if (ds.teams != NULL)
+        gshmemi_gpu_copy("gshmem_team_destroy", &ds.teams[slot], &none, sizeof(none), 1);
 }

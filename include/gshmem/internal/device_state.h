@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 4
+#define GSHMEMI_DEVICE_STATE_VERSION 5
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -91,6 +91,7 @@ enum {
     GSHMEMI_DEV_FAIL_UNMAPPED,    /* the pe is reached only through the proxy */
     GSHMEMI_DEV_FAIL_TIMEOUT,     /* a wait passed GSHMEM_TIMEOUT */
     GSHMEMI_DEV_FAIL_NOT_INIT,    /* gshmem is not initialised */
+    GSHMEMI_DEV_FAIL_TEAM,        /* pe holds a team handle that is no team this PE is in */
 };
 
 /* Host-mapped memory: the first failing device thread claims it, fills it
@@ -107,6 +108,22 @@ struct gshmemi_device_failure {
     uint64_t found;    /* waits: the value last seen */
     int cmp;           /* waits: GSHMEM_CMP_* */
     char call[64];     /* the API call */
+};
+
+/* A team as kernels see it (src/coll/): an entry of a table in GPU memory
+ * by team handle; n 0 where this PE is in no team of that handle. */
+struct gshmemi_device_team {
+    int n;          /* members */
+    int my;         /* this PE's index */
+    const int *pes; /* GPU memory: the world PE of each member */
+};
+/* Each team slot's words for the device barriers of its members, in a
+ * block of the heap at the same offset on every PE: the round counters,
+ * then the barriers this PE has done. */
+enum {
+    GSHMEMI_DEVICE_TEAM_ROUNDS = 0,
+    GSHMEMI_DEVICE_TEAM_EPOCH = 32,
+    GSHMEMI_DEVICE_TEAM_WORDS = 64,
 };
 
 struct gshmemi_device_state {
@@ -134,6 +151,12 @@ struct gshmemi_device_state {
         uint64_t *word;
         int pe;
     } dbar[GSHMEMI_DEVICE_DBAR_MAX_ROUNDS];
+    /* Teams: the table (GPU memory, n_teams entries by handle) and the heap
+     * offset of the slots' barrier words (GSHMEMI_DEVICE_TEAM_WORDS each). */
+    const struct gshmemi_device_team *teams;
+    int n_teams;
+    uint64_t team_words_off;
+    uint64_t coll_sizes_off; /* a heap block of one word per world PE: collect's sizes */
 };
 
 /* A translation unit's copy of the state is refreshed through its own

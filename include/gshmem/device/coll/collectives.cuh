@@ -1,0 +1,353 @@
+/* gshmem device API, part of gshmem_device.cuh: collectives in kernels,
+ * thread (gshmem_int_sum_reduce), warp and block forms
+ * (gshmemx_int_sum_reduce_block), from the operation tables.  Only the
+ * calling group of each member PE takes part.  Each call starts with the
+ * team's barrier, moves or combines the data with the group's threads and
+ * ends with quiet and the barrier.  Reductions: member i combines part i
+ * of every member's source, in team order (the host forms' bits exactly),
+ * and stores it into every member's dest; they read mapped PEs directly,
+ * so every member of the team must be mapped (a member reached only
+ * through the proxy stops the job, naming the call). */
+#ifndef GSHMEMI_DEVICE_UMBRELLA
+#error "include <gshmem_device.cuh>, not <gshmem/device/coll/collectives.cuh>"
+#endif
+#ifndef GSHMEM_DEVICE_COLL_COLLECTIVES_CUH
+#define GSHMEM_DEVICE_COLL_COLLECTIVES_CUH
+
+namespace {
+
+/* ---- combining: the host forms' arithmetic (src/coll/collectives.c) ---- */
+
+/* Integers in the unsigned type of their width (sums and products wrap);
+ * floats as they are; 16-bit floats in float, rounded once a step. */
+template <typename T, bool INTEGRAL = std::is_integral<T>::value>
+struct gshmemi_arith;
+template <typename T>
+struct gshmemi_arith<T, true> {
+    typedef typename std::make_unsigned<T>::type U;
+    static __device__ __forceinline__ T SUM(T a, T b) { return static_cast<T>(U(a) + U(b)); }
+    static __device__ __forceinline__ T PROD(T a, T b) { return static_cast<T>(U(a) * U(b)); }
+    static __device__ __forceinline__ T MIN(T a, T b) { return b < a ? b : a; }
+    static __device__ __forceinline__ T MAX(T a, T b) { return b > a ? b : a; }
+    static __device__ __forceinline__ T AND(T a, T b) { return a & b; }
+    static __device__ __forceinline__ T OR(T a, T b) { return a | b; }
+    static __device__ __forceinline__ T XOR(T a, T b) { return a ^ b; }
+};
+template <typename T>
+struct gshmemi_arith<T, false> {
+    static __device__ __forceinline__ T SUM(T a, T b) { return a + b; }
+    static __device__ __forceinline__ T PROD(T a, T b) { return a * b; }
+    static __device__ __forceinline__ T MIN(T a, T b) { return b < a ? b : a; }
+    static __device__ __forceinline__ T MAX(T a, T b) { return b > a ? b : a; }
+};
+#define GSHMEMI_ARITH_16(T, TO_FLOAT, FROM_FLOAT)                                                  \
+    template <>                                                                                    \
+    struct gshmemi_arith<T, false> {                                                               \
+        static __device__ __forceinline__ T SUM(T a, T b)                                          \
+        {                                                                                          \
+            return FROM_FLOAT(TO_FLOAT(a) + TO_FLOAT(b));                                          \
+        }                                                                                          \
+        static __device__ __forceinline__ T PROD(T a, T b)                                         \
+        {                                                                                          \
+            return FROM_FLOAT(TO_FLOAT(a) * TO_FLOAT(b));                                          \
+        }                                                                                          \
+        static __device__ __forceinline__ T MIN(T a, T b)                                          \
+        {                                                                                          \
+            return TO_FLOAT(b) < TO_FLOAT(a) ? b : a;                                              \
+        }                                                                                          \
+        static __device__ __forceinline__ T MAX(T a, T b)                                          \
+        {                                                                                          \
+            return TO_FLOAT(b) > TO_FLOAT(a) ? b : a;                                              \
+        }                                                                                          \
+    };
+GSHMEMI_ARITH_16(__half, __half2float, __float2half_rn)
+GSHMEMI_ARITH_16(__nv_bfloat16, __bfloat162float, __float2bfloat16_rn)
+#undef GSHMEMI_ARITH_16
+
+/* Member i's copy of a symmetric address, which must be mapped here. */
+template <typename T>
+__device__ __forceinline__ T *gshmemi_coll_peer(const char *call, const T *sym, int pe)
+{
+    T *p = reinterpret_cast<T *>(gshmemi_lookup(call, sym, sizeof(T), pe));
+    if (p == nullptr)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_UNMAPPED, pe, sym, sizeof(T));
+    return p;
+}
+
+/* Part i of n of count elements: [*first, *first + *len). */
+__device__ __forceinline__ void gshmemi_coll_part(size_t count, int n, int i, size_t *first,
+                                                  size_t *len)
+{
+    const size_t q = count / static_cast<size_t>(n), r = count % static_cast<size_t>(n);
+    *first = static_cast<size_t>(i) * q + (static_cast<size_t>(i) < r ? static_cast<size_t>(i) : r);
+    *len = q + (static_cast<size_t>(i) < r ? 1 : 0);
+}
+
+/* One element: the combination of members [0, upto)'s src[e], in order. */
+template <typename T, typename OP>
+__device__ __forceinline__ T gshmemi_coll_combine(const char *call,
+                                                  const struct gshmemi_device_team &t, int upto,
+                                                  const T *src, size_t e, OP op)
+{
+    T acc = gshmemi_vload(gshmemi_coll_peer(call, src, t.pes[0]) + e);
+    for (int i = 1; i < upto; i++)
+        acc = op(acc, gshmemi_vload(gshmemi_coll_peer(call, src, t.pes[i]) + e));
+    return acc;
+}
+
+/* ---- the collectives ------------------------------------------------------ */
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_broadcast(const char *call, gshmem_team_t team,
+                                                       void *dest, const void *src, size_t nbytes,
+                                                       int root)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    if (root < 0 || root >= t.n)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_PE_RANGE, root, nullptr, 0);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    if (t.my == root)
+        for (int i = 0; i < t.n; i++)
+            if (i != root || dest != src)
+                gshmemi_put<SCOPE, true>(call, dest, src, nbytes, t.pes[i]);
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_team_t team,
+                                                      void *dest, const void *src, size_t nbytes)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (int k = 1; k <= t.n; k++)
+        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
+                                 src, nbytes, t.pes[(t.my + k) % t.n]);
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+/* Every member's size first (the heap block the runtime keeps for it),
+ * then every block at its offset. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_collect(const char *call, gshmem_team_t team,
+                                                     void *dest, const void *src, size_t nbytes)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    uint64_t *sizes = reinterpret_cast<uint64_t *>(s.heap_base + s.coll_sizes_off);
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (int i = static_cast<int>(lane); i < t.n; i += static_cast<int>(n))
+        gshmemi_p<uint64_t>(call, &sizes[t.my], nbytes, t.pes[i]);
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+    uint64_t off = 0;
+    for (int i = 0; i < t.my; i++)
+        off += gshmemi_vload(&sizes[i]);
+    for (int k = 1; k <= t.n; k++)
+        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + off, src, nbytes,
+                                 t.pes[(t.my + k) % t.n]);
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_alltoall(const char *call, gshmem_team_t team,
+                                                      void *dest, const void *src, size_t nbytes)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (int k = 1; k <= t.n; k++) {
+        const int j = (t.my + k) % t.n;
+        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
+                                 static_cast<const char *>(src) + static_cast<size_t>(j) * nbytes,
+                                 nbytes, t.pes[j]);
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_alltoalls(const char *call, gshmem_team_t team,
+                                                       void *dest, const void *src, ptrdiff_t dst,
+                                                       ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (int k = 1; k <= t.n; k++) {
+        const int j = (t.my + k) % t.n;
+        for (size_t e = lane; e < nelems; e += n)
+            gshmemi_put<GSHMEMI_THREAD, true>(
+                call,
+                static_cast<char *>(dest) + (static_cast<size_t>(t.my) * nelems + e) * static_cast<size_t>(dst) * esize,
+                static_cast<const char *>(src) + (static_cast<size_t>(j) * nelems + e) * static_cast<size_t>(sst) * esize,
+                esize, t.pes[j]);
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_team_t team, T *dest,
+                                                    const T *src, size_t nreduce, OP op)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    unsigned lane, n;
+    size_t first, len;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_coll_part(nreduce, t.n, t.my, &first, &len);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (size_t e = first + lane; e < first + len; e += n) {
+        const T acc = gshmemi_coll_combine(call, t, t.n, src, e, op);
+        for (int k = 0; k < t.n; k++)
+            gshmemi_coll_peer(call, dest, t.pes[(t.my + k) % t.n])[e] = acc;
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gshmem_team_t team,
+                                                           T *dest, const T *src, size_t nreduce,
+                                                           OP op)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    const T *block = src + static_cast<size_t>(t.my) * nreduce;
+    for (size_t e = lane; e < nreduce; e += n)
+        dest[e] = gshmemi_coll_combine(call, t, t.n, block, e, op);
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+/* In chunks of the group's size: every member reads a chunk of the
+ * sources, meets, then writes it (dest may be source). */
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_t team, T *dest,
+                                                  const T *src, size_t nelems, OP op, bool inclusive)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const int upto = inclusive ? t.my + 1 : t.my;
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (size_t base = 0; base < nelems; base += n) {
+        const size_t e = base + lane;
+        T acc;
+        memset(&acc, 0, sizeof(acc)); /* zero: every type's zero here */
+        if (e < nelems && upto > 0)
+            acc = gshmemi_coll_combine(call, t, upto, src, e, op);
+        gshmemi_team_sync_group<SCOPE>(call, team, false);
+        if (e < nelems)
+            dest[e] = acc;
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+/* The combining functions the tables' OP names. */
+#define GSHMEMI_COLL_OP(T, OP) [](T a, T b) { return gshmemi_arith<T>::OP(a, b); }
+
+} // namespace
+
+/* ---- the API: thread, warp and block forms from the tables ---------------- */
+
+#define GSHMEMI_DEV_COLL_BROADCAST(F, SCOPE, PTYPE, ETYPE)                                         \
+    __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,   \
+                            int PE_root)                                                           \
+    {                                                                                              \
+        gshmemi_coll_broadcast<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE), PE_root);    \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_COLL_FCOLLECT(F, SCOPE, PTYPE, ETYPE)                                          \
+    __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                              \
+        gshmemi_coll_fcollect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_COLL_COLLECT(F, SCOPE, PTYPE, ETYPE)                                           \
+    __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                              \
+        gshmemi_coll_collect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));               \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_COLL_ALLTOALL(F, SCOPE, PTYPE, ETYPE)                                          \
+    __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
+    {                                                                                              \
+        gshmemi_coll_alltoall<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_COLL_ALLTOALLS(F, SCOPE, PTYPE, ETYPE)                                         \
+    __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,   \
+                            ptrdiff_t sst, size_t nelems)                                          \
+    {                                                                                              \
+        gshmemi_coll_alltoalls<SCOPE>(#F, team, dest, source, dst, sst, nelems, sizeof(ETYPE));    \
+        return 0;                                                                                  \
+    }
+
+#define GSHMEMI_DEV_REDUCE_REDUCE(F, SCOPE, T, OP)                                                  \
+    __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
+    {                                                                                              \
+        gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP));       \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_REDUCE_REDUCESCATTER(F, SCOPE, T, OP)                                           \
+    __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
+    {                                                                                              \
+        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP)); \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_REDUCE_INSCAN(F, SCOPE, T, OP)                                                  \
+    __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
+    {                                                                                              \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), true);    \
+        return 0;                                                                                  \
+    }
+#define GSHMEMI_DEV_REDUCE_EXSCAN(F, SCOPE, T, OP)                                                  \
+    __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
+    {                                                                                              \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), false);   \
+        return 0;                                                                                  \
+    }
+
+/* Thread forms: the host's names, defined in the device pass only. */
+#ifdef __CUDA_ARCH__
+extern "C" {
+#define GSHMEMI_DEV_COLL_THREAD(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, GSHMEMI_THREAD, TYPE, TYPE)
+#define GSHMEMI_DEV_COLL_THREAD_TYPE(NAME, TYPE, G) \
+    GSHMEM_FOR_COLL_OPS(GSHMEMI_DEV_COLL_THREAD, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_COLL_THREAD_TYPE)
+#define GSHMEMI_DEV_COLL_THREAD_MEM(STEM, TAIL, SHAPE, V, A, B) \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmem_##STEM##mem##TAIL, GSHMEMI_THREAD, void, char)
+GSHMEM_FOR_COLL_OPS(GSHMEMI_DEV_COLL_THREAD_MEM, , )
+#define GSHMEMI_DEV_REDUCE_THREAD(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
+    GSHMEMI_DEV_REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, GSHMEMI_THREAD, TYPE, OP)
+#define GSHMEMI_DEV_REDUCE_THREAD_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DEV_REDUCE_THREAD, NAME, TYPE)
+#define GSHMEMI_DEV_REDUCE_THREAD_ARITH(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DEV_REDUCE_THREAD, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DEV_REDUCE_THREAD_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DEV_REDUCE_THREAD_ARITH)
+} /* extern "C" */
+#endif /* __CUDA_ARCH__ */
+
+/* Warp and block forms: gshmemx_<name>_warp, gshmemx_<name>_block. */
+#define GSHMEMI_DEV_COLL_GROUP(STEM, TAIL, SHAPE, V, NAME, TYPE)                                   \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_warp, GSHMEMI_WARP, TYPE, TYPE)       \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_block, GSHMEMI_BLOCK, TYPE, TYPE)
+#define GSHMEMI_DEV_COLL_GROUP_TYPE(NAME, TYPE, G) \
+    GSHMEM_FOR_COLL_OPS(GSHMEMI_DEV_COLL_GROUP, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DEV_COLL_GROUP_TYPE)
+#define GSHMEMI_DEV_COLL_GROUP_MEM(STEM, TAIL, SHAPE, V, A, B)                                     \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmemx_##STEM##mem##TAIL##_warp, GSHMEMI_WARP, void, char)           \
+    GSHMEMI_DEV_COLL_##SHAPE(gshmemx_##STEM##mem##TAIL##_block, GSHMEMI_BLOCK, void, char)
+GSHMEM_FOR_COLL_OPS(GSHMEMI_DEV_COLL_GROUP_MEM, , )
+#define GSHMEMI_DEV_REDUCE_GROUP(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                \
+    GSHMEMI_DEV_REDUCE_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_warp, GSHMEMI_WARP, TYPE, OP)       \
+    GSHMEMI_DEV_REDUCE_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_block, GSHMEMI_BLOCK, TYPE, OP)
+#define GSHMEMI_DEV_REDUCE_GROUP_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DEV_REDUCE_GROUP, NAME, TYPE)
+#define GSHMEMI_DEV_REDUCE_GROUP_ARITH(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DEV_REDUCE_GROUP, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DEV_REDUCE_GROUP_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DEV_REDUCE_GROUP_ARITH)
+
+#endif /* GSHMEM_DEVICE_COLL_COLLECTIVES_CUH */

@@ -1,0 +1,145 @@
+/* gshmem device API, part of gshmem_device.cuh: teams in kernels (queries,
+ * team_sync and barrier in thread, warp and block forms).  Only the calling
+ * group of each member PE takes part; no collective launch is needed. */
+#ifndef GSHMEMI_DEVICE_UMBRELLA
+#error "include <gshmem_device.cuh>, not <gshmem/device/coll/team.cuh>"
+#endif
+#ifndef GSHMEM_DEVICE_COLL_TEAM_CUH
+#define GSHMEM_DEVICE_COLL_TEAM_CUH
+
+namespace {
+
+/* The team `team` names on this PE; a handle that names none stops the job
+ * naming the call (its other members would wait for ever). */
+__device__ __forceinline__ const struct gshmemi_device_team &gshmemi_team(const char *call,
+                                                                          gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (!s.initialized)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_INIT, team, nullptr, 0);
+    if (team < 0 || team >= s.n_teams || s.teams[team].n == 0)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM, team, nullptr, 0);
+    return s.teams[team];
+}
+
+/* One thread's dissemination barrier over the team's members: round r adds
+ * one (a release) to the round-r word of the member 2^r further on, then
+ * waits until its own has reached this barrier's number.  The words are
+ * the team slot's in every PE's heap. */
+__device__ __noinline__ void gshmemi_team_sync_thread(const char *call, gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const uint64_t base = s.team_words_off + 8ull * GSHMEMI_DEVICE_TEAM_WORDS * (uint64_t)team;
+    unsigned long long *mine = reinterpret_cast<unsigned long long *>(s.heap_base + base);
+    const unsigned long long target = mine[GSHMEMI_DEVICE_TEAM_EPOCH] + 1;
+    mine[GSHMEMI_DEVICE_TEAM_EPOCH] = target;
+    for (int r = 0, d = 1; d < t.n; r++, d <<= 1) {
+        const int to = t.pes[(t.my + d) % t.n];
+        const uint64_t off = base + 8ull * (GSHMEMI_DEVICE_TEAM_ROUNDS + r);
+        char *peer = gshmemi_peer_base(s, to);
+        if (peer == nullptr)
+            gshmemi_push1(call, to, GSHMEMI_REQ_SIGNAL, 1 /* add */, 8, off, 1, 0, 0, 2);
+        else
+            asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(peer + off) : "memory");
+        gshmemi_wait(call, &mine[GSHMEMI_DEVICE_TEAM_ROUNDS + r], GSHMEM_CMP_GE, target);
+    }
+}
+
+/* The group meets its team: with quiet first (a barrier), every put the
+ * group made before is complete everywhere when any member leaves.  The
+ * group's stores, ordered before the first thread's release by the group
+ * barrier, are covered by it (release is cumulative). */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_team_sync_group(const char *call, gshmem_team_t team,
+                                                        bool quiet)
+{
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_group_sync<SCOPE>();
+    if (lane == 0) {
+        if (quiet) {
+            gshmemi_fence_sc();
+            gshmemi_proxy_quiet(call);
+        }
+        gshmemi_team_sync_thread(call, team);
+    }
+    gshmemi_group_sync<SCOPE>();
+}
+
+} // namespace
+
+#ifdef __CUDA_ARCH__
+extern "C" {
+
+__device__ inline int gshmem_team_my_pe(gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    return team >= 0 && team < s.n_teams && s.teams[team].n > 0 ? s.teams[team].my : -1;
+}
+
+__device__ inline int gshmem_team_n_pes(gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    return team >= 0 && team < s.n_teams && s.teams[team].n > 0 ? s.teams[team].n : -1;
+}
+
+__device__ inline int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe,
+                                               gshmem_team_t dest_team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (src_team < 0 || src_team >= s.n_teams || dest_team < 0 || dest_team >= s.n_teams)
+        return -1;
+    const struct gshmemi_device_team &a = s.teams[src_team], &b = s.teams[dest_team];
+    if (a.n == 0 || b.n == 0 || src_pe < 0 || src_pe >= a.n)
+        return -1;
+    const int world = a.pes[src_pe];
+    for (int i = 0; i < b.n; i++)
+        if (b.pes[i] == world)
+            return i;
+    return -1;
+}
+
+__device__ inline void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe)
+{
+    const int world = gshmem_team_translate_pe(team, pe, GSHMEM_TEAM_WORLD);
+    return world < 0 ? nullptr : gshmem_ptr(dest, world);
+}
+
+__device__ inline int gshmem_team_sync(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_THREAD>("gshmem_team_sync", team, false);
+    return 0;
+}
+
+__device__ inline int gshmem_barrier(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_THREAD>("gshmem_barrier", team, true);
+    return 0;
+}
+
+} /* extern "C" */
+#endif /* __CUDA_ARCH__ */
+
+__device__ inline int gshmemx_team_sync_warp(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_WARP>("gshmemx_team_sync_warp", team, false);
+    return 0;
+}
+__device__ inline int gshmemx_team_sync_block(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_BLOCK>("gshmemx_team_sync_block", team, false);
+    return 0;
+}
+__device__ inline int gshmemx_barrier_warp(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_WARP>("gshmemx_barrier_warp", team, true);
+    return 0;
+}
+__device__ inline int gshmemx_barrier_block(gshmem_team_t team)
+{
+    gshmemi_team_sync_group<GSHMEMI_BLOCK>("gshmemx_barrier_block", team, true);
+    return 0;
+}
+
+#endif /* GSHMEM_DEVICE_COLL_TEAM_CUH */
