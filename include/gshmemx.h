@@ -101,6 +101,44 @@ GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream);
 GSHMEM_API void gshmemx_barrier_all_on_stream(struct CUstream_st *stream);
 GSHMEM_API void gshmemx_sync_all_on_stream(struct CUstream_st *stream);
 
+/* Teams and collectives in stream order (the heap in GPU memory): a kernel
+ * on the stream runs the block form; capturable in graphs and replayable. */
+GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream);
+GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, struct CUstream_st *stream);
+#define GSHMEMI_DECL_COLL_ON_STREAM_BROADCAST(F, T)                                          \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root, \
+                     struct CUstream_st *stream);
+#define GSHMEMI_DECL_COLL_ON_STREAM_FCOLLECT(F, T)                                           \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems,           \
+                     struct CUstream_st *stream);
+#define GSHMEMI_DECL_COLL_ON_STREAM_COLLECT(F, T) GSHMEMI_DECL_COLL_ON_STREAM_FCOLLECT(F, T)
+#define GSHMEMI_DECL_COLL_ON_STREAM_ALLTOALL(F, T) GSHMEMI_DECL_COLL_ON_STREAM_FCOLLECT(F, T)
+#define GSHMEMI_DECL_COLL_ON_STREAM_ALLTOALLS(F, T)                                          \
+    GSHMEM_API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,           \
+                     ptrdiff_t sst, size_t nelems, struct CUstream_st *stream);
+#define GSHMEMI_DECL_COLL_ON_STREAM_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    GSHMEMI_DECL_COLL_ON_STREAM_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_on_stream, TYPE)
+#define GSHMEMI_DECL_COLL_ON_STREAM(NAME, TYPE, G) \
+    GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_ON_STREAM_TYPED, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_COLL_ON_STREAM)
+#define GSHMEMI_DECL_COLL_ON_STREAM_MEM(STEM, TAIL, SHAPE, V, A, B) \
+    GSHMEMI_DECL_COLL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void)
+GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_ON_STREAM_MEM, , )
+#define GSHMEMI_DECL_REDUCE_ON_STREAM(STEM, TAIL, SHAPE, OP, NAME, TYPE)                      \
+    GSHMEM_API int gshmemx_##NAME##_##STEM##TAIL##_on_stream(                                \
+        gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,                   \
+        struct CUstream_st *stream);
+#define GSHMEMI_DECL_REDUCE_ON_STREAM_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_REDUCE_ON_STREAM, NAME, TYPE)
+#define GSHMEMI_DECL_REDUCE_ON_STREAM_ARITH(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DECL_REDUCE_ON_STREAM, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_REDUCE_ON_STREAM_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_REDUCE_ON_STREAM_ARITH)
+#undef GSHMEMI_DECL_COLL_ON_STREAM
+#undef GSHMEMI_DECL_COLL_ON_STREAM_MEM
+#undef GSHMEMI_DECL_REDUCE_ON_STREAM_BITWISE
+#undef GSHMEMI_DECL_REDUCE_ON_STREAM_ARITH
+
 /* Local buffers (host or GPU memory, outside the heap) used as sources or
  * targets of copies: host memory is pinned for the copy engines.  A range
  * may be registered once; unregister takes the address registered. */

@@ -162,6 +162,21 @@ __global__ void k_ring(int sc, gshmem_team_t team, int *box, int *out)
     CALL_SCOPE(sc, gshmem_team_sync(team), gshmemx_team_sync_warp(team), gshmemx_team_sync_block(team));
 }
 
+// Stream-ordered forms in a graph: each replay fills the source from a
+// counter in GPU memory (the replay's number), then reduces, fcollects and
+// meets on the stream.
+__global__ void k_fill_round(float *src, int *fsrc, size_t n, int pe, int *round)
+{
+    const int r = *round;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        src[i] = (float)((pe + 1) * (r + 1) + (int)(i % 7));
+        fsrc[i] = pe * 1000 + r * 10 + (int)(i % 5);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *round = r + 1;
+}
+
 // ---- the host's side ------------------------------------------------------------
 
 struct team_info {
@@ -323,6 +338,52 @@ static void check_ring(const team_info &tm)
     }
 }
 
+static void check_on_stream(const team_info &tm)
+{
+    const size_t n = 777;
+    float *src = (float *)sym_src, *dst = (float *)sym_dst;
+    int *fsrc = (int *)((char *)sym_src + (BUF / 2)), *fdst = (int *)((char *)sym_dst + (BUF / 2));
+    int *round;
+    cudaStream_t st;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CUDA(cudaMalloc(&round, sizeof(int)));
+    CUDA(cudaMemset(round, 0, sizeof(int)));
+    CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+    k_fill_round<<<1, 256, 0, st>>>(src, fsrc, n, me, round);
+    gshmemx_float_sum_reduce_on_stream(tm.t, dst, src, n, st);
+    gshmemx_int_fcollect_on_stream(tm.t, fdst, fsrc, n, st);
+    gshmemx_barrier_on_stream(tm.t, st);
+    CUDA(cudaStreamEndCapture(st, &g));
+    CUDA(cudaGraphInstantiate(&ge, g, 0));
+    for (int r = 0; r < 100; r++) {
+        CUDA(cudaGraphLaunch(ge, st));
+        CUDA(cudaStreamSynchronize(st));
+        std::vector<float> got = load<float>(dst, n);
+        std::vector<int> fgot = load<int>(fdst, n * (size_t)tm.n);
+        for (size_t i = 0; i < n; i++) {
+            float want = 0;
+            for (int j = 0; j < tm.n; j++)
+                want = j == 0 ? (float)((tm.pes[0] + 1) * (r + 1) + (int)(i % 7))
+                              : want + (float)((tm.pes[j] + 1) * (r + 1) + (int)(i % 7));
+            CHECK(got[i] == want, "replay %d of a graph on %s: sum_reduce_on_stream element %zu is "
+                  "%g, expected %g", r, tm.name, i, got[i], want);
+            for (int j = 0; j < tm.n; j++)
+                CHECK(fgot[(size_t)j * n + i] == tm.pes[j] * 1000 + r * 10 + (int)(i % 5),
+                      "replay %d on %s: fcollect_on_stream block %d element %zu is %d", r, tm.name,
+                      j, i, fgot[(size_t)j * n + i]);
+        }
+        /* the next replay overwrites src: everybody has read this one's */
+        gshmemx_team_sync_on_stream(tm.t, st);
+        CUDA(cudaStreamSynchronize(st));
+    }
+    CUDA(cudaGraphExecDestroy(ge));
+    CUDA(cudaGraphDestroy(g));
+    CUDA(cudaStreamDestroy(st));
+    CUDA(cudaFree(round));
+}
+
 int main()
 {
     if (gpu_count() == 0)
@@ -349,6 +410,7 @@ int main()
     }
     for (const team_info &tm : teams) {
         check_ring(tm);
+        check_on_stream(tm);
         check_moves(tm);
         check_scans(tm);
         check_reduce<int>(tm, k_int_sum, "int_sum", O_SUM, false);
@@ -370,7 +432,8 @@ int main()
     gshmem_barrier_all();
     if (me == 0)
         std::printf("device_coll: %d PEs: team barriers and queries, every collective shape at "
-                    "thread, warp and block scope on %zu teams: all checked\n", npes, teams.size());
+                    "thread, warp and block scope, and in graphs replayed 100 times, on %zu teams: all "
+                    "checked\n", npes, teams.size());
     gshmem_free(sym_box);
     gshmem_free(sym_dst);
     gshmem_free(sym_src);

@@ -42,6 +42,13 @@ static void print_symbol(const char *name, void (*function)(void))
 #define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) SYMBOL(gshmem_##STEM##mem##TAIL)
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(TYPED, NAME, TYPE)
 #define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(TYPED, NAME, TYPE)
+#define ON_STREAM_ANY(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    SYMBOL(gshmemx_##NAME##_##STEM##TAIL##_on_stream)
+#define COLL_ON_STREAM(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(ON_STREAM_ANY, NAME, TYPE)
+#define COLL_ON_STREAM_MEM(STEM, TAIL, SHAPE, V, A, B) SYMBOL(gshmemx_##STEM##mem##TAIL##_on_stream)
+#define REDUCE_BITWISE_ON_STREAM(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(ON_STREAM_ANY, NAME, TYPE)
+#define REDUCE_ARITH_ON_STREAM(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(ON_STREAM_ANY, NAME, TYPE)
 
 int main(void)
 {
@@ -61,6 +68,7 @@ int main(void)
         "gshmem_team_my_pe", "gshmem_team_n_pes", "gshmem_team_translate_pe",
         "gshmem_team_get_config", "gshmem_team_split_strided", "gshmem_team_split_2d",
         "gshmem_team_destroy", "gshmem_team_ptr", "gshmem_team_sync", "gshmem_barrier",
+        "gshmemx_team_sync_on_stream", "gshmemx_barrier_on_stream",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)
@@ -74,6 +82,10 @@ int main(void)
     GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
     GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)
     GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH)
+    GSHMEM_FOR_RMA_TYPES(COLL_ON_STREAM)
+    GSHMEM_FOR_COLL_OPS(COLL_ON_STREAM_MEM, , )
+    GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE_ON_STREAM)
+    GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH_ON_STREAM)
     for (size_t i = 0; i < sizeof(untyped) / sizeof(untyped[0]); i++)
         PRINT(untyped[i]);
     return 0;

@@ -1,0 +1,44 @@
+/* Kernels that run the collectives' block forms in stream order
+ * (coll_on_stream_kernels.cu): one block on the stream.  Each returns a
+ * cudaError_t (0: launched). */
+#ifndef GSHMEMI_COLL_COLL_LAUNCH_H
+#define GSHMEMI_COLL_COLL_LAUNCH_H
+
+#include <stddef.h>
+
+#include <gshmem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet);
+/* A move of the table's shape (GSHMEMI_COLL_SHAPE_*) on bytes: broadcast,
+ * collect, fcollect and alltoall take nbytes (and root); alltoalls takes
+ * the strides, nelems and esize. */
+enum {
+    GSHMEMI_COLL_SHAPE_BROADCAST,
+    GSHMEMI_COLL_SHAPE_COLLECT,
+    GSHMEMI_COLL_SHAPE_FCOLLECT,
+    GSHMEMI_COLL_SHAPE_ALLTOALL,
+    GSHMEMI_COLL_SHAPE_ALLTOALLS,
+};
+int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
+                             const void *source, size_t nbytes, int root, ptrdiff_t dst,
+                             ptrdiff_t sst, size_t nelems, size_t esize);
+/* Reductions, one launcher per typed function: gshmemi_launch_int_sum_reduce ... */
+#define GSHMEMI_DECL_LAUNCH_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                          \
+    int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team, void *dest,     \
+                                             const void *source, size_t nelems);
+#define GSHMEMI_DECL_LAUNCH_REDUCE_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_LAUNCH_REDUCE, NAME, TYPE)
+#define GSHMEMI_DECL_LAUNCH_REDUCE_ARITH(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DECL_LAUNCH_REDUCE, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_LAUNCH_REDUCE_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_LAUNCH_REDUCE_ARITH)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

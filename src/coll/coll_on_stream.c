@@ -1,0 +1,116 @@
+/* The collectives in stream order (gshmemx_*_on_stream): checked here on
+ * the host, then one block on the stream runs the device API's block form
+ * (coll_on_stream_kernels.cu).  They need the heap in GPU memory. */
+#include <gshmem.h>
+#include <gshmemx.h>
+
+#include "coll/coll_launch.h"
+#include "coll/team.h"
+#include "core/runtime.h"
+#include "gpu/gpu.h"
+#include "heap/heap.h"
+#include "rma/rma.h"
+
+/* The team of a stream-ordered call; bad input ends the job here, before
+ * anything is enqueued. */
+static struct gshmemi_team *team_on(const char *call, gshmem_team_t team)
+{
+    gshmemi_rma_need_device_heap(call);
+    struct gshmemi_team *t = gshmemi_team_get(call, team); /* logs why not */
+    if (t == NULL)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    return t;
+}
+
+static void launched(const char *call, int err)
+{
+    if (err != 0)
+        gshmemi_gpu_launch_failed(call, "the collective's kernel", err);
+}
+
+/* Reductions read every member's memory directly: all must be mapped. */
+static void need_mapped(const char *call, const struct gshmemi_team *t)
+{
+    for (int i = 0; i < t->n; i++)
+        if (gshmemi_heap.slot_of_pe[t->pes[i]] < 0)
+            gshmemi_rma_fail(call, "pe %d of the team is reached through the proxy; reductions "
+                             "and scans in kernels and in stream order need every member mapped "
+                             "(the host forms reach every PE)", t->pes[i]);
+}
+
+GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream)
+{
+    (void)team_on(__func__, team);
+    launched(__func__, gshmemi_launch_team_sync(stream, team, 0));
+    return 0;
+}
+
+GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, struct CUstream_st *stream)
+{
+    (void)team_on(__func__, team);
+    launched(__func__, gshmemi_launch_team_sync(stream, team, 1));
+    return 0;
+}
+
+static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, const void *source,
+                   size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                   size_t esize, struct CUstream_st *stream)
+{
+    struct gshmemi_team *t = team_on(call, team);
+    if (shape == GSHMEMI_COLL_SHAPE_BROADCAST && (root < 0 || root >= t->n))
+        gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+    if (shape == GSHMEMI_COLL_SHAPE_ALLTOALLS && (dst <= 0 || sst <= 0))
+        gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
+                                            sst, nelems, esize));
+    return 0;
+}
+
+#define ON_STREAM_BROADCAST(F, PTYPE, ETYPE)                                                      \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
+                     int PE_root, struct CUstream_st *stream)                                    \
+    {                                                                                            \
+        return move_on(#F, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source,                     \
+                       gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), PE_root, 0, 0, 0, 0, stream); \
+    }
+#define ON_STREAM_BYTES(F, PTYPE, ETYPE, SHAPE)                                                   \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
+                     struct CUstream_st *stream)                                                 \
+    {                                                                                            \
+        return move_on(#F, SHAPE, team, dest, source,                                            \
+                       gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), 0, 0, 0, 0, 0, stream);     \
+    }
+#define ON_STREAM_COLLECT(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_COLLECT)
+#define ON_STREAM_FCOLLECT(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_FCOLLECT)
+#define ON_STREAM_ALLTOALL(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_ALLTOALL)
+#define ON_STREAM_ALLTOALLS(F, PTYPE, ETYPE)                                                      \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,       \
+                     ptrdiff_t sst, size_t nelems, struct CUstream_st *stream)                   \
+    {                                                                                            \
+        return move_on(#F, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst, sst,     \
+                       nelems, sizeof(ETYPE), stream);                                           \
+    }
+#define ON_STREAM_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    ON_STREAM_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_on_stream, TYPE, TYPE)
+#define ON_STREAM_TYPE(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(ON_STREAM_TYPED, NAME, TYPE)
+GSHMEM_FOR_RMA_TYPES(ON_STREAM_TYPE)
+#define ON_STREAM_MEM(STEM, TAIL, SHAPE, V, A, B) \
+    ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char)
+GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
+
+#define ON_STREAM_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                       \
+    GSHMEM_API int gshmemx_##NAME##_##STEM##TAIL##_on_stream(                                    \
+        gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,                       \
+        struct CUstream_st *stream)                                                              \
+    {                                                                                            \
+        static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
+        need_mapped(call, team_on(call, team));                                                  \
+        (void)gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                                     \
+        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems)); \
+        return 0;                                                                                \
+    }
+#define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_BITWISE_OPS(ON_STREAM_REDUCE, NAME, TYPE)
+#define ON_STREAM_REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(ON_STREAM_REDUCE, NAME, TYPE)
+GSHMEM_FOR_REDUCE_BITWISE_TYPES(ON_STREAM_REDUCE_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_TYPES(ON_STREAM_REDUCE_ARITH)
