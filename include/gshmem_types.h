@@ -140,8 +140,8 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEMI_P2P_SYNC_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
 
 /* Reduction types: the bitwise operations' (and, or, xor) and the
- * arithmetic ones' (min, max, sum, prod, the sum scans).  half and
- * bfloat16 are NVSHMEM's additions. */
+ * arithmetic ones' (min, max, sum, prod, the sum scans: the bitwise types
+ * and more).  half and bfloat16 are NVSHMEM's additions. */
 #define GSHMEMI_REDUCE_BITWISE_TYPES(X, C)    \
     X(uchar, unsigned char, 1, C)             \
     X(ushort, unsigned short, 1, C)           \
@@ -168,20 +168,7 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(long, long, 1, C)                       \
     X(longlong, long long, 1, C)              \
     X(ptrdiff, ptrdiff_t, 0, C)               \
-    X(uchar, unsigned char, 1, C)             \
-    X(ushort, unsigned short, 1, C)           \
-    X(uint, unsigned int, 1, C)               \
-    X(ulong, unsigned long, 1, C)             \
-    X(ulonglong, unsigned long long, 1, C)    \
-    X(int8, int8_t, 0, C)                     \
-    X(int16, int16_t, 0, C)                   \
-    X(int32, int32_t, 0, C)                   \
-    X(int64, int64_t, 0, C)                   \
-    X(uint8, uint8_t, 0, C)                   \
-    X(uint16, uint16_t, 0, C)                 \
-    X(uint32, uint32_t, 0, C)                 \
-    X(uint64, uint64_t, 0, C)                 \
-    X(size, size_t, 0, C)                     \
+    GSHMEMI_REDUCE_BITWISE_TYPES(X, C)        \
     X(float, float, 1, C)                     \
     X(double, double, 1, C)                   \
     X(half, gshmem_half, 1, C)                \

@@ -80,8 +80,7 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    if (nbytes > 0 && (size_t)t->n > SIZE_MAX / nbytes)
-        gshmemi_rma_fail(call, "%d blocks of %zu bytes overflow the address space", t->n, nbytes);
+    (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
@@ -116,8 +115,7 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    if (nbytes > 0 && (size_t)t->n > SIZE_MAX / nbytes)
-        gshmemi_rma_fail(call, "%d blocks of %zu bytes overflow the address space", t->n, nbytes);
+    (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
         const int j = (t->my + k) % t->n;

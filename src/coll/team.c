@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 
 #include "core/api.h"
 #include "core/env.h"
@@ -27,7 +28,6 @@
 #include "transport/transport.h"
 #include "coll/team.h"
 #include "device/device_state.h"
-#include <gshmem/internal/device_state.h>
 
 #define N_PREDEFINED 4
 #define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */

@@ -280,7 +280,6 @@ struct reducer {
     red_fn *reduce, *reducescatter, *inscan, *exscan; /* scans: sum only */
 };
 
-#define SIGNED(TYPE) ((TYPE)-1 < (TYPE)0)
 #define KIND_OF(NAME) (!strcmp(#NAME, "float") ? K_FLOAT : !strcmp(#NAME, "double") ? K_DOUBLE \
                        : !strcmp(#NAME, "half") ? K_HALF : !strcmp(#NAME, "bfloat16") ? K_BF16 : K_INT)
 #define RED_BIT(NAME, TYPE, G)                                                                  \
@@ -290,8 +289,6 @@ struct reducer {
      (red_fn *)gshmem_##NAME##_or_reducescatter, NULL, NULL},                                    \
     {#NAME "_xor", sizeof(TYPE), K_INT, 0, O_XOR, (red_fn *)gshmem_##NAME##_xor_reduce,        \
      (red_fn *)gshmem_##NAME##_xor_reducescatter, NULL, NULL},
-/* 16-bit floats have no C order of their own: signedness by name. */
-#define SIGNED_OF(NAME, TYPE) (KIND_OF(NAME) != K_INT ? 1 : 0)
 #define RED_ARITH(NAME, TYPE, G)                                                                \
     {#NAME "_min", sizeof(TYPE), KIND_OF(NAME), -1, O_MIN, (red_fn *)gshmem_##NAME##_min_reduce, \
      (red_fn *)gshmem_##NAME##_min_reducescatter, NULL, NULL},                                   \
@@ -308,9 +305,8 @@ static struct reducer reducers[] = {
     GSHMEM_FOR_REDUCE_ARITH_TYPES(RED_ARITH)
 };
 
-/* Whether each arithmetic type is signed, found by its C type (the table's
- * -1 is filled here: _Generic-free, by the type's own comparison). */
-#define SIGN_ROW(NAME, TYPE, G) {#NAME, !strcmp(#NAME, "half") || !strcmp(#NAME, "bfloat16") ? 1 : 0},
+/* Whether each arithmetic type is signed (the rows' -1, filled here from
+ * the list below: the 16-bit floats have no C type here to ask). */
 static void fill_signs(void)
 {
 #define SIGN_SET(NAME, TYPE, G)                                                                 \
