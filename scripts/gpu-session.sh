@@ -26,7 +26,7 @@ proxy_path() {
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
     for np in 2 4; do
-        for p in device_proxy device_api gpu_on_stream; do
+        for p in device_proxy device_api device_coll gpu_on_stream; do
             [ $p = gpu_on_stream ] && [ $np = 2 ] && continue # above
             echo "=== $p tcp $np" >>"$log"
             timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
