@@ -51,6 +51,7 @@
 #include "gshmem/device/amo.cuh"
 #include "gshmem/device/barrier.cuh"
 #include "gshmem/device/coll/team.cuh"
+#include "gshmem/device/coll/ll.cuh"
 #include "gshmem/device/coll/collectives.cuh"
 #include "gshmem/device/launch.cuh"
 

@@ -91,6 +91,12 @@ for np in ${NPS:-1 2 4}; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/device_coll >>"$log" 2>&1
     echo "device_coll np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
 done
+for algo in auto simple ll grid; do
+    for np in ${NPS:-1 2 4}; do
+        GSHMEM_COLL_ALGO=$algo timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/coll_algos >>"$log" 2>&1
+        echo "coll_algos $algo np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+    done
+done
 for p in device_tu device_tu_rdc; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1
     echo "$p rc=$? $(tail -1 "$log" | cut -c1-120)"

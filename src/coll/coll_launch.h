@@ -1,6 +1,9 @@
-/* Kernels that run the collectives' block forms in stream order
- * (coll_on_stream_kernels.cu): one block on the stream.  Each returns a
- * cudaError_t (0: launched). */
+/* Kernels that run the collectives in stream order
+ * (coll_on_stream_kernels.cu): with blocks 0, one block on the stream runs
+ * the device API's block form; with blocks > 0 (teams whose members are
+ * all mapped), the grid algorithm on that many blocks (at most
+ * GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall, reduce and
+ * reducescatter only).  Each returns a cudaError_t (0: launched). */
 #ifndef GSHMEMI_COLL_COLL_LAUNCH_H
 #define GSHMEMI_COLL_COLL_LAUNCH_H
 
@@ -25,11 +28,11 @@ enum {
 };
 int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                              const void *source, size_t nbytes, int root, ptrdiff_t dst,
-                             ptrdiff_t sst, size_t nelems, size_t esize);
+                             ptrdiff_t sst, size_t nelems, size_t esize, int blocks);
 /* Reductions, one launcher per typed function: gshmemi_launch_int_sum_reduce ... */
 #define GSHMEMI_DECL_LAUNCH_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                          \
     int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team, void *dest,     \
-                                             const void *source, size_t nelems);
+                                             const void *source, size_t nelems, int blocks);
 #define GSHMEMI_DECL_LAUNCH_REDUCE_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_LAUNCH_REDUCE, NAME, TYPE)
 #define GSHMEMI_DECL_LAUNCH_REDUCE_ARITH(NAME, TYPE, G) \

@@ -1,11 +1,17 @@
 /* The collectives in stream order (gshmemx_*_on_stream): checked here on
- * the host, then one block on the stream runs the device API's block form
- * (coll_on_stream_kernels.cu).  They need the heap in GPU memory. */
+ * the host, then launched on the stream (coll_on_stream_kernels.cu): the
+ * device API's block form on one block, or, for large payloads on teams
+ * whose members are all mapped, a grid algorithm on many blocks.  They
+ * need the heap in GPU memory. */
+#include <string.h>
+
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 #include <gshmemx.h>
 
 #include "coll/coll_launch.h"
 #include "coll/team.h"
+#include "core/env.h"
 #include "core/runtime.h"
 #include "gpu/gpu.h"
 #include "heap/heap.h"
@@ -26,6 +32,24 @@ static void launched(const char *call, int err)
 {
     if (err != 0)
         gshmemi_gpu_launch_failed(call, "the collective's kernel", err);
+}
+
+/* The algorithm for a payload of `bytes` per member on t: 0 for the block
+ * form (flag packets up to GSHMEM_COLL_LL_MAX where t is all mapped, else
+ * barrier, move, barrier), else the grid algorithm's blocks: enough to
+ * keep about 64 KiB a block, from 2 up to 32 (GSHMEM_COLL_ALGO and
+ * GSHMEM_COLL_GRID_MIN override the choice, for benchmarking). */
+static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    if (!t->mapped || t->n < 2 || bytes == 0 || strcmp(algo, "simple") == 0)
+        return 0;
+    if (strcmp(algo, "grid") != 0 &&
+        (bytes <= gshmemi_team_ll_max() || bytes < (size_t)gshmemi_env.COLL_GRID_MIN))
+        return 0;
+    size_t blocks = bytes / 65536;
+    blocks = blocks < 2 ? 2 : blocks > 32 ? 32 : blocks;
+    return (int)blocks;
 }
 
 /* Reductions read every member's memory directly: all must be mapped. */
@@ -61,8 +85,10 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
     if (shape == GSHMEMI_COLL_SHAPE_ALLTOALLS && (dst <= 0 || sst <= 0))
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
+                     shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
     launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
-                                            sst, nelems, esize));
+                                            sst, nelems, esize, grid ? grid_blocks(t, nbytes) : 0));
     return 0;
 }
 
@@ -98,15 +124,22 @@ GSHMEM_FOR_RMA_TYPES(ON_STREAM_TYPE)
     ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char)
 GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
 
+#define HAS_GRID_REDUCE 1
+#define HAS_GRID_REDUCESCATTER 1
+#define HAS_GRID_INSCAN 0
+#define HAS_GRID_EXSCAN 0
 #define ON_STREAM_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                       \
     GSHMEM_API int gshmemx_##NAME##_##STEM##TAIL##_on_stream(                                    \
         gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,                       \
         struct CUstream_st *stream)                                                              \
     {                                                                                            \
         static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
-        need_mapped(call, team_on(call, team));                                                  \
-        (void)gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                                     \
-        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems)); \
+        struct gshmemi_team *t = team_on(call, team);                                            \
+        need_mapped(call, t);                                                                    \
+        const size_t bytes = gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                      \
+        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
+                           stream, team, dest, source, nelems,                                   \
+                           HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0));         \
         return 0;                                                                                \
     }
 #define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \

@@ -1,7 +1,10 @@
-// The collectives in stream order: one block on the caller's stream runs
-// the device API's block form, so the collective takes its place in the
-// stream (after the work before it, before the work after it).  The team
-// barriers' counts live in GPU memory: a captured graph replays correctly.
+// The collectives in stream order: for small payloads one block on the
+// caller's stream runs the device API's block form (flag packets where
+// the team is all mapped, else barrier, move, barrier); for large ones on
+// teams whose members are all mapped, the grid algorithms below spread the
+// work over many blocks.  Either way the collective takes its place in
+// the stream, and every count lives in GPU memory: a captured graph
+// replays correctly.
 #include <gshmem_device.cuh>
 
 #include "coll/coll_launch.h"
@@ -44,6 +47,166 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
 
 int launched() { return static_cast<int>(cudaGetLastError()); }
 
+// ---- grid algorithms --------------------------------------------------------
+//
+// Block b of every member works on piece b of the data and meets only the
+// block b of the others: before (every member has started, so its source
+// is ready and its dest free) and after (every store into this PE's dest
+// has landed).  The counters are in the team slot's collective area.
+
+__device__ void grid_sync(const char *call, const struct gshmemi_device_team &t, uint64_t area_off)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const unsigned b = blockIdx.x;
+    __syncthreads();
+    for (int k = static_cast<int>(threadIdx.x); k < t.n - 1; k += static_cast<int>(blockDim.x)) {
+        const int to = (t.my + 1 + k) % t.n;
+        char *word = gshmemi_peer_base(s, t.pes[to]) + area_off + GSHMEMI_COLL_AREA_GRID_ARRIVE + 8 * b;
+        asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(word) : "memory");
+    }
+    if (threadIdx.x == 0) {
+        char *area = s.heap_base + area_off;
+        unsigned long long *done =
+            reinterpret_cast<unsigned long long *>(area + GSHMEMI_COLL_AREA_GRID_DONE + 8 * b);
+        const unsigned long long n = *done + 1;
+        *done = n;
+        gshmemi_wait(call,
+                     reinterpret_cast<unsigned long long *>(area + GSHMEMI_COLL_AREA_GRID_ARRIVE + 8 * b),
+                     GSHMEM_CMP_GE, n * static_cast<unsigned long long>(t.n - 1));
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ uint64_t grid_area(gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    return s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team);
+}
+
+template <typename T>
+__device__ __forceinline__ T *at_member(const struct gshmemi_device_team &t, int m, T *sym)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (m == t.my)
+        return sym;
+    return reinterpret_cast<T *>(gshmemi_peer_base(s, t.pes[m]) +
+                                 (reinterpret_cast<const char *>(sym) - s.heap_base));
+}
+
+// Piece k of P of n elements, cut at multiples of v elements (16 bytes,
+// so that every piece of an aligned buffer stays aligned):
+// [*first, *first + *len).
+__device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, size_t *first,
+                                      size_t *len)
+{
+    const size_t units = (n + v - 1) / v, q = units / P, r = units % P;
+    const size_t u0 = k * q + (k < r ? k : r), ul = q + (k < r ? 1 : 0);
+    *first = u0 * v < n ? u0 * v : n;
+    *len = ul * v < n - *first ? ul * v : n - *first;
+}
+
+template <typename T, typename OP>
+__device__ __forceinline__ uint4 combine16(uint4 acc, uint4 in, OP op)
+{
+    constexpr int K = 16 / sizeof(T);
+    T a[K], b[K];
+    memcpy(a, &acc, 16);
+    memcpy(b, &in, 16);
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        a[i] = op(a[i], b[i]);
+    memcpy(&acc, a, 16);
+    return acc;
+}
+
+// Elements [first, first + len) of every member's src, combined in team
+// order, into every member's dest (reduce) or this PE's only
+// (reducescatter): 16-byte vectors where both are aligned.
+template <typename T, typename OP>
+__device__ void grid_combine(const struct gshmemi_device_team &t, T *dest, const T *src, size_t first,
+                             size_t len, bool everywhere, OP op)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    const unsigned tid = threadIdx.x, nt = blockDim.x;
+    const int first_copy = everywhere ? 1 : t.n; // (my + n) % n: this PE last
+    const bool vec = ((reinterpret_cast<uintptr_t>(dest + first) |
+                       reinterpret_cast<uintptr_t>(src + first)) & 15) == 0;
+    const size_t nv = vec ? len / V : 0;
+    for (size_t i = tid; i < nv; i += nt) {
+        const size_t e = first + i * V;
+        uint4 acc = *reinterpret_cast<const uint4 *>(at_member(t, 0, src) + e);
+        for (int m = 1; m < t.n; m++)
+            acc = combine16<T>(acc, *reinterpret_cast<const uint4 *>(at_member(t, m, src) + e), op);
+        for (int k = first_copy; k <= t.n; k++)
+            *reinterpret_cast<uint4 *>(at_member(t, (t.my + k) % t.n, dest) + e) = acc;
+    }
+    for (size_t e = first + nv * V + tid; e < first + len; e += nt) {
+        T acc = at_member(t, 0, src)[e];
+        for (int m = 1; m < t.n; m++)
+            acc = op(acc, at_member(t, m, src)[e]);
+        for (int k = first_copy; k <= t.n; k++)
+            at_member(t, (t.my + k) % t.n, dest)[e] = acc;
+    }
+}
+
+template <typename T, typename OP>
+__global__ void grid_reduce_kernel(const char *call, gshmem_team_t team, T *dest, const T *src,
+                                   size_t count, int scatter, OP op)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const uint64_t area = grid_area(team);
+    const size_t G = gridDim.x, V = 16 / sizeof(T);
+    size_t first, len;
+    grid_sync(call, t, area);
+    if (!scatter) {
+        // Two-shot: piece b of this PE's part, read from every member,
+        // combined and stored into every member's dest.
+        piece(count, V, static_cast<size_t>(t.n) * G, static_cast<size_t>(t.my) * G + blockIdx.x,
+              &first, &len);
+        grid_combine(t, dest, src, first, len, true, op);
+    } else {
+        // Piece b of this PE's block of every member's source, into this
+        // PE's dest.
+        piece(count, V, G, blockIdx.x, &first, &len);
+        grid_combine(t, dest, src + static_cast<size_t>(t.my) * count, first, len, false, op);
+    }
+    // Every member's stores into this PE's dest have landed, and no member
+    // reads this PE's source any more.
+    grid_sync(call, t, area);
+}
+
+// Moves: piece b (16-byte aligned bytes) of each block, straight into the
+// members' dests (fcollect, alltoall: pushed; broadcast: pulled from the
+// root by every member, so that every GPU's SMs share the work).
+__global__ void grid_move_kernel(const char *call, int shape, gshmem_team_t team, char *dest,
+                                 const char *src, size_t nbytes, int root)
+{
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const uint64_t area = grid_area(team);
+    const size_t G = gridDim.x;
+    const size_t step = (nbytes / G + 15) / 16 * 16;
+    const size_t off = step * blockIdx.x;
+    const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
+    grid_sync(call, t, area);
+    for (int k = 1; k <= t.n && len > 0; k++) {
+        const int m = (t.my + k) % t.n;
+        switch (shape) {
+        case GSHMEMI_COLL_SHAPE_FCOLLECT:
+            gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(t.my) * nbytes + off, src + off,
+                         len, threadIdx.x, blockDim.x);
+            break;
+        case GSHMEMI_COLL_SHAPE_ALLTOALL:
+            gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(t.my) * nbytes + off,
+                         src + static_cast<size_t>(m) * nbytes + off, len, threadIdx.x, blockDim.x);
+            break;
+        default: // broadcast: once, from the root's source into mine
+            if (m == t.my && (t.my != root || dest != src))
+                gshmemi_copy(dest + off, at_member(t, root, src) + off, len, threadIdx.x, blockDim.x);
+        }
+    }
+    grid_sync(call, t, area);
+}
+
 } // namespace
 
 extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet)
@@ -54,14 +217,54 @@ extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int qu
 
 extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                                         const void *source, size_t nbytes, int root, ptrdiff_t dst,
-                                        ptrdiff_t sst, size_t nelems, size_t esize)
+                                        ptrdiff_t sst, size_t nelems, size_t esize, int blocks)
 {
-    move_kernel<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-        shape, team, dest, source, nbytes, root, dst, sst, nelems, esize);
+    static const char *const calls[] = {"gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream",
+                                        "gshmemx_fcollect_on_stream", "gshmemx_alltoall_on_stream",
+                                        "gshmemx_alltoalls_on_stream"};
+    if (blocks > 0)
+        grid_move_kernel<<<blocks, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
+            calls[shape], shape, team, static_cast<char *>(dest), static_cast<const char *>(source),
+            nbytes, root);
+    else
+        move_kernel<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
+            shape, team, dest, source, nbytes, root, dst, sst, nelems, esize);
     return launched();
 }
 
-// One kernel per typed reduction: the block form of the same name.
+namespace {
+#define GRID_OP(OP)                                                                                \
+    struct grid_op_##OP {                                                                          \
+        template <typename T>                                                                      \
+        __device__ __forceinline__ T operator()(T a, T b) const                                    \
+        {                                                                                          \
+            return gshmemi_arith<T>::OP(a, b);                                                     \
+        }                                                                                          \
+    };
+GRID_OP(AND)
+GRID_OP(OR)
+GRID_OP(XOR)
+GRID_OP(MIN)
+GRID_OP(MAX)
+GRID_OP(SUM)
+GRID_OP(PROD)
+#undef GRID_OP
+} // namespace
+
+// One block-form kernel per typed reduction (blocks 0), and the grid
+// kernel of its type and operation for reduce and reducescatter.
+#define GRID_REDUCE_REDUCE(STEM, TAIL, OP, NAME, TYPE)                                             \
+    if (blocks > 0) {                                                                              \
+        grid_reduce_kernel<<<blocks, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(            \
+            "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream", team, static_cast<TYPE *>(dest),        \
+            static_cast<const TYPE *>(src), n, SHAPE_IS_SCATTER_##TAIL, grid_op_##OP());           \
+        return launched();                                                                         \
+    }
+#define SHAPE_IS_SCATTER__reduce 0
+#define SHAPE_IS_SCATTER__reducescatter 1
+#define GRID_REDUCE_REDUCESCATTER GRID_REDUCE_REDUCE
+#define GRID_REDUCE_INSCAN(STEM, TAIL, OP, NAME, TYPE) (void)blocks;
+#define GRID_REDUCE_EXSCAN GRID_REDUCE_INSCAN
 #define REDUCE_KERNEL(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                           \
     __global__ void kernel_##NAME##_##STEM##TAIL(gshmem_team_t team, void *dest, const void *src,  \
                                                  size_t n)                                         \
@@ -70,8 +273,10 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
                                               static_cast<const TYPE *>(src), n);                  \
     }                                                                                              \
     extern "C" int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team,         \
-                                                        void *dest, const void *src, size_t n)     \
+                                                        void *dest, const void *src, size_t n,     \
+                                                        int blocks)                                \
     {                                                                                              \
+        GRID_REDUCE_##SHAPE(STEM, TAIL, OP, NAME, TYPE)                                            \
         kernel_##NAME##_##STEM##TAIL<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(        \
             team, dest, src, n);                                                                   \
         return launched();                                                                         \

@@ -46,9 +46,12 @@ static struct {
     struct split_vote *votes; /* heap: one per world PE, by parent index */
     uint64_t *sizes;          /* heap: one word per world PE, for the collectives */
     uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
+    char *coll_area;          /* GPU heap: the slots' collective areas */
+    struct gshmemi_device_coll_area coll;
 } tm;
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
+size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
 
 /* ---- lookup ---------------------------------------------------------------- */
 
@@ -126,7 +129,10 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
     t->config = config != NULL ? *config : (gshmem_team_config_t){0};
     t->live = 1;
-    gshmemi_device_team_set(slot, t->pes, n, t->my);
+    t->mapped = 1;
+    for (int i = 0; i < n; i++)
+        t->mapped &= gshmemi_heap.slot_of_pe[pes[i]] >= 0;
+    gshmemi_device_team_set(slot, t->pes, n, t->my, t->mapped);
     return 0;
 }
 
@@ -162,11 +168,42 @@ static int node_rank(int pe)
 }
 static int same_node_rank(int pe) { return node_rank(pe) == node_rank(gshmemi_rt.my_pe); }
 
+/* A slot's collective area (enum gshmemi_coll_area): the grid barriers'
+ * words, an LL acknowledgement per world PE, then two buffers of packets
+ * per member.  A member's capacity shrinks as the job grows, so that an
+ * area stays near 512 KiB: 16 KiB of payload up to 8 PEs. */
+static void coll_layout(struct gshmemi_device_coll_area *c)
+{
+    const uint64_t n = (uint64_t)gshmemi_rt.n_pes;
+    uint64_t packets = 16384 / n;
+    packets = packets > 2048 ? 2048 : packets < 64 ? 64 : packets;
+    c->ll_off = GSHMEMI_ALIGN_UP(GSHMEMI_COLL_AREA_LL_ACKS + 4 * n, 256);
+    c->slot_bytes = GSHMEMI_ALIGN_UP(c->ll_off + 2 * n * packets * 16, 4096);
+    c->ll_packets = (uint32_t)packets;
+    const size_t cap = (size_t)packets * 8, want = gshmemi_env.COLL_LL_MAX;
+    if (strcmp(gshmemi_env.COLL_ALGO, "simple") == 0 || strcmp(gshmemi_env.COLL_ALGO, "grid") == 0)
+        c->ll_max = 0;
+    else if (strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 || want > cap)
+        c->ll_max = (uint32_t)cap;
+    else
+        c->ll_max = (uint32_t)want;
+}
+
 int gshmemi_teams_init(void)
 {
     const long max = gshmemi_env.MAX_TEAMS;
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
+    static const char *const algos[] = {"auto", "simple", "ll", "grid"};
+    int known = 0;
+    for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(algos); i++)
+        known |= strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0;
+    if (!known) {
+        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll or grid",
+                      gshmemi_env.COLL_ALGO);
+        free(scratch);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
     if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
         GSHMEMI_ERROR(COLL, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,
                       GSHMEMI_MIN((int)GSHMEMI_CTRL_TEAM_SLOTS, 64 * SLOT_WORDS));
@@ -188,17 +225,23 @@ int gshmemi_teams_init(void)
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }
-    if (gshmemi_heap.on_device) { /* kernels' team barriers */
+    if (gshmemi_heap.on_device) { /* kernels' team barriers and collective areas */
         const size_t words = (size_t)tm.n_slots * GSHMEMI_DEVICE_TEAM_WORDS;
         tm.device_words = gshmemi_heap_alloc_internal("teams' device barrier words",
                                                       words * sizeof(uint64_t));
-        if (tm.device_words == NULL) {
+        coll_layout(&tm.coll);
+        tm.coll_area = tm.device_words == NULL
+                           ? NULL
+                           : gshmemi_heap_alloc_internal("teams' collective areas",
+                                                         (size_t)tm.n_slots * tm.coll.slot_bytes);
+        if (tm.coll_area == NULL) {
             st = GSHMEM_ERR_NO_MEMORY;
             goto err;
         }
+        tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
         GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
                                tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),
-                               (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base)),
+                               (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base), &tm.coll),
                            st, err);
     }
     GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_WORLD, in_world, scratch), st, err);
@@ -290,10 +333,14 @@ static void slot_reset(gshmem_team_t slot)
 {
     memset(gshmemi_ctrl_word(gshmemi_rt.my_pe, gshmemi_ctrl_team(slot)), 0,
            sizeof(uint64_t) * GSHMEMI_CTRL_TEAM_WORDS);
-    if (tm.device_words != NULL)
+    if (tm.device_words != NULL) {
         gshmemi_heap.access->memset("gshmem_team_split",
                                     tm.device_words + (size_t)slot * GSHMEMI_DEVICE_TEAM_WORDS, 0,
                                     sizeof(uint64_t) * GSHMEMI_DEVICE_TEAM_WORDS);
+        gshmemi_heap.access->memset("gshmem_team_split",
+                                    tm.coll_area + (size_t)slot * tm.coll.slot_bytes, 0,
+                                    tm.coll.slot_bytes);
+    }
 }
 
 GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride,

@@ -14,6 +14,7 @@ struct gshmemi_team {
     int live; /* this PE is a member */
     int n;    /* members */
     int my;   /* this PE's index in the team */
+    int mapped; /* every member's heap is mapped here */
     int *pes; /* the world PE of each member, by team index */
     gshmem_team_config_t config;
 };
@@ -32,6 +33,10 @@ void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_te
 /* A block of the heap the runtime keeps for the collectives: one 64-bit
  * word per world PE (collect's block sizes). */
 uint64_t *gshmemi_team_sizes_area(void);
+
+/* The largest payload per member that the flag-packet collectives carry
+ * on this job's teams (0: none; GPU heap only). */
+size_t gshmemi_team_ll_max(void);
 
 /* At init, after the heap and the transport; at finalize. */
 int gshmemi_teams_init(void);

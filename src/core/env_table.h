@@ -64,6 +64,18 @@
     X(MAX_TEAMS, INT, "64",                                                                \
       "Teams that may exist at once, the predefined ones (world, shared, node, same-mype-" \
       "node) included: 4 to 127.")                                                         \
+    X(COLL_ALGO, STRING, "auto",                                                            \
+      "Algorithm of the collectives in kernels and in stream order on teams whose members " \
+      "are all mapped, for benchmarking: auto (by size: flag packets up to "                 \
+      "GSHMEM_COLL_LL_MAX bytes per member, then, in stream order, many blocks from "        \
+      "GSHMEM_COLL_GRID_MIN bytes), simple (barrier, move, barrier), ll (flag packets "      \
+      "wherever they fit) or grid (many blocks in stream order wherever they apply).")       \
+    X(COLL_LL_MAX, SIZE, "16k",                                                             \
+      "Largest payload per member that collectives carry in flag packets (data and flag "    \
+      "in one 16-byte store, no barrier); capped by the teams' areas (16 KiB up to 8 PEs).") \
+    X(COLL_GRID_MIN, SIZE, "32k",                                                           \
+      "Smallest payload per member for which a collective in stream order runs on many "    \
+      "blocks (two-shot reductions, direct all-push moves).")                              \
     X(DEBUG_CHECKS, BOOL, "0",                                                              \
       "Kernels check every device call's PE, heap bounds and atomic alignment; a failed "  \
       "check ends the job naming the call, block, thread, PE and address.")                \

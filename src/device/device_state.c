@@ -279,7 +279,8 @@ void gshmemi_device_state_stop(void)
 
 /* ---- teams ------------------------------------------------------------------ */
 
-int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off)
+int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off,
+                              const struct gshmemi_device_coll_area *coll)
 {
     const size_t n_pes = (size_t)gshmemi_rt.n_pes;
     if (!gshmemi_heap.on_device)
@@ -300,17 +301,22 @@ int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_of
     ds.state.n_teams = n_teams;
     ds.state.team_words_off = words_off;
     ds.state.coll_sizes_off = sizes_off;
+    ds.state.coll_off = coll->off;
+    ds.state.coll_slot_bytes = coll->slot_bytes;
+    ds.state.coll_ll_off = coll->ll_off;
+    ds.state.coll_ll_packets = coll->ll_packets;
+    ds.state.coll_ll_max = coll->ll_max;
     publish_locked("gshmem_init");
     pthread_mutex_unlock(&ds.lock);
     return 0;
 }
 
-void gshmemi_device_team_set(int slot, const int *pes, int n, int my)
+void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped)
 {
     if (ds.teams == NULL)
         return;
     int *gpu_pes = ds.team_pes + (size_t)slot * (size_t)gshmemi_rt.n_pes;
-    const struct gshmemi_device_team t = {.n = n, .my = my, .pes = gpu_pes};
+    const struct gshmemi_device_team t = {.n = n, .my = my, .mapped = mapped, .pes = gpu_pes};
     gshmemi_gpu_copy("gshmem_team_split", gpu_pes, pes, sizeof(int) * (size_t)n, 1);
     gshmemi_gpu_copy("gshmem_team_split", &ds.teams[slot], &t, sizeof(t), 1);
 }

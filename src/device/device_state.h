@@ -3,15 +3,27 @@
 #ifndef GSHMEMI_DEVICE_DEVICE_STATE_H
 #define GSHMEMI_DEVICE_DEVICE_STATE_H
 
+#include <stdint.h>
+
 /* After the heap and the transports are up (GPU heap only; else nothing). */
 int gshmemi_device_state_start(void);
 void gshmemi_device_state_stop(void);
 
+/* The slots' collective areas as the device state describes them
+ * (struct gshmemi_device_state's coll_* fields). */
+struct gshmemi_device_coll_area {
+    uint64_t off, slot_bytes, ll_off;
+    uint32_t ll_packets, ll_max;
+};
+
 /* Teams for kernels (GPU heap only; else nothing): a table of n_teams
- * entries by handle, and the heap offset of the slots' barrier words.
- * set and clear keep an entry as the host's team of that handle. */
-int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off);
-void gshmemi_device_team_set(int slot, const int *pes, int n, int my);
+ * entries by handle, the heap offsets of the slots' barrier words and of
+ * collect's sizes, and the slots' collective areas.  set and clear keep
+ * an entry as the host's team of that handle (mapped: every member's heap
+ * is mapped here). */
+int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off,
+                              const struct gshmemi_device_coll_area *coll);
+void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped);
 void gshmemi_device_team_clear(int slot);
 
 #endif

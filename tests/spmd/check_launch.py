@@ -234,7 +234,9 @@ def bad_heap_and_transport_settings():
     cases = [({"GSHMEM_HEAP": "bogus"},
               r"error heap: GSHMEM_HEAP is 'bogus': expected auto, device or host"),
              ({"GSHMEM_DISABLE_P2P": "1", "GSHMEM_TRANSPORT": "bogus"},
-              r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc")]
+              r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc"),
+             ({"GSHMEM_COLL_ALGO": "fastest"},
+              r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll or grid")]
     if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
                                       capture_output=True, text=True).stdout:
         cases.append(({"GSHMEM_HEAP": "device"},

@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 5
+#define GSHMEMI_DEVICE_STATE_VERSION 6
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -115,6 +115,7 @@ struct gshmemi_device_failure {
 struct gshmemi_device_team {
     int n;          /* members */
     int my;         /* this PE's index */
+    int mapped;     /* every member's heap is mapped here: the fast algorithms apply */
     const int *pes; /* GPU memory: the world PE of each member */
 };
 /* Each team slot's words for the device barriers of its members, in a
@@ -123,7 +124,26 @@ struct gshmemi_device_team {
 enum {
     GSHMEMI_DEVICE_TEAM_ROUNDS = 0,
     GSHMEMI_DEVICE_TEAM_EPOCH = 32,
+    GSHMEMI_DEVICE_TEAM_LL_EPOCH = 33, /* the slot's flag-packet collectives this PE has done */
     GSHMEMI_DEVICE_TEAM_WORDS = 64,
+};
+
+/* Each team slot's collective area, in a block of the GPU heap at the same
+ * offset on every PE (coll_off + slot * coll_slot_bytes), zeroed when a
+ * team takes the slot:
+ *  - the grid algorithms' barriers (src/coll/coll_on_stream_kernels.cu):
+ *    per block b, a counter every member's block b adds to, and the count
+ *    of barriers this PE's block b has done;
+ *  - the flag-packet (LL) algorithms (gshmem/device/coll/ll.cuh): per
+ *    member, the last LL collective it finished (it writes that here, so
+ *    a sender never overwrites packets not yet read), then two buffers (by
+ *    the collective's number's parity) of coll_ll_packets 16-byte packets
+ *    per member: 8 bytes of data and the collective's number twice. */
+enum gshmemi_coll_area {
+    GSHMEMI_COLL_GRID_BLOCKS = 64, /* most blocks of a grid collective */
+    GSHMEMI_COLL_AREA_GRID_ARRIVE = 0,
+    GSHMEMI_COLL_AREA_GRID_DONE = 8 * GSHMEMI_COLL_GRID_BLOCKS,
+    GSHMEMI_COLL_AREA_LL_ACKS = 16 * GSHMEMI_COLL_GRID_BLOCKS, /* then 4 bytes per world PE */
 };
 
 struct gshmemi_device_state {
@@ -157,6 +177,15 @@ struct gshmemi_device_state {
     int n_teams;
     uint64_t team_words_off;
     uint64_t coll_sizes_off; /* a heap block of one word per world PE: collect's sizes */
+    /* The slots' collective areas (enum gshmemi_coll_area): where slot 0's
+     * starts in the heap, each one's size, where its packets start, the
+     * packets per member and buffer, and the largest payload per member
+     * that goes by flag packets (GSHMEM_COLL_LL_MAX; 0: never). */
+    uint64_t coll_off;
+    uint64_t coll_slot_bytes;
+    uint64_t coll_ll_off;
+    uint32_t coll_ll_packets;
+    uint32_t coll_ll_max;
 };
 
 /* A translation unit's copy of the state is refreshed through its own

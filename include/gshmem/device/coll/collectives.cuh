@@ -3,7 +3,9 @@
  * (gshmemx_int_sum_reduce_block), from the operation tables.  Only the
  * calling group of each member PE takes part.  Each call starts with the
  * team's barrier, moves or combines the data with the group's threads and
- * ends with quiet and the barrier.  Reductions: member i combines part i
+ * ends with quiet and the barrier; on teams whose members are all mapped,
+ * payloads up to GSHMEM_COLL_LL_MAX go by flag packets instead, with no
+ * barrier (coll/ll.cuh).  Reductions: member i combines part i
  * of every member's source, in team order (the host forms' bits exactly),
  * and stores it into every member's dest; they read mapped PEs directly,
  * so every member of the team must be mapped (a member reached only
@@ -105,6 +107,8 @@ __device__ __forceinline__ void gshmemi_coll_broadcast(const char *call, gshmem_
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     if (root < 0 || root >= t.n)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_PE_RANGE, root, nullptr, 0);
+    if (gshmemi_ll_fits(t, nbytes))
+        return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_BROADCAST, dest, src, nbytes, root);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
     if (t.my == root)
         for (int i = 0; i < t.n; i++)
@@ -118,6 +122,8 @@ __device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    if (gshmemi_ll_fits(t, nbytes))
+        return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_FCOLLECT, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
     for (int k = 1; k <= t.n; k++)
         gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
@@ -154,6 +160,8 @@ __device__ __forceinline__ void gshmemi_coll_alltoall(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    if (gshmemi_ll_fits(t, nbytes))
+        return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_ALLTOALL, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
     for (int k = 1; k <= t.n; k++) {
         const int j = (t.my + k) % t.n;
@@ -190,6 +198,8 @@ __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_tea
                                                     const T *src, size_t nreduce, OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
+        return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, false, op);
     unsigned lane, n;
     size_t first, len;
     gshmemi_group<SCOPE>(&lane, &n);
@@ -209,6 +219,8 @@ __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gsh
                                                            OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
+        return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, true, op);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);

@@ -1,0 +1,304 @@
+/* gshmem device API, part of gshmem_device.cuh: the collectives' flag-packet
+ * (LL) algorithms, for teams whose members are all mapped and payloads of
+ * at most coll_ll_max bytes per member (GSHMEM_COLL_LL_MAX).
+ *
+ * One shot, no barrier: each member stores its data straight into the
+ * receivers' buffers in the team slot's collective area as 16-byte packets
+ * {data low, n, data high, n}, where n is the slot's collective number
+ * (kept per PE, the same on every member since all call the team's
+ * collectives in the same order).  A receiver polls each packet until both
+ * halves carry n: data and flag arrive in one store, so nothing else is
+ * waited for.  Collectives alternate between two buffers by n's parity; a
+ * member that has finished collective n says so in every other member's
+ * area, and a sender waits for that word to reach n - 2 before it reuses a
+ * buffer (it has nearly always arrived: a member that sent collective n - 1
+ * had finished n - 2).  Reductions combine in team order, as every other
+ * algorithm does, so the bits do not depend on the algorithm.
+ */
+#ifndef GSHMEMI_DEVICE_UMBRELLA
+#error "include <gshmem_device.cuh>, not <gshmem/device/coll/ll.cuh>"
+#endif
+#ifndef GSHMEM_DEVICE_COLL_LL_CUH
+#define GSHMEM_DEVICE_COLL_LL_CUH
+
+namespace {
+
+/* ---- packets ---- */
+
+__device__ __forceinline__ void gshmemi_ll_store(uint4 *p, uint64_t data, uint32_t n)
+{
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+                 "r"(static_cast<uint32_t>(data)), "r"(n), "r"(static_cast<uint32_t>(data >> 32)),
+                 "r"(n)
+                 : "memory");
+}
+
+__device__ __forceinline__ bool gshmemi_ll_try(const uint4 *p, uint32_t n, uint64_t *data)
+{
+    uint32_t lo, f0, hi, f1;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(lo), "=r"(f0), "=r"(hi), "=r"(f1)
+                 : "l"(p)
+                 : "memory");
+    *data = static_cast<uint64_t>(lo) | static_cast<uint64_t>(hi) << 32;
+    return f0 == n && f1 == n;
+}
+
+__device__ __forceinline__ uint64_t gshmemi_ll_wait(const char *call, const uint4 *p, uint32_t n)
+{
+    uint64_t v;
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; !gshmemi_ll_try(p, n, &v); spins++)
+        if ((spins & 1023) == 0 && deadline.passed())
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, p, 16, GSHMEM_CMP_EQ, n,
+                         v);
+    return v;
+}
+
+/* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
+__device__ __forceinline__ uint64_t gshmemi_ll_chunk(const char *src, size_t nbytes, size_t k)
+{
+    const size_t at = k * 8;
+    if ((reinterpret_cast<uintptr_t>(src) & 7) == 0 && at + 8 <= nbytes)
+        return *reinterpret_cast<const uint64_t *>(src + at);
+    uint64_t v = 0;
+    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
+        v |= static_cast<uint64_t>(static_cast<unsigned char>(src[at + b])) << (8 * b);
+    return v;
+}
+
+__device__ __forceinline__ void gshmemi_ll_unchunk(char *dst, size_t nbytes, size_t k, uint64_t v)
+{
+    const size_t at = k * 8;
+    if ((reinterpret_cast<uintptr_t>(dst) & 7) == 0 && at + 8 <= nbytes) {
+        *reinterpret_cast<uint64_t *>(dst + at) = v;
+        return;
+    }
+    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
+        dst[at + b] = static_cast<char>(v >> (8 * b));
+}
+
+__device__ __forceinline__ size_t gshmemi_ll_npackets(size_t nbytes) { return (nbytes + 7) / 8; }
+
+/* ---- one collective's frame ---- */
+
+struct gshmemi_ll {
+    const struct gshmemi_device_team *t;
+    char *area;          /* this PE's collective area of the slot */
+    uint64_t area_off;   /* its offset in every heap */
+    uint32_t n;          /* this collective's number on the slot */
+    unsigned long long *count;
+    const char *call;
+};
+
+/* Whether a payload of `bytes` per member goes by flag packets on team t. */
+__device__ __forceinline__ bool gshmemi_ll_fits(const struct gshmemi_device_team &t, size_t bytes)
+{
+    const uint32_t max = gshmemi_s().coll_ll_max;
+    return t.mapped && t.n > 1 && max > 0 && bytes <= max;
+}
+
+__device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, gshmem_team_t team,
+                                                             const struct gshmemi_device_team &t)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    struct gshmemi_ll ll;
+    ll.t = &t;
+    ll.call = call;
+    ll.area_off = s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team);
+    ll.area = s.heap_base + ll.area_off;
+    ll.count = reinterpret_cast<unsigned long long *>(
+        s.heap_base + s.team_words_off +
+        8ull * (GSHMEMI_DEVICE_TEAM_WORDS * static_cast<uint64_t>(team) + GSHMEMI_DEVICE_TEAM_LL_EPOCH));
+    ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
+    return ll;
+}
+
+/* Packet q from member `from` to this collective's buffer on member `to`
+ * (to's heap as mapped here). */
+__device__ __forceinline__ uint4 *gshmemi_ll_packet(const struct gshmemi_ll &ll, int to, int from,
+                                                    size_t q)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    char *base = (to == ll.t->my ? ll.area : gshmemi_peer_base(s, ll.t->pes[to]) + ll.area_off) +
+                 s.coll_ll_off;
+    const size_t buf = (static_cast<size_t>(ll.n & 1) * static_cast<size_t>(s.n_pes) +
+                        static_cast<size_t>(from)) *
+                       s.coll_ll_packets;
+    return reinterpret_cast<uint4 *>(base) + buf + q;
+}
+
+__device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int member)
+{
+    return reinterpret_cast<volatile uint32_t *>(area + GSHMEMI_COLL_AREA_LL_ACKS) + member;
+}
+
+/* Member `to` has finished the collective before last (whose buffer this
+ * one reuses). */
+__device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll, int to)
+{
+    if (ll.n <= 2)
+        return;
+    volatile uint32_t *ack = gshmemi_ll_ack(ll.area, to);
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; static_cast<int32_t>(*ack - (ll.n - 2)) < 0; spins++)
+        if ((spins & 1023) == 0 && deadline.passed())
+            gshmemi_fail(ll.call, GSHMEMI_DEV_FAIL_TIMEOUT, ll.t->pes[to],
+                         const_cast<const uint32_t *>(ack), 4, GSHMEM_CMP_GE, ll.n - 2, *ack);
+}
+
+/* The group sends `bytes` of data(to) to every other member `to`:
+ * data(to) points at the payload for that member. */
+template <int SCOPE, typename DATA>
+__device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, size_t bytes,
+                                                bool root_only, int root, DATA data)
+{
+    const struct gshmemi_device_team &t = *ll.t;
+    const size_t np = gshmemi_ll_npackets(bytes);
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    if (root_only && t.my != root)
+        return;
+    const size_t total = np * static_cast<size_t>(t.n - 1);
+    int cleared = -1; /* the member whose word this thread last found ready */
+    for (size_t i = lane; i < total; i += nthr) {
+        const int k = static_cast<int>(i / np) + 1;
+        const size_t q = i % np;
+        const int to = (t.my + k) % t.n;
+        if (to != cleared)
+            gshmemi_ll_may_send(ll, to), cleared = to;
+        gshmemi_ll_store(gshmemi_ll_packet(ll, to, t.my, q), gshmemi_ll_chunk(data(to), bytes, q),
+                         ll.n);
+    }
+}
+
+/* The group has read everything addressed to this PE: every other member
+ * learns it, and the next collective gets the next number. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_ll_end(const struct gshmemi_ll &ll)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const struct gshmemi_device_team &t = *ll.t;
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    gshmemi_group_sync<SCOPE>();
+    for (int k = 1 + static_cast<int>(lane); k < t.n; k += static_cast<int>(nthr)) {
+        const int to = (t.my + k) % t.n;
+        *gshmemi_ll_ack(gshmemi_peer_base(s, t.pes[to]) + ll.area_off, t.my) = ll.n;
+    }
+    if (lane == 0)
+        *reinterpret_cast<volatile unsigned long long *>(ll.count) = ll.n;
+    gshmemi_group_sync<SCOPE>();
+}
+
+/* Whether [a, a + an) and [b, b + bn) share a byte: the group must then
+ * finish reading before it writes. */
+__device__ __forceinline__ bool gshmemi_overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
+    return x < y + bn && y < x + an;
+}
+
+/* ---- the collectives ---- */
+
+/* Combines 8 bytes of T elements: acc = acc OP in, element by element. */
+template <typename T, typename OP>
+__device__ __forceinline__ uint64_t gshmemi_ll_combine(uint64_t acc, uint64_t in, OP op)
+{
+    constexpr int K = 8 / sizeof(T);
+    T a[K], b[K];
+    memcpy(a, &acc, 8);
+    memcpy(b, &in, 8);
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        a[i] = op(a[i], b[i]);
+    memcpy(&acc, a, 8);
+    return acc;
+}
+
+/* Reduce (all members get the combination of all sources) and
+ * reducescatter (member i gets block i's); block: the elements each
+ * member sends to each other (0: the whole source to all). */
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_t team,
+                                                  const struct gshmemi_device_team &t, T *dest,
+                                                  const T *src, size_t nelems, bool scatter, OP op)
+{
+    const size_t bytes = nelems * sizeof(T);
+    const struct gshmemi_ll ll = gshmemi_ll_begin(call, team, t);
+    const char *source = reinterpret_cast<const char *>(src);
+    gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, [&](int to) {
+        return scatter ? source + static_cast<size_t>(to) * bytes : source;
+    });
+    if (gshmemi_overlap(dest, bytes, src, scatter ? bytes * t.n : bytes))
+        gshmemi_group_sync<SCOPE>();
+    const char *own = scatter ? source + static_cast<size_t>(t.my) * bytes : source;
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    const size_t np = gshmemi_ll_npackets(bytes);
+    for (size_t q = lane; q < np; q += nthr) {
+        uint64_t acc = t.my == 0 ? gshmemi_ll_chunk(own, bytes, q)
+                                 : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, 0, q), ll.n);
+        for (int i = 1; i < t.n; i++) {
+            const uint64_t in = i == t.my ? gshmemi_ll_chunk(own, bytes, q)
+                                          : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, i, q), ll.n);
+            acc = gshmemi_ll_combine<T>(acc, in, op);
+        }
+        gshmemi_ll_unchunk(reinterpret_cast<char *>(dest), bytes, q, acc);
+    }
+    gshmemi_ll_end<SCOPE>(ll);
+}
+
+/* fcollect (every member's block to all, at its index), alltoall (block j
+ * of each member to member j) and broadcast (the root's block to all). */
+enum { GSHMEMI_LL_FCOLLECT, GSHMEMI_LL_ALLTOALL, GSHMEMI_LL_BROADCAST };
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t team,
+                                                const struct gshmemi_device_team &t, int shape,
+                                                void *dest, const void *src, size_t nbytes, int root)
+{
+    const struct gshmemi_ll ll = gshmemi_ll_begin(call, team, t);
+    const char *source = static_cast<const char *>(src);
+    char *out = static_cast<char *>(dest);
+    const bool bcast = shape == GSHMEMI_LL_BROADCAST;
+    gshmemi_ll_send<SCOPE>(ll, nbytes, bcast, root, [&](int to) {
+        return shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(to) * nbytes : source;
+    });
+    const size_t in_bytes = shape == GSHMEMI_LL_ALLTOALL ? nbytes * t.n : nbytes;
+    const size_t out_bytes = bcast ? nbytes : nbytes * t.n;
+    if (gshmemi_overlap(dest, out_bytes, src, in_bytes))
+        gshmemi_group_sync<SCOPE>();
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    const size_t np = gshmemi_ll_npackets(nbytes);
+    if (bcast) {
+        if (t.my == root) {
+            if (dest != src)
+                gshmemi_copy(out, source, nbytes, lane, nthr);
+        } else {
+            for (size_t q = lane; q < np; q += nthr)
+                gshmemi_ll_unchunk(out, nbytes, q,
+                                   gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, root, q), ll.n));
+        }
+    } else {
+        /* This PE's own block: a local copy unless already in place. */
+        const char *own = shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(t.my) * nbytes
+                                                       : source;
+        char *mine = out + static_cast<size_t>(t.my) * nbytes;
+        if (mine != own)
+            gshmemi_copy(mine, own, nbytes, lane, nthr);
+        const size_t total = np * static_cast<size_t>(t.n - 1);
+        for (size_t i = lane; i < total; i += nthr) {
+            const int from = (t.my + 1 + static_cast<int>(i / np)) % t.n;
+            const size_t q = i % np;
+            gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
+                               gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, from, q), ll.n));
+        }
+    }
+    gshmemi_ll_end<SCOPE>(ll);
+}
+
+} // namespace
+
+#endif /* GSHMEM_DEVICE_COLL_LL_CUH */
