@@ -65,7 +65,7 @@ static void bench_init() { gshmem_init(); }
 #endif
 
 // Starts the library for a benchmark of two PEs; returns this PE.
-static int bench_start(const char *prog)
+static inline int bench_start(const char *prog)
 {
     bench_init();
     if (A_(n_pes)() != 2) {

@@ -97,25 +97,40 @@ static double bench_median_us(int runs, P prepare, F launch)
 }
 
 // Holds a stream until the host opens it, so that work enqueued behind it
-// runs at the GPU's pace, not at the pace the host enqueues it.
-__global__ void bench_gate_wait(volatile int *open)
+// runs at the GPU's pace, not at the pace the host enqueues it.  With a
+// deadline (close(s, ms)), the gate also opens itself that long after it
+// started waiting and says so (timed_out()): a library whose enqueueing
+// waits for the GPU would otherwise never let the host come back to open it.
+__global__ void bench_gate_wait(volatile int *gate, unsigned long long deadline_ns)
 {
-    while (*open == 0) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (gate[0] == 0) {
+        if (deadline_ns == 0)
+            continue;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > deadline_ns) {
+            gate[1] = 1;
+            break;
+        }
     }
 }
 
 struct bench_gate {
-    int *host = nullptr, *dev = nullptr;
-    void close(cudaStream_t s)
+    int *host = nullptr, *dev = nullptr; // [0]: opened by the host, [1]: opened by the deadline
+    void close(cudaStream_t s, unsigned deadline_ms = 0)
     {
         if (host == nullptr) {
-            CUDA(cudaHostAlloc(&host, sizeof(int), cudaHostAllocMapped));
+            CUDA(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
             CUDA(cudaHostGetDevicePointer((void **)&dev, host, 0));
         }
-        *(volatile int *)host = 0;
-        bench_gate_wait<<<1, 1, 0, s>>>(dev);
+        ((volatile int *)host)[0] = 0;
+        ((volatile int *)host)[1] = 0;
+        bench_gate_wait<<<1, 1, 0, s>>>(dev, deadline_ms * 1000000ull);
     }
     void open() { *(volatile int *)host = 1; }
+    // After the stream has passed the gate: whether the deadline opened it.
+    bool timed_out() const { return ((volatile int *)host)[1] != 0; }
 };
 
 // System-scope loads in PTX, for the hardware references (no library).

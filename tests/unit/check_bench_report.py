@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """bench/run's tables, CSV files, targets and report, from a results file of
 random figures (no GPU needed): every value must land in its row and column,
-every ratio must be gshmem over NVSHMEM, and each target must be judged
-right on both sides of its limit.
+every ratio must be gshmem over NVSHMEM (collectives: over the best of
+NVSHMEM, NVSHMEM own and NCCL), and each target must be judged right on both
+sides of its limit.
 
     check_bench_report.py path/to/bench/run
 """
@@ -74,6 +75,9 @@ def main():
             if sysname == "nvshmem":  # the twin prints every rank; the slowest counts
                 recs.append(dict(bench="startup", sys=sysname, op="init", ms=float(ms) - 5, run=".%d" % i))
 
+    coll_recs, coll_want, coll_ok = coll_results(rnd, sizes, want)
+    recs += coll_recs
+
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "results.jsonl")
         with open(src, "w") as f:
@@ -99,25 +103,92 @@ def main():
                 fail("%s.csv, %d bytes: %r, want %r %s" % (name, n, got, exp, seed_note))
             if abs(float(row[-1]) - vals[0] / vals[1]) > 1e-4:
                 fail("%s.csv, %d bytes: ratio %s, want %.4f" % (name, n, row[-1], vals[0] / vals[1]))
+        check_coll_csv(out, coll_want, seed_note)
         with open(os.path.join(out, "startup.csv")) as f:
             init = [r for r in csv.reader(f) if r[0] == "init"][0]
         if [float(init[1]), float(init[2])] != [33.0, 603.0]:
             fail("startup.csv: init %r, want the medians over runs of the slowest rank, 33 and 603" % init)
         text = p.stdout
-        for label, ok in (("int p ping-pong", p_ok), ("device barrier_all", bar_ok)):
+        for label, ok in [("int p ping-pong", p_ok), ("device barrier_all", bar_ok)] + coll_ok:
             line = [l for l in text.splitlines() if label in l and ("met" in l or "NOT" in l)]
             if not line or line[0].split()[0] != ("met" if ok else "NOT"):
                 fail("target %r judged %r, want %s" % (label, line, "met" if ok else "NOT"))
         with open(report) as f:
             md = f.read()
-        for must in ("abc1234", "Not built, left out: nccl_sendrecv", "## Targets",
-                     "| bytes | gshmem | NVSHMEM | store kernel | copy engine | NCCL send/recv |"):
+        for must in ("abc1234", "Not built, left out: nccl_sendrecv", "## Targets of the device-API issue",
+                     "## Targets of the collectives issue (18)",
+                     "| bytes | gshmem | NVSHMEM | store kernel | copy engine | NCCL send/recv |",
+                     "| bytes | gshmem us | NVSHMEM us | NVSHMEM own us | NCCL us | gshmem busbw | NVSHMEM busbw "
+                     "| NVSHMEM own busbw | NCCL busbw | store kernel | gshmem/best other (us) |"):
             if must not in md:
                 fail("the report lacks %r" % must)
     run_programs(run)
+    run_coll_programs(run)
     print("bench/run renders %d results into %d tables: values, ratios and targets right; runs "
-          "programs, keeps going past a failed one and fails at the end" %
-          (len(recs), len(set(k[0] for k in want)) + 2))
+          "programs, keeps going past a failed one and fails at the end; runs the collectives at the PE "
+          "count asked, NVSHMEM's twice" % (len(recs), len(set(k[0] for k in want)) + 2 + len(coll_want)))
+
+
+COLL_SYS = ("gshmem", "nvshmem", "nvshmem-own", "nccl")
+
+
+def coll_results(rnd, sizes, want):
+    """Random collective figures for every system, with the store-kernel
+    floor taken from put_get_bw's put/block/nbi both ways; the targets set
+    on one side of their limits.  Returns the records, what each CSV row
+    must hold, and (target label, met) pairs."""
+    recs, rows = [], {}
+    ops = [("allreduce", "float"), ("allreduce", "bfloat16"), ("allgather", "float"),
+           ("reducescatter", "float"), ("broadcast", "float"), ("alltoall", "float")]
+    a4k_ok, block_ok, a2a_ok = rnd.random() < 0.5, rnd.random() < 0.5, rnd.random() < 0.5
+    slow = rnd.choice(sizes)  # where alltoall loses when a2a_ok is false
+    for op, dtype in ops + [("allreduce_block", "float")]:
+        table = {}
+        for n in [4] + sizes if op != "allreduce_block" else [8, 256, 4096, 65536]:
+            us = {s: round(rnd.uniform(1, 1000), 3) for s in COLL_SYS if op != "allreduce_block" or s != "nccl"}
+            if (op, dtype, n) == ("allreduce", "float", 4096):
+                us["gshmem"] = 4.99 if a4k_ok else 5.01
+            if (op, n) == ("allreduce_block", 4096):
+                us["gshmem"] = 2.99 if block_ok else 3.01
+            if op == "alltoall":
+                best = min(v for s, v in us.items() if s != "gshmem")
+                us["gshmem"] = round(best * (1.1 if n == slow and not a2a_ok else 0.9), 3)
+            bw = {s: round(rnd.uniform(0.001, 400), 3) for s in us}
+            for s in us:
+                recs.append(dict(bench="coll", sys=s, op=op, dtype=dtype, bytes=n, pes=2, iters=100, us=us[s],
+                                 algbw=bw[s], busbw=bw[s]))
+            floor = want.get(("put_block_nbi_bi", n), (None,) * 3)[2] if op != "allreduce_block" else None
+            others = [v for s, v in us.items() if s != "gshmem"]
+            table[n] = ([us.get(s) for s in COLL_SYS] + [bw.get(s) for s in COLL_SYS] + [floor],
+                        us["gshmem"] / min(others))
+        rows["coll_%s_%s" % (op, dtype)] = table
+    team = {}
+    for stride, size in ((1, 2), (2, 1)):
+        for what in ("split_strided", "destroy"):
+            vals = {s: round(rnd.uniform(1, 5000), 3) for s in COLL_SYS[:3]}
+            for s, v in vals.items():
+                recs.append(dict(bench="coll", sys=s, op="team_" + what, stride=stride, size=size, pes=2, us=v))
+            team["%s stride %d (%d of 2 PEs)" % (what, stride, size)] = ([vals[s] for s in COLL_SYS[:3]],
+                                                                          vals["gshmem"] / min(list(vals.values())[1:]))
+    rows["coll_team"] = team
+    return recs, rows, [("allreduce float, 4 KiB", a4k_ok), ("sum_reduce_block float 4 KiB", block_ok),
+                        ("alltoall float on stream, every size", a2a_ok)]
+
+
+def check_coll_csv(out, coll_want, seed_note):
+    for name, table in coll_want.items():
+        with open(os.path.join(out, name + ".csv")) as f:
+            rows = {r[0]: r for r in csv.reader(f)}
+        for x, (vals, ratio) in table.items():
+            row = rows.get(str(x))
+            if row is None:
+                fail("%s.csv has no row %r %s" % (name, x, seed_note))
+            got = [float(v) if v else None for v in row[1:-1]]
+            if got != vals:
+                fail("%s.csv, %s: %r, want %r %s" % (name, x, got, vals, seed_note))
+            if abs(float(row[-1]) - ratio) > 1e-4:
+                fail("%s.csv, %s: ratio %s, want %.4f (gshmem over the best other) %s" %
+                     (name, x, row[-1], ratio, seed_note))
 
 
 def run_programs(run):
@@ -158,6 +229,47 @@ def run_programs(run):
             md = f.read()
         if "**Failed (their results are not here):** latency (exit 1)" not in md:
             fail("the report does not name the failed program")
+
+
+def run_coll_programs(run):
+    """The collectives: run at --coll-pes PEs with --coll-max passed on,
+    coll_nvshmem twice (the second with NVSHMEM_DISABLE_NCCL=1, its lines
+    relabelled nvshmem-own), a missing nccl_coll left out."""
+    with tempfile.TemporaryDirectory() as tmp:
+        build = os.path.join(tmp, "build")
+        os.makedirs(os.path.join(build, "tools"))
+        os.makedirs(os.path.join(build, "bench"))
+
+        def script(path, text):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + text)
+            os.chmod(path, 0o755)
+
+        # gshmrun -n N PROGRAM ARGS...: the stand-ins print N and their arguments
+        script(os.path.join(build, "tools", "gshmrun"), 'export STANDIN_NPES=$2\nshift 2\nexec "$@"\n')
+        for name, sysname, us in (("coll", "gshmem", 3.5), ("coll_nvshmem", "nvshmem", 7.0)):
+            script(os.path.join(build, "bench", name),
+                   'echo "RESULT bench=coll sys=%s op=allreduce dtype=float bytes=8 pes=$STANDIN_NPES iters=100 '
+                   'us=%s algbw=0.002 busbw=0.003 nccl_off=${NVSHMEM_DISABLE_NCCL:-unset} args=$1,$2"\n'
+                   % (sysname, us))
+        out = os.path.join(tmp, "out")
+        p = subprocess.run([sys.executable, run, "--build", build, "--out", out, "--only", "coll", "--coll-pes",
+                            "3", "--coll-max", "65536"], capture_output=True, text=True)
+        if p.returncode != 0:
+            fail("bench/run --only coll failed:\n" + p.stdout + p.stderr)
+        if "nccl_coll: not built here, left out" not in p.stdout:
+            fail("bench/run did not say nccl_coll is missing:\n" + p.stdout)
+        with open(os.path.join(out, "results.jsonl")) as f:
+            recs = [json.loads(l) for l in f if l.strip()][1:]
+        got = sorted((r["sys"], r["pes"], r["nccl_off"], r["args"], r.get("run", "")) for r in recs)
+        want = [("gshmem", 3, "unset", "--max,65536", ""), ("nvshmem", 3, "unset", "--max,65536", ""),
+                ("nvshmem-own", 3, 1, "--max,65536", ".own")]
+        if got != want:
+            fail("the collectives ran as %r, want %r" % (got, want))
+        with open(os.path.join(out, "coll_allreduce_float.csv")) as f:
+            rows = list(csv.reader(f))
+        if rows[1][:5] != ["8", "3.5", "7.0", "7.0", ""] or rows[1][-1] != "0.5000":
+            fail("coll_allreduce_float.csv: %r" % rows)
 
 
 if __name__ == "__main__":
