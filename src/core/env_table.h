@@ -79,6 +79,11 @@
     X(DEBUG_CHECKS, BOOL, "0",                                                              \
       "Kernels check every device call's PE, heap bounds and atomic alignment; a failed "  \
       "check ends the job naming the call, block, thread, PE and address.")                \
+    X(TEST_SIM_NODES, INT, "0",                                                            \
+      "For tests: split each node's PEs into this many simulated nodes, in blocks of "      \
+      "consecutive PEs (where they do not divide evenly, the first blocks have one more). " \
+      "Each maps only its own node's heaps and reaches the others through the transport; " \
+      "GSHMEMX_TEAM_NODE and local ranks follow. 0 or 1: no split.")                        \
     X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
     X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
     X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \

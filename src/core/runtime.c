@@ -38,7 +38,8 @@ void gshmemi_abort_job(int status, const char *why)
     run_hook(GSHMEMI_ABORT_TELL_LAUNCHER, status, why);
     /* Node-local peers end now rather than report this PE as lost (told
      * first through shared memory: a signal can come after they see this
-     * PE's connections close). */
+     * PE's connections close).  Those of another node, simulated ones on
+     * this machine included, are ended by the bootstrap's end below. */
     run_hook(GSHMEMI_ABORT_TELL_PEERS, status, why);
     if (rt->peers != NULL)
         for (int i = 0; i < rt->n_local; i++)

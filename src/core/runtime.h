@@ -9,6 +9,10 @@
 
 struct gshmemi_bootstrap;
 
+/* A node is what shares memory: a machine, or with GSHMEM_TEST_SIM_NODES one
+ * of the simulated nodes a machine's PEs are split into.  Everything that
+ * maps, watches or counts peers reads the node; only what truly belongs to
+ * the machine (its GPUs, its loopback) reads the machine. */
 struct gshmemi_peer {
     pid_t pid;
     int node;  /* node index, 0.. n_nodes-1 */
@@ -20,10 +24,13 @@ struct gshmemi_runtime {
     int initialized;
     int my_pe;
     int n_pes;
-    int local_rank;
+    int local_rank; /* among the PEs of this node */
     int local_size;
     int node_id;
     int n_nodes;
+    int sim_nodes;          /* nodes each machine is split into (1: none) */
+    int n_machines;         /* real ones: n_nodes / sim_nodes */
+    int machine_local_rank; /* among the PEs of this machine: picks the GPU */
     int thread_level;
     struct gshmemi_bootstrap *bs;
     struct gshmemi_peer *peers;

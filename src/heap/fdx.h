@@ -1,6 +1,9 @@
 /* fd exchange between node-local PEs: abstract-namespace Unix sockets named
  * from the job id and secret (nothing left in the file system), accepting
- * only peers of our uid (SO_PEERCRED) that present the secret. */
+ * only peers of our uid (SO_PEERCRED) that present the secret.  The names
+ * live in the machine's network namespace, which simulated nodes
+ * (GSHMEM_TEST_SIM_NODES) share: that is harmless, as a name is per PE and
+ * each node exchanges only among its own PEs. */
 #ifndef GSHMEMI_HEAP_FDX_H
 #define GSHMEMI_HEAP_FDX_H
 

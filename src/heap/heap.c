@@ -261,7 +261,9 @@ static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
         GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP is '%s': expected auto, device or host", want);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    st = gshmemi_gpu_open(gshmemi_rt.local_rank, why, sizeof(why));
+    /* GPUs belong to the machine: simulated nodes share them, spread by
+     * the machine's local rank as if unsplit. */
+    st = gshmemi_gpu_open(gshmemi_rt.machine_local_rank, why, sizeof(why));
     if (st == GSHMEM_ERR_NOT_SUPPORTED && strcmp(want, "auto") == 0) {
         GSHMEMI_INFO(HEAP, "no usable GPU (%s): the heap is in host memory", why);
         *ops = &gshmemi_hostshm_ops;

@@ -102,9 +102,10 @@ static int tcp_open(const int *peers, int n_peers, struct gshmemi_transport **ou
     memcpy(t->peers, peers, sizeof(int) * (size_t)n_peers);
     t->n_peers = n_peers;
     /* Everyone listens and publishes where; every PE takes part in the
-     * all-gather, with or without peers of its own. */
+     * all-gather, with or without peers of its own.  Loopback reaches every
+     * PE when all are on one machine (simulated nodes too). */
     GSHMEMI_CHECK_GOTO(gshmemi_sock_pick_addr(ifname, gshmemi_env.BOOTSTRAP_FAMILY,
-                                              gshmemi_rt.n_nodes == 1, &addr), st, out);
+                                              gshmemi_rt.n_machines == 1, &addr), st, out);
     GSHMEMI_CHECK_GOTO(gshmemi_sock_listen(&addr, &listen_fd), st, out);
     gshmemi_sock_to_wire(&addr, &mine);
     GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &mine, all, sizeof(mine)), st, out);

@@ -1,5 +1,6 @@
 /* Transport selection: opened at init when some PE has a peer whose heap it
- * does not map (another node, P2P off, or no P2P path between its GPUs). */
+ * does not map (another node, simulated or real, P2P off, or no P2P path
+ * between its GPUs). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,7 +131,7 @@ int gshmemi_transport_init(void)
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     const int n = gshmemi_rt.n_pes, me = gshmemi_rt.my_pe;
     int *peers = malloc(sizeof(int) * (size_t)n), *counts = malloc(sizeof(int) * (size_t)n);
-    int n_peers = 0, any = 0, st;
+    int n_peers = 0, any = 0, bringing_up = 0, st;
 
     gshmemi_transport = NULL;
     if (peers == NULL || counts == NULL) {
@@ -148,6 +149,7 @@ int gshmemi_transport_init(void)
         st = 0;
         goto out;
     }
+    bringing_up = 1;
     const char *want = gshmemi_env.TRANSPORT;
     int rdma = 0;
     if (strcmp(want, "auto") == 0)
@@ -176,6 +178,11 @@ int gshmemi_transport_init(void)
     gshmemi_transport = t;
     gshmemi_heap_listen(&heap_listener);
 out:
+    /* The reason was logged above; this says why a test job needed it. */
+    if (st != 0 && bringing_up && gshmemi_rt.sim_nodes > 1)
+        GSHMEMI_ERROR(TRANSPORT, "GSHMEM_TEST_SIM_NODES=%d splits this machine into simulated "
+                      "nodes, which reach each other only through a transport: none came up",
+                      gshmemi_rt.sim_nodes);
     free(counts);
     free(peers);
     return st;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # gshmem-info --peers in a job: every PE's line names how it reaches every
-# peer: mapped on one node, tcp when GSHMEM_DISABLE_P2P unmaps them.  The
+# peer: mapped on one node, tcp when GSHMEM_DISABLE_P2P unmaps them or
+# GSHMEM_TEST_SIM_NODES puts them on another (simulated) node.  The
 # heap's place (host memory, which GPU) is checked by its own word: HEAP.
 # usage: check_info_peers.sh GSHMRUN GSHMEM_INFO [HEAP]  (HEAP: host or GPU)
 set -eu
@@ -20,4 +21,11 @@ want="pe 0: 0:self 1:tcp 2:tcp
 pe 1: 0:tcp 1:self 2:tcp
 pe 2: 0:tcp 1:tcp 2:self"
 [ "$out" = "$want" ] || { printf 'FAIL tcp: got\n%s\n' "$out"; exit 1; }
-echo "gshmem-info --peers ($heap heap): mapped and tcp lines as expected"
+# Two simulated nodes of 2 and 1 PEs: mapped within a node, tcp across.
+out=$(GSHMEM_TEST_SIM_NODES=2 GSHMEM_TRANSPORT=tcp timeout 60 "$run" -n 3 "$info" --peers |
+      sed 's/ (heap [^)]*)//')
+want="pe 0: 0:self 1:mapped 2:tcp
+pe 1: 0:mapped 1:self 2:tcp
+pe 2: 0:tcp 1:tcp 2:self"
+[ "$out" = "$want" ] || { printf 'FAIL simulated nodes: got\n%s\n' "$out"; exit 1; }
+echo "gshmem-info --peers ($heap heap): mapped, tcp and simulated-node lines as expected"

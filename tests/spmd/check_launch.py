@@ -262,6 +262,40 @@ def transport_unavailable():
                       "no message about the transport", r)
 
 
+@scenario
+def bad_sim_nodes_settings():
+    """GSHMEM_TEST_SIM_NODES that cannot be met: every PE ends start-up with
+    the exact message, no PE reports a lost peer, nothing waits."""
+    p = []
+    rank1 = 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then export GSHMEM_TEST_SIM_NODES=2; fi; exec "$0"'
+    B = r"^gshmem pe {pe} \(\S+\) error bootstrap: "
+    cases = [("negative", {"GSHMEM_TEST_SIM_NODES": "-1"}, [],
+              {pe: B + r"GSHMEM_TEST_SIM_NODES is -1: it must be 0 or more \(0 and 1: no split\)$"
+               for pe in (0, 1)}),
+             ("more nodes than PEs", {"GSHMEM_TEST_SIM_NODES": "3"}, [],
+              {pe: B + r"GSHMEM_TEST_SIM_NODES is 3, more nodes than the 2 PEs on \S+ \(pe 0 "
+               r"first\): each simulated node needs a PE$" for pe in (0, 1)}),
+             ("different on one PE", {"GSHMEM_TEST_SIM_NODES": "0"}, ["sh", "-c", rank1],
+              {0: B + r"pe 1 has GSHMEM_TEST_SIM_NODES 2, this pe 0: every PE must use the same$",
+               1: B + r"pe 0 has GSHMEM_TEST_SIM_NODES 0, this pe 2: every PE must use the same$"})]
+    if not (os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband")):
+        cases.append(("no transport", {"GSHMEM_TEST_SIM_NODES": "2", "GSHMEM_TRANSPORT": "ibrc"},
+                      [], {pe: rf"^gshmem pe {pe} \(\S+\) error transport: GSHMEM_TEST_SIM_NODES=2 "
+                           r"splits this machine into simulated nodes, which reach each other only "
+                           r"through a transport: none came up$" for pe in (0, 1)}))
+    for what, extra, wrap, patterns in cases:
+        r, took = run([gshmrun, "-n", "2"] + wrap + [prog], env=dict(ENV, **extra))
+        lines = r.stderr.splitlines()
+        p += expect(r.returncode == 255, f"{what}: exit status {r.returncode}, expected 255", r)
+        for pe, pattern in patterns.items():
+            pattern = pattern.replace("{pe}", str(pe))
+            p += expect(any(re.search(pattern, l) for l in lines), f"{what}: no line {pattern}", r)
+        p += expect(not any("was lost" in l or "ended while" in l for l in lines),
+                    f"{what}: a PE reported a lost peer", r)
+        p += expect(took < 20, f"{what}: took {took:.1f} s")
+    return p
+
+
 failed = sum(1 for _, p in results if p)
 print(f"launch: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

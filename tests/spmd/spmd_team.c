@@ -1,9 +1,11 @@
-/* Teams: the predefined ones, strided splits (of the world and of a split,
+/* Teams: the predefined ones (as GSHMEM_TEST_SIM_NODES splits the machine
+ * into nodes, when it does), strided splits (of the world and of a split,
  * with strides 1, 2, 3 and -1), 2D splits, translation between teams,
  * team_ptr, team barriers carrying data, slots reused by many splits and
  * destroys, and running out of slots (every PE told, none hanging). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spmd_util.h"
 
@@ -63,6 +65,99 @@ static void check_strided(gshmem_team_t team, int first, int stride, int size, i
     ring_through(team, box);
 }
 
+/* The node of world PE pe when all PEs run on one machine split into k
+ * simulated nodes (GSHMEM_TEST_SIM_NODES) of consecutive PEs, the first
+ * npes % k one larger; *index: pe's place in its node.  Counted block by
+ * block, apart from the library's arithmetic. */
+static int sim_node(int pe, int k, int *index)
+{
+    int first = 0;
+    for (int node = 0; node < k; node++) {
+        const int size = npes / k + (node < npes % k);
+        if (pe < first + size) {
+            *index = pe - first;
+            return node;
+        }
+        first += size;
+    }
+    return -1;
+}
+
+static int env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, value) == 0;
+}
+
+/* GSHMEMX_TEAM_NODE holds exactly this PE's node, GSHMEMX_TEAM_SAME_MYPE_NODE
+ * the PEs at this PE's place in every node, GSHMEM_TEAM_SHARED exactly the
+ * PEs gshmem_ptr reaches; gshmem_ptr gives NULL for every PE of another node
+ * and, on the host heap with P2P on, an address for every PE of this one.
+ * The tests run on one machine: without GSHMEM_TEST_SIM_NODES, one node. */
+static void check_node_teams(int *box)
+{
+    const char *sim = getenv("GSHMEM_TEST_SIM_NODES");
+    const int k = sim != NULL && atoi(sim) > 1 ? atoi(sim) : 1;
+    const int map_node = env_is("GSHMEM_HEAP", "host") && !env_is("GSHMEM_DISABLE_P2P", "1");
+    int my_index = -1, node_n = 0, node_me = -1, same_n = 0, same_me = -1, shared_n = 0, shared_me = -1;
+    const int my_node = sim_node(me, k, &my_index);
+
+    for (int pe = 0; pe < npes; pe++) {
+        int index = -1;
+        const int node = sim_node(pe, k, &index);
+        const int mapped = gshmem_ptr(box, pe) != NULL;
+        if (node == my_node) {
+            if (pe == me)
+                node_me = node_n;
+            CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, node_n, GSHMEM_TEAM_WORLD) == pe,
+                  "%d simulated nodes: index %d of the node team is pe %d, expected pe %d", k,
+                  node_n, gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, node_n, GSHMEM_TEAM_WORLD),
+                  pe);
+            node_n++;
+            CHECK(mapped || !map_node || pe == me, "pe %d, on this pe's node %d, is not mapped",
+                  pe, my_node);
+        } else {
+            CHECK(!mapped, "%d simulated nodes: gshmem_ptr gave an address of pe %d (node %d) on "
+                  "pe %d (node %d)", k, pe, node, me, my_node);
+            CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, pe, GSHMEMX_TEAM_NODE) == -1,
+                  "pe %d of node %d is in the node team of node %d", pe, node, my_node);
+        }
+        if (index == my_index) {
+            if (pe == me)
+                same_me = same_n;
+            CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_MYPE_NODE, same_n,
+                                           GSHMEM_TEAM_WORLD) == pe,
+                  "index %d of the same-mype-node team is not pe %d", same_n, pe);
+            same_n++;
+        }
+        if (mapped) {
+            if (pe == me)
+                shared_me = shared_n;
+            CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, shared_n, GSHMEM_TEAM_WORLD) == pe,
+                  "index %d of the shared team is not pe %d, which is mapped", shared_n, pe);
+            shared_n++;
+        } else {
+            CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, pe, GSHMEM_TEAM_SHARED) == -1,
+                  "pe %d is in the shared team but not mapped", pe);
+        }
+    }
+    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == node_n &&
+          gshmem_team_my_pe(GSHMEMX_TEAM_NODE) == node_me,
+          "%d simulated nodes: node team: %d of %d, expected %d of %d", k,
+          gshmem_team_my_pe(GSHMEMX_TEAM_NODE), gshmem_team_n_pes(GSHMEMX_TEAM_NODE), node_me,
+          node_n);
+    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_SAME_MYPE_NODE) == same_n &&
+          gshmem_team_my_pe(GSHMEMX_TEAM_SAME_MYPE_NODE) == same_me,
+          "same-mype-node team: %d of %d, expected %d of %d",
+          gshmem_team_my_pe(GSHMEMX_TEAM_SAME_MYPE_NODE),
+          gshmem_team_n_pes(GSHMEMX_TEAM_SAME_MYPE_NODE), same_me, same_n);
+    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_SHARED) == shared_n &&
+          gshmem_team_my_pe(GSHMEM_TEAM_SHARED) == shared_me,
+          "shared team: %d of %d, expected %d of %d (the mapped PEs)",
+          gshmem_team_my_pe(GSHMEM_TEAM_SHARED), gshmem_team_n_pes(GSHMEM_TEAM_SHARED), shared_me,
+          shared_n);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -70,20 +165,10 @@ int main(void)
     npes = gshmem_n_pes();
     int *box = gshmem_calloc(128, sizeof(int));
 
-    /* predefined teams (one node here) */
+    /* predefined teams */
     CHECK(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) == me && gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == npes,
           "world");
-    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == npes && gshmem_team_my_pe(GSHMEMX_TEAM_NODE) == me,
-          "node: %d of %d", gshmem_team_my_pe(GSHMEMX_TEAM_NODE),
-          gshmem_team_n_pes(GSHMEMX_TEAM_NODE));
-    CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_SAME_MYPE_NODE) == 1 &&
-          gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_MYPE_NODE, 0, GSHMEM_TEAM_WORLD) == me,
-          "same-mype-node");
-    int shared = 0;
-    for (int pe = 0; pe < npes; pe++)
-        shared += gshmem_ptr(box, pe) != NULL;
-    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_SHARED) == shared, "shared: %d PEs, %d mapped",
-          gshmem_team_n_pes(GSHMEM_TEAM_SHARED), shared);
+    check_node_teams(box);
     CHECK(gshmem_team_my_pe(GSHMEM_TEAM_INVALID) == -1 && gshmem_team_n_pes(12345) == -1,
           "queries of no team");
     gshmem_team_config_t cfg = {.num_contexts = 7};
@@ -91,6 +176,8 @@ int main(void)
           cfg.num_contexts == 0, "world's config");
     ring_through(GSHMEM_TEAM_WORLD, box);
     ring_through(GSHMEMX_TEAM_NODE, box);
+    ring_through(GSHMEM_TEAM_SHARED, box);
+    ring_through(GSHMEMX_TEAM_SAME_MYPE_NODE, box); /* across nodes, when split */
 
     /* strided splits of the world */
     const int strides[] = {1, 2, 3};
