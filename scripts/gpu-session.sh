@@ -26,7 +26,7 @@ proxy_path() {
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
     for np in 2 4; do
-        for p in device_proxy device_api device_coll gpu_on_stream; do
+        for p in device_proxy device_api device_coll gpu_on_stream coll_algos; do
             [ $p = gpu_on_stream ] && [ $np = 2 ] && continue # above
             echo "=== $p tcp $np" >>"$log"
             timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
@@ -96,6 +96,10 @@ for algo in auto simple ll grid; do
         GSHMEM_COLL_ALGO=$algo timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/coll_algos >>"$log" 2>&1
         echo "coll_algos $algo np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
     done
+done
+for p in device_coll coll_algos; do # teams mixing mapped and proxy members
+    GSHMEM_TEST_SIM_NODES=2 timeout "$T" sh tests/gpu/run_on_gpu.sh 4 "build/tests/$p" >>"$log" 2>&1
+    echo "$p sim-nodes 2 np=4 rc=$? $(tail -1 "$log" | cut -c1-120)"
 done
 for p in device_tu device_tu_rdc; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1

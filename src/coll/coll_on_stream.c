@@ -52,16 +52,6 @@ static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
     return (int)blocks;
 }
 
-/* Reductions read every member's memory directly: all must be mapped. */
-static void need_mapped(const char *call, const struct gshmemi_team *t)
-{
-    for (int i = 0; i < t->n; i++)
-        if (gshmemi_heap.slot_of_pe[t->pes[i]] < 0)
-            gshmemi_rma_fail(call, "pe %d of the team is reached through the proxy; reductions "
-                             "and scans in kernels and in stream order need every member mapped "
-                             "(the host forms reach every PE)", t->pes[i]);
-}
-
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream)
 {
     (void)team_on(__func__, team);
@@ -135,7 +125,6 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
     {                                                                                            \
         static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
         struct gshmemi_team *t = team_on(call, team);                                            \
-        need_mapped(call, t);                                                                    \
         const size_t bytes = gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                      \
         launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
                            stream, team, dest, source, nelems,                                   \

@@ -7,9 +7,8 @@
  * payloads up to GSHMEM_COLL_LL_MAX go by flag packets instead, with no
  * barrier (coll/ll.cuh).  Reductions: member i combines part i
  * of every member's source, in team order (the host forms' bits exactly),
- * and stores it into every member's dest; they read mapped PEs directly,
- * so every member of the team must be mapped (a member reached only
- * through the proxy stops the job, naming the call). */
+ * and stores it into every member's dest; they read mapped members'
+ * sources directly and fetch the others' by gets through the proxy. */
 #ifndef GSHMEMI_DEVICE_UMBRELLA
 #error "include <gshmem_device.cuh>, not <gshmem/device/coll/collectives.cuh>"
 #endif
@@ -193,6 +192,111 @@ __device__ __forceinline__ void gshmemi_coll_alltoalls(const char *call, gshmem_
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
+/* ---- teams with members reached only through the proxy ------------------
+ * Reductions and scans read every member's source.  Mapped members' are
+ * loaded directly; the others' are first fetched by gets into this PE's
+ * staging area (the packet buffers of the slot's collective area: flag
+ * packets never run on such a team), S elements per member at a time. */
+
+template <typename T>
+__device__ __forceinline__ T *gshmemi_coll_stage(gshmem_team_t team, int members, size_t *per_member)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    const size_t bytes = 2ull * static_cast<size_t>(s.n_pes) * s.coll_ll_packets * 16;
+    *per_member = bytes / (sizeof(T) * static_cast<size_t>(members));
+    return reinterpret_cast<T *>(s.heap_base + s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team) +
+                                 s.coll_ll_off);
+}
+
+/* Elements [c0, c0 + cl) of members [0, upto)'s src combined in team
+ * order into out[0, cl); member m's fetched into stage + m * S. */
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_combine_staged(const char *call,
+                                                            const struct gshmemi_device_team &t,
+                                                            int upto, const T *src, size_t c0,
+                                                            size_t cl, T *stage, size_t S, T *out,
+                                                            OP op)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    for (int m = 0; m < upto; m++)
+        if (gshmemi_peer_base(s, t.pes[m]) == nullptr)
+            gshmemi_get<SCOPE, true>(call, stage + static_cast<size_t>(m) * S, src + c0,
+                                     cl * sizeof(T), t.pes[m]);
+    gshmemi_group_sync<SCOPE>();
+    if (lane == 0)
+        gshmemi_proxy_quiet(call); /* the gets have landed */
+    gshmemi_group_sync<SCOPE>();
+    for (size_t e = lane; e < cl; e += n) {
+        T acc;
+        for (int m = 0; m < upto; m++) {
+            char *base = gshmemi_peer_base(s, t.pes[m]);
+            const T *p = base != nullptr
+                             ? reinterpret_cast<const T *>(base + (reinterpret_cast<const char *>(src + c0 + e) - s.heap_base))
+                             : stage + static_cast<size_t>(m) * S + e;
+            const T v = gshmemi_vload(p);
+            acc = m == 0 ? v : op(acc, v);
+        }
+        out[e] = acc;
+    }
+    gshmemi_group_sync<SCOPE>();
+}
+
+/* reduce: this member's part, combined into its own dest and put from
+ * there to every other member (a proxy put needs a symmetric source);
+ * reducescatter: this member's block of every source into its dest. */
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_reduce_staged(const char *call, gshmem_team_t team,
+                                                           const struct gshmemi_device_team &t,
+                                                           T *dest, const T *src, size_t nreduce,
+                                                           bool scatter, OP op)
+{
+    size_t S, first = 0, len = nreduce;
+    T *stage = gshmemi_coll_stage<T>(team, t.n, &S);
+    if (!scatter)
+        gshmemi_coll_part(nreduce, t.n, t.my, &first, &len);
+    const T *from = scatter ? src + static_cast<size_t>(t.my) * nreduce : src;
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (size_t c0 = first; c0 < first + len; c0 += S) {
+        const size_t cl = first + len - c0 < S ? first + len - c0 : S;
+        gshmemi_coll_combine_staged<SCOPE>(call, t, t.n, from, c0, cl, stage, S, dest + c0, op);
+        for (int k = 1; k < t.n && !scatter; k++)
+            gshmemi_put<SCOPE, true>(call, dest + c0, dest + c0, cl * sizeof(T),
+                                     t.pes[(t.my + k) % t.n]);
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
+/* Chunk by chunk: combine into this member's own part of the stage, meet
+ * (every member has read the chunk: dest may be source), copy to dest. */
+template <int SCOPE, typename T, typename OP>
+__device__ __forceinline__ void gshmemi_coll_scan_staged(const char *call, gshmem_team_t team,
+                                                         const struct gshmemi_device_team &t,
+                                                         T *dest, const T *src, size_t nelems,
+                                                         int upto, OP op)
+{
+    size_t S;
+    T *stage = gshmemi_coll_stage<T>(team, t.n, &S);
+    T *mine = stage + static_cast<size_t>(t.my) * S;
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    for (size_t c0 = 0; c0 < nelems; c0 += S) {
+        const size_t cl = nelems - c0 < S ? nelems - c0 : S;
+        if (upto > 0)
+            gshmemi_coll_combine_staged<SCOPE>(call, t, upto, src, c0, cl, stage, S, mine, op);
+        gshmemi_team_sync_group<SCOPE>(call, team, false);
+        for (size_t e = lane; e < cl; e += n) {
+            T acc;
+            memset(&acc, 0, sizeof(acc)); /* zero: every type's zero here */
+            dest[c0 + e] = upto > 0 ? mine[e] : acc;
+        }
+        gshmemi_group_sync<SCOPE>();
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, true);
+}
+
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_team_t team, T *dest,
                                                     const T *src, size_t nreduce, OP op)
@@ -200,6 +304,8 @@ __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_tea
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, false, op);
+    if (!t.mapped)
+        return gshmemi_coll_reduce_staged<SCOPE>(call, team, t, dest, src, nreduce, false, op);
     unsigned lane, n;
     size_t first, len;
     gshmemi_group<SCOPE>(&lane, &n);
@@ -221,6 +327,8 @@ __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gsh
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, true, op);
+    if (!t.mapped)
+        return gshmemi_coll_reduce_staged<SCOPE>(call, team, t, dest, src, nreduce, true, op);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -238,6 +346,8 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int upto = inclusive ? t.my + 1 : t.my;
+    if (!t.mapped)
+        return gshmemi_coll_scan_staged<SCOPE>(call, team, t, dest, src, nelems, upto, op);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
