@@ -19,8 +19,9 @@
  * operations meet at entry and at exit as gshmem's must (at entry every
  * dest is free and every source ready; at exit every dest is complete and
  * every source free again), so it gives the same guarantees: it is the floor
- * a CPU implementation can approach.  Broadcast and reductions pull (every
- * PE copies or combines in parallel), fcollect and alltoall push.
+ * a CPU implementation can approach.  Broadcast pulls (every PE copies from
+ * the root in parallel), fcollect and alltoall push; reductions combine
+ * straight from every PE's source (each PE its part), then push the part.
  *
  * Each point: a calibration, a warm-up run, then 7 timed runs of `iters`
  * calls (a run takes about RUN_S); a run's time is the slowest PE's; the
