@@ -75,10 +75,18 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
     if (shape == GSHMEMI_COLL_SHAPE_ALLTOALLS && (dst <= 0 || sst <= 0))
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    static const int kinds[] = {
+        [GSHMEMI_COLL_SHAPE_BROADCAST] = GSHMEMI_COLL_KIND(BROADCAST, NONE),
+        [GSHMEMI_COLL_SHAPE_FCOLLECT] = GSHMEMI_COLL_KIND(FCOLLECT, NONE),
+        [GSHMEMI_COLL_SHAPE_ALLTOALL] = GSHMEMI_COLL_KIND(ALLTOALL, NONE)};
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
+    const int blocks = grid ? grid_blocks(t, nbytes) : 0;
+    if (blocks > 0) /* the block form checks in the kernel; the grid's are checked here */
+        gshmemi_coll_check_args(call, t, team, kinds[shape], nbytes,
+                                shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
-                                            sst, nelems, esize, grid ? grid_blocks(t, nbytes) : 0));
+                                            sst, nelems, esize, blocks));
     return 0;
 }
 
@@ -126,9 +134,11 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
         static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
         struct gshmemi_team *t = team_on(call, team);                                            \
         const size_t bytes = gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                      \
-        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
-                           stream, team, dest, source, nelems,                                   \
-                           HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0));         \
+        const int blocks = HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0;                         \
+        if (blocks > 0)                                                                          \
+            gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);     \
+        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems,  \
+                                                            blocks));                            \
         return 0;                                                                                \
     }
 #define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \

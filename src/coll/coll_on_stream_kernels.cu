@@ -105,20 +105,6 @@ __device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, si
     *len = ul * v < n - *first ? ul * v : n - *first;
 }
 
-template <typename T, typename OP>
-__device__ __forceinline__ uint4 combine16(uint4 acc, uint4 in, OP op)
-{
-    constexpr int K = 16 / sizeof(T);
-    T a[K], b[K];
-    memcpy(a, &acc, 16);
-    memcpy(b, &in, 16);
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        a[i] = op(a[i], b[i]);
-    memcpy(&acc, a, 16);
-    return acc;
-}
-
 // Elements [first, first + len) of every member's src, combined in team
 // order, into every member's dest (reduce) or this PE's only
 // (reducescatter): 16-byte vectors where both are aligned.
@@ -136,7 +122,7 @@ __device__ void grid_combine(const struct gshmemi_device_team &t, T *dest, const
         const size_t e = first + i * V;
         uint4 acc = *reinterpret_cast<const uint4 *>(at_member(t, 0, src) + e);
         for (int m = 1; m < t.n; m++)
-            acc = combine16<T>(acc, *reinterpret_cast<const uint4 *>(at_member(t, m, src) + e), op);
+            acc = gshmemi_combine_packed<T>(acc, *reinterpret_cast<const uint4 *>(at_member(t, m, src) + e), op);
         for (int k = first_copy; k <= t.n; k++)
             *reinterpret_cast<uint4 *>(at_member(t, (t.my + k) % t.n, dest) + e) = acc;
     }

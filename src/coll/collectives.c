@@ -16,11 +16,14 @@
 #include <string.h>
 
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 
 #include "core/api.h"
+#include "core/env.h"
 #include "core/half.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "device/device_state.h"
 #include "rma/rma.h"
 #include "coll/team.h"
 
@@ -51,6 +54,33 @@ static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t
     gshmemi_team_sync(call, t, team);
 }
 
+/* GSHMEM_DEBUG_CHECKS: every member passed the same kind, bytes per member
+ * and root (-1: none).  Each member shows its words in its heap, meets,
+ * and compares its next member's with its own (the last member compares
+ * none: a difference is seen by one PE, which ends the job), then meets
+ * again before the words are written anew. */
+void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team,
+                             int kind, uint64_t bytes, int root)
+{
+    if (!gshmemi_env.DEBUG_CHECKS)
+        return;
+    const uint64_t mine[GSHMEMI_COLL_ARGS] = {(uint64_t)kind, bytes, (uint64_t)(int64_t)root};
+    uint64_t next[GSHMEMI_COLL_ARGS], *words = gshmemi_team_args_area(team);
+    gshmemi_rma_put(call, words, mine, sizeof(mine), gshmemi_rt.my_pe, 1);
+    gshmemi_team_sync(call, t, team);
+    if (t->my + 1 < t->n) {
+        gshmemi_rma_get(call, next, words, sizeof(next), t->pes[t->my + 1], 1);
+        for (int w = 0; w < GSHMEMI_COLL_ARGS; w++)
+            if (next[w] != mine[w] && (w != GSHMEMI_COLL_ARG_BYTES ||
+                                       kind != GSHMEMI_COLL_KIND(COLLECT, NONE))) {
+                char why[256];
+                gshmemi_coll_args_differ(w, t->pes[t->my + 1], next[w], mine[w], why, sizeof(why));
+                gshmemi_rma_fail(call, "%s", why);
+            }
+    }
+    gshmemi_team_sync(call, t, team);
+}
+
 /* Part i of n of count elements: [*first, *first + *len). */
 static void part(size_t count, int n, int i, size_t *first, size_t *len)
 {
@@ -67,6 +97,7 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (root < 0 || root >= t->n)
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+    gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     gshmemi_team_sync(call, t, team);
     if (t->my == root)
         for (int i = 0; i < t->n; i++)
@@ -81,6 +112,7 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
 {
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
@@ -95,6 +127,7 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
     struct gshmemi_team *t = team_for(call, team);
     uint64_t *sizes = gshmemi_team_sizes_area(), mine = nbytes, *all;
     all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
+    gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
@@ -116,6 +149,7 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
 {
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
         const int j = (t->my + k) % t->n;
@@ -134,6 +168,7 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALLS, NONE), nelems * esize, -1);
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) {
         const int j = (t->my + k) % t->n;
@@ -260,11 +295,11 @@ static void combine_parts(const char *call, const struct gshmemi_team *t, const 
 }
 
 static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
-                  size_t nreduce, size_t esize, combine_fn *fn)
+                  size_t nreduce, size_t esize, combine_fn *fn, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
     size_t first, len;
-    (void)gshmemi_rma_bytes(call, nreduce, esize);
+    gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
     char *acc = scratch(call, len * esize), *in = scratch(call, len * esize);
     gshmemi_team_sync(call, t, team);
@@ -280,10 +315,11 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
 }
 
 static int reducescatter(const char *call, gshmem_team_t team, void *dest, const void *source,
-                         size_t nreduce, size_t esize, combine_fn *fn)
+                         size_t nreduce, size_t esize, combine_fn *fn, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
+    gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
     char *acc = scratch(call, nreduce * esize), *in = scratch(call, nreduce * esize);
     gshmemi_team_sync(call, t, team);
     if (nreduce > 0) {
@@ -299,10 +335,11 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
 /* dest on member i: the combination of members 0..i's sources (inclusive)
  * or 0..i-1's (exclusive; zero on member 0). */
 static int scan(const char *call, gshmem_team_t team, void *dest, const void *source,
-                size_t nelems, size_t esize, combine_fn *fn, int inclusive)
+                size_t nelems, size_t esize, combine_fn *fn, int inclusive, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
+    gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
     char *acc = scratch(call, bytes), *in = scratch(call, bytes);
     gshmemi_team_sync(call, t, team);
@@ -359,23 +396,26 @@ GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
 #define REDUCE_REDUCE(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
-        return reduce(#F, team, dest, source, nreduce, sizeof(TYPE), combine_##NAME##_##OP); \
+        return reduce(#F, team, dest, source, nreduce, sizeof(TYPE), combine_##NAME##_##OP, \
+                      GSHMEMI_COLL_KIND(REDUCE, OP));                                      \
     }
 #define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP)                                             \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reducescatter(#F, team, dest, source, nreduce, sizeof(TYPE),                \
-                             combine_##NAME##_##OP);                                       \
+                             combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCESCATTER, OP));  \
     }
 #define REDUCE_INSCAN(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
-        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 1); \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 1, \
+                    GSHMEMI_COLL_KIND(INSCAN, OP));                                        \
     }
 #define REDUCE_EXSCAN(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
-        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 0); \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 0, \
+                    GSHMEMI_COLL_KIND(EXSCAN, OP));                                        \
     }
 #define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
     REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP)

@@ -45,12 +45,17 @@ static struct {
     int n_slots;
     struct split_vote *votes; /* heap: one per world PE, by parent index */
     uint64_t *sizes;          /* heap: one word per world PE, for the collectives */
+    uint64_t *args;           /* heap: GSHMEMI_COLL_ARGS words per slot (GSHMEM_DEBUG_CHECKS) */
     uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
 } tm;
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
+uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
+{
+    return tm.args + (size_t)slot * GSHMEMI_COLL_ARGS;
+}
 size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
 
 /* ---- lookup ---------------------------------------------------------------- */
@@ -221,7 +226,11 @@ int gshmemi_teams_init(void)
     tm.sizes = tm.votes == NULL ? NULL
                                 : gshmemi_heap_alloc_internal("collectives' area",
                                                               sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes);
-    if (tm.votes == NULL || tm.sizes == NULL) {
+    tm.args = tm.sizes == NULL ? NULL
+                               : gshmemi_heap_alloc_internal("collectives' argument checks",
+                                                             sizeof(uint64_t) * GSHMEMI_COLL_ARGS *
+                                                                 (size_t)tm.n_slots);
+    if (tm.votes == NULL || tm.sizes == NULL || tm.args == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }

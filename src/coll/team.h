@@ -34,6 +34,17 @@ void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_te
  * word per world PE (collect's block sizes). */
 uint64_t *gshmemi_team_sizes_area(void);
 
+/* A slot's GSHMEMI_COLL_ARGS words in the heap, where a member of its team
+ * shows its next member what it passed (GSHMEM_DEBUG_CHECKS). */
+uint64_t *gshmemi_team_args_area(gshmem_team_t slot);
+
+/* GSHMEM_DEBUG_CHECKS: ends the job, naming the argument, where this PE
+ * passed another kind of collective (enum GSHMEMI_COLL_KIND_*), bytes per
+ * member or root (-1: none) than the team's next member; blocking, over
+ * the team's host barrier (collectives.c). */
+void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team,
+                             int kind, uint64_t bytes, int root);
+
 /* The largest payload per member that the flag-packet collectives carry
  * on this job's teams (0: none; GPU heap only). */
 size_t gshmemi_team_ll_max(void);

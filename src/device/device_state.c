@@ -13,6 +13,7 @@
 #include <gshmem.h>
 #include <gshmem/internal/device_state.h>
 
+#include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
@@ -114,6 +115,33 @@ API void gshmemi_device_api_error(const char *call, const char *fmt, ...)
     GSHMEMI_ERROR(CORE, "%s: %s", call, msg);
 }
 
+static void gshmemi_coll_arg_text(int which, uint64_t v, char *buf, size_t n)
+{
+    static const char *const shapes[] = {"?",      "broadcast",     "collect", "fcollect",
+                                         "alltoall", "alltoalls",   "reduce",  "reducescatter",
+                                         "inscan", "exscan"};
+    static const char *const ops[] = {"", "and ", "or ", "xor ", "min ", "max ", "sum ", "prod "};
+    if (which == GSHMEMI_COLL_ARG_KIND)
+        snprintf(buf, n, "%s%s", v % 16 < GSHMEMI_ARRAY_SIZE(ops) ? ops[v % 16] : "? ",
+                 v / 16 < GSHMEMI_ARRAY_SIZE(shapes) ? shapes[v / 16] : "?");
+    else if (which == GSHMEMI_COLL_ARG_BYTES)
+        snprintf(buf, n, "%llu", (unsigned long long)v);
+    else
+        snprintf(buf, n, "%lld", (long long)(int64_t)v);
+}
+
+void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t mine, char *buf,
+                              size_t n)
+{
+    static const char *const fields[] = {"the collective", "bytes per member", "root"};
+    char a[48], b[48];
+    gshmemi_coll_arg_text(which, theirs, a, sizeof(a));
+    gshmemi_coll_arg_text(which, mine, b, sizeof(b));
+    snprintf(buf, n, "pe %d (the next member of the team) passed %s %s, this pe %s: every member "
+             "must pass the same (GSHMEM_DEBUG_CHECKS)", next_pe,
+             fields[which >= 0 && which < GSHMEMI_COLL_ARGS ? which : GSHMEMI_COLL_ARG_ROOT], a, b);
+}
+
 static const char *reason_text(const struct gshmemi_device_failure *f, char *buf, size_t n)
 {
     switch (f->reason) {
@@ -147,6 +175,9 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
         break;
     case GSHMEMI_DEV_FAIL_TEAM:
         snprintf(buf, n, "team %d is not a team this pe is in", f->pe);
+        break;
+    case GSHMEMI_DEV_FAIL_COLL_ARGS:
+        gshmemi_coll_args_differ((int)f->addr, f->pe, f->expected, f->found, buf, n);
         break;
     default:
         snprintf(buf, n, "failure %d", f->reason);

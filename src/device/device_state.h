@@ -9,6 +9,12 @@
 int gshmemi_device_state_start(void);
 void gshmemi_device_state_stop(void);
 
+/* GSHMEM_DEBUG_CHECKS' message for a collective whose next member passed
+ * other arguments (word `which`, GSHMEMI_COLL_ARG_*): host and device
+ * forms say it alike. */
+void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t mine, char *buf,
+                              size_t n);
+
 /* The slots' collective areas as the device state describes them
  * (struct gshmemi_device_state's coll_* fields). */
 struct gshmemi_device_coll_area {

@@ -366,15 +366,18 @@ __global__ void bad_kernel(int which, int *sym, int *local)
     case 2: gshmem_int_atomic_add((int *)((char *)sym + 2), 1, 1); break;   // misaligned
     case 3: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout
     case 4: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout, proxy in use
+    case 6: // every PE: a reduction of 8 elements on pe 0, 9 on the others
+        gshmemx_int_sum_reduce_block(GSHMEM_TEAM_WORLD, sym + 2, sym + 4, gshmem_my_pe() == 0 ? 8 : 9);
+        break;
     }
 }
 
 static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
-                           "dev-proxy-timeout", "on-stream-proxy-pageable"};
+                           "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch"};
     int which = -1;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
@@ -387,8 +390,8 @@ static int run_bad(const char *name)
         static int pageable[16];
         gshmemx_putmem_on_stream(sym, pageable, sizeof(pageable), 1, 0);
         cudaDeviceSynchronize();
-    } else if (me == 0) {
-        bad_kernel<<<1, 1>>>(which, sym + 1, local);
+    } else if (me == 0 || which == 6) {
+        bad_kernel<<<1, which == 6 ? 128 : 1>>>(which, sym + 1, local);
         cudaDeviceSynchronize(); // fails once the kernel traps
     }
     // The watch thread of pe 0 ends the job.  Not in a gshmem wait here: its

@@ -61,6 +61,17 @@ cases = {
                        r"parent team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
                        {"GSHMEM_MAX_TEAMS": "5"}),
     "coll-team-invalid": (H + r"gshmem_int_sum_reduce: the team is GSHMEM_TEAM_INVALID$", ABORT, {}),
+    # a collective whose members pass different arguments (GSHMEM_DEBUG_CHECKS)
+    "coll-root-mismatch": (H + r"gshmem_int_broadcast: pe 1 \(the next member of the team\) passed "
+                           r"root 1, this pe 0: every member must pass the same "
+                           r"\(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "coll-count-mismatch": (H + r"gshmem_int_sum_reduce: pe 1 \(the next member of the team\) "
+                            r"passed bytes per member 36, this pe 32: every member must pass the "
+                            r"same \(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "coll-kind-mismatch": (H + r"gshmem_int_sum_reduce: pe 1 \(the next member of the team\) "
+                           r"passed the collective max reduce, this pe sum reduce: every member "
+                           r"must pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
+                           {"GSHMEM_DEBUG_CHECKS": "1"}),
     "coll-team-unknown": (H + r"gshmem_fcollectmem: 12345 is not a team \(GSHMEM_MAX_TEAMS is 64\)$",
                           ABORT, {}),
     "coll-bad-root": (H + r"gshmem_int_broadcast: PE_root 2 is not in the team \(2 PEs\)$", ABORT, {}),
@@ -88,6 +99,10 @@ device_cases = {
                           r"time meanwhile: CUDA's lazy loading then stalls the proxy; "
                           r"CUDA_MODULE_LOADING=EAGER rules that out\)$", ABORT,
                           {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1"}),
+    "dev-coll-mismatch": (D + "gshmemx_int_sum_reduce_block" + K + r"pe 1 \(the next member of "
+                          r"the team\) passed bytes per member 36, this pe 32: every member must "
+                          r"pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
+                          {"GSHMEM_DEBUG_CHECKS": "1"}),
     "on-stream-proxy-pageable": (r"gshmem pe 0 \(\S+:\d+\) error rma: gshmemx_putmem_on_stream: pe 1 is "
                                  r"reached through the proxy, and the source of a stream-ordered "
                                  r"operation through it must be GPU memory or pinned host memory "

@@ -75,6 +75,17 @@ int main(int argc, char **argv)
         gshmem_free(heap_ptr);
         gshmem_free(heap_ptr);
         heap_ptr = NULL;
+    } else if (strcmp(c, "coll-root-mismatch") == 0) { /* GSHMEM_DEBUG_CHECKS=1 from here */
+        gshmem_int_broadcast(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1, 1,
+                             me == 0 ? 0 : 1);
+    } else if (strcmp(c, "coll-count-mismatch") == 0) {
+        gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64,
+                              me == 0 ? 8 : 9);
+    } else if (strcmp(c, "coll-kind-mismatch") == 0) {
+        if (me == 0)
+            gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64, 4);
+        else
+            gshmem_int_max_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64, 4);
     } else if (me == 0) {
         /* One-sided calls: the job ends with the message. */
         if (strcmp(c, "put-pe-range") == 0)

@@ -92,6 +92,7 @@ enum {
     GSHMEMI_DEV_FAIL_TIMEOUT,     /* a wait passed GSHMEM_TIMEOUT */
     GSHMEMI_DEV_FAIL_NOT_INIT,    /* gshmem is not initialised */
     GSHMEMI_DEV_FAIL_TEAM,        /* pe holds a team handle that is no team this PE is in */
+    GSHMEMI_DEV_FAIL_COLL_ARGS,   /* a collective's member passed other arguments (addr: which) */
 };
 
 /* Host-mapped memory: the first failing device thread claims it, fills it
@@ -125,8 +126,36 @@ enum {
     GSHMEMI_DEVICE_TEAM_ROUNDS = 0,
     GSHMEMI_DEVICE_TEAM_EPOCH = 32,
     GSHMEMI_DEVICE_TEAM_LL_EPOCH = 33, /* the slot's flag-packet collectives this PE has done */
+    GSHMEMI_DEVICE_TEAM_ARGS = 34,     /* GSHMEM_DEBUG_CHECKS: the collective's 3 argument words */
     GSHMEMI_DEVICE_TEAM_WORDS = 64,
 };
+
+/* What GSHMEM_DEBUG_CHECKS compares between the members of a collective,
+ * host or device form: its kind (shape * 16 + reduction operation), bytes
+ * per member and root (-1: none); the words' index is the failure's addr. */
+enum {
+    GSHMEMI_COLL_KIND_BROADCAST = 1,
+    GSHMEMI_COLL_KIND_COLLECT,
+    GSHMEMI_COLL_KIND_FCOLLECT,
+    GSHMEMI_COLL_KIND_ALLTOALL,
+    GSHMEMI_COLL_KIND_ALLTOALLS,
+    GSHMEMI_COLL_KIND_REDUCE,
+    GSHMEMI_COLL_KIND_REDUCESCATTER,
+    GSHMEMI_COLL_KIND_INSCAN,
+    GSHMEMI_COLL_KIND_EXSCAN,
+};
+enum {
+    GSHMEMI_COLL_OP_NONE = 0,
+    GSHMEMI_COLL_OP_AND,
+    GSHMEMI_COLL_OP_OR,
+    GSHMEMI_COLL_OP_XOR,
+    GSHMEMI_COLL_OP_MIN,
+    GSHMEMI_COLL_OP_MAX,
+    GSHMEMI_COLL_OP_SUM,
+    GSHMEMI_COLL_OP_PROD,
+};
+#define GSHMEMI_COLL_KIND(SHAPE, OP) (GSHMEMI_COLL_KIND_##SHAPE * 16 + GSHMEMI_COLL_OP_##OP)
+enum { GSHMEMI_COLL_ARG_KIND, GSHMEMI_COLL_ARG_BYTES, GSHMEMI_COLL_ARG_ROOT, GSHMEMI_COLL_ARGS };
 
 /* Each team slot's collective area, in a block of the GPU heap at the same
  * offset on every PE (coll_off + slot * coll_slot_bytes), zeroed when a

@@ -106,6 +106,7 @@ __device__ __forceinline__ void gshmemi_coll_broadcast(const char *call, gshmem_
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     if (root < 0 || root >= t.n)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_PE_RANGE, root, nullptr, 0);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_BROADCAST, dest, src, nbytes, root);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -121,6 +122,7 @@ __device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_FCOLLECT, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -139,6 +141,7 @@ __device__ __forceinline__ void gshmemi_coll_collect(const char *call, gshmem_te
     const struct gshmemi_device_state &s = gshmemi_s();
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     uint64_t *sizes = reinterpret_cast<uint64_t *>(s.heap_base + s.coll_sizes_off);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -159,6 +162,7 @@ __device__ __forceinline__ void gshmemi_coll_alltoall(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_ALLTOALL, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -177,6 +181,8 @@ __device__ __forceinline__ void gshmemi_coll_alltoalls(const char *call, gshmem_
                                                        ptrdiff_t sst, size_t nelems, size_t esize)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(ALLTOALLS, NONE), nelems * esize,
+                                   -1);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -299,9 +305,10 @@ __device__ __forceinline__ void gshmemi_coll_scan_staged(const char *call, gshme
 
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_team_t team, T *dest,
-                                                    const T *src, size_t nreduce, OP op)
+                                                    const T *src, size_t nreduce, int kind, OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nreduce * sizeof(T), -1);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, false, op);
     if (!t.mapped)
@@ -322,9 +329,10 @@ __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_tea
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gshmem_team_t team,
                                                            T *dest, const T *src, size_t nreduce,
-                                                           OP op)
+                                                           int kind, OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nreduce * sizeof(T), -1);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, true, op);
     if (!t.mapped)
@@ -342,9 +350,11 @@ __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gsh
  * sources, meets, then writes it (dest may be source). */
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_t team, T *dest,
-                                                  const T *src, size_t nelems, OP op, bool inclusive)
+                                                  const T *src, size_t nelems, int kind, OP op,
+                                                  bool inclusive)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nelems * sizeof(T), -1);
     const int upto = inclusive ? t.my + 1 : t.my;
     if (!t.mapped)
         return gshmemi_coll_scan_staged<SCOPE>(call, team, t, dest, src, nelems, upto, op);
@@ -407,25 +417,29 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
 #define GSHMEMI_DEV_REDUCE_REDUCE(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
-        gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP));       \
+        gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_KIND(REDUCE, OP), \
+                                   GSHMEMI_COLL_OP(T, OP));                                        \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_REDUCESCATTER(F, SCOPE, T, OP)                                           \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
-        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP)); \
+        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce,                        \
+                                          GSHMEMI_COLL_KIND(REDUCESCATTER, OP), GSHMEMI_COLL_OP(T, OP)); \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_INSCAN(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), true);    \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_KIND(INSCAN, OP),    \
+                                 GSHMEMI_COLL_OP(T, OP), true);                                   \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_EXSCAN(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), false);   \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_KIND(EXSCAN, OP),    \
+                                 GSHMEMI_COLL_OP(T, OP), false);                                  \
         return 0;                                                                                  \
     }
 

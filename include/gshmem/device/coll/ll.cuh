@@ -201,18 +201,19 @@ __device__ __forceinline__ bool gshmemi_overlap(const void *a, size_t an, const 
 
 /* ---- the collectives ---- */
 
-/* Combines 8 bytes of T elements: acc = acc OP in, element by element. */
-template <typename T, typename OP>
-__device__ __forceinline__ uint64_t gshmemi_ll_combine(uint64_t acc, uint64_t in, OP op)
+/* Combines a word (8 or 16 bytes) of T elements, element by element:
+ * acc OP in (the grid algorithms use it on 16-byte vectors). */
+template <typename T, typename W, typename OP>
+__device__ __forceinline__ W gshmemi_combine_packed(W acc, W in, OP op)
 {
-    constexpr int K = 8 / sizeof(T);
+    constexpr int K = sizeof(W) / sizeof(T);
     T a[K], b[K];
-    memcpy(a, &acc, 8);
-    memcpy(b, &in, 8);
+    memcpy(a, &acc, sizeof(W));
+    memcpy(b, &in, sizeof(W));
 #pragma unroll
     for (int i = 0; i < K; i++)
         a[i] = op(a[i], b[i]);
-    memcpy(&acc, a, 8);
+    memcpy(&acc, a, sizeof(W));
     return acc;
 }
 
@@ -242,7 +243,7 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
         for (int i = 1; i < t.n; i++) {
             const uint64_t in = i == t.my ? gshmemi_ll_chunk(own, bytes, q)
                                           : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, i, q), ll.n);
-            acc = gshmemi_ll_combine<T>(acc, in, op);
+            acc = gshmemi_combine_packed<T>(acc, in, op);
         }
         gshmemi_ll_unchunk(reinterpret_cast<char *>(dest), bytes, q, acc);
     }

@@ -67,6 +67,44 @@ __device__ __forceinline__ void gshmemi_team_sync_group(const char *call, gshmem
     gshmemi_group_sync<SCOPE>();
 }
 
+/* GSHMEM_DEBUG_CHECKS: the group's PE passed what the team's next member
+ * passed (kind, bytes per member, root: enum GSHMEMI_COLL_ARG_*), as the
+ * host forms check it (src/coll/collectives.c): each member shows its
+ * words in the slot's device words, meets, compares its next member's
+ * (the last compares none, so one PE sees a difference), meets again. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team,
+                                                        const struct gshmemi_device_team &t,
+                                                        int kind, uint64_t bytes, int root)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (!s.debug_checks)
+        return;
+    uint64_t *words = reinterpret_cast<uint64_t *>(
+        s.heap_base + s.team_words_off +
+        8ull * (GSHMEMI_DEVICE_TEAM_WORDS * static_cast<uint64_t>(team) + GSHMEMI_DEVICE_TEAM_ARGS));
+    const uint64_t mine[GSHMEMI_COLL_ARGS] = {static_cast<uint64_t>(kind), bytes,
+                                              static_cast<uint64_t>(static_cast<int64_t>(root))};
+    unsigned lane, n;
+    gshmemi_group<SCOPE>(&lane, &n);
+    if (lane == 0)
+        for (int w = 0; w < GSHMEMI_COLL_ARGS; w++)
+            reinterpret_cast<volatile uint64_t *>(words)[w] = mine[w];
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+    if (lane == 0 && t.my + 1 < t.n) {
+        const int next = t.pes[t.my + 1];
+        for (int w = 0; w < GSHMEMI_COLL_ARGS; w++) {
+            const uint64_t theirs = gshmemi_g<uint64_t>(call, words + w, next);
+            if (theirs != mine[w] &&
+                (w != GSHMEMI_COLL_ARG_BYTES || kind != GSHMEMI_COLL_KIND(COLLECT, NONE)))
+                gshmemi_fail(call, GSHMEMI_DEV_FAIL_COLL_ARGS, next,
+                             reinterpret_cast<const void *>(static_cast<uintptr_t>(w)), 0, 0,
+                             theirs, mine[w]);
+        }
+    }
+    gshmemi_team_sync_group<SCOPE>(call, team, false);
+}
+
 } // namespace
 
 #ifdef __CUDA_ARCH__
