@@ -5,6 +5,9 @@
 // work over many blocks.  Either way the collective takes its place in
 // the stream, and every count lives in GPU memory: a captured graph
 // replays correctly.
+#include <cstdint>
+#include <type_traits>
+
 #include <gshmem_device.cuh>
 
 #include "coll/coll_launch.h"
@@ -20,6 +23,12 @@ __global__ void team_sync_kernel(gshmem_team_t team, int quiet)
     else
         gshmemx_team_sync_block(team);
 }
+
+// The calls' names for kernels' messages: tables in device memory (a host
+// string's address means nothing to a kernel).
+__device__ const char *const move_names[] = {
+    "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
+    "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
 
 __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const void *src,
                             size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
@@ -46,6 +55,69 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
 }
 
 int launched() { return static_cast<int>(cudaGetLastError()); }
+
+// ---- reductions ---------------------------------------------------------------
+
+// Their names, by id (RED_int_sum_reduce ...), for kernels' messages.
+#define RED_ID(STEM, TAIL, SHAPE, OP, NAME, TYPE) RED_##NAME##_##STEM##TAIL,
+#define RED_IDS_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(RED_ID, NAME, TYPE)
+#define RED_IDS_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(RED_ID, NAME, TYPE)
+enum { GSHMEM_FOR_REDUCE_BITWISE_TYPES(RED_IDS_BITWISE) GSHMEM_FOR_REDUCE_ARITH_TYPES(RED_IDS_ARITH) };
+#define RED_NAME(STEM, TAIL, SHAPE, OP, NAME, TYPE) "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream",
+#define RED_NAMES_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(RED_NAME, NAME, TYPE)
+#define RED_NAMES_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(RED_NAME, NAME, TYPE)
+__device__ const char *const reduce_names[] = {
+    GSHMEM_FOR_REDUCE_BITWISE_TYPES(RED_NAMES_BITWISE) GSHMEM_FOR_REDUCE_ARITH_TYPES(RED_NAMES_ARITH)};
+
+// The type a reduction's kernels are built for: integers by width and
+// signedness (the same arithmetic), the others as they are.
+template <size_t BYTES, bool SIGNED> struct int_of;
+template <> struct int_of<1, true> { typedef int8_t type; };
+template <> struct int_of<2, true> { typedef int16_t type; };
+template <> struct int_of<4, true> { typedef int32_t type; };
+template <> struct int_of<8, true> { typedef int64_t type; };
+template <> struct int_of<1, false> { typedef uint8_t type; };
+template <> struct int_of<2, false> { typedef uint16_t type; };
+template <> struct int_of<4, false> { typedef uint32_t type; };
+template <> struct int_of<8, false> { typedef uint64_t type; };
+template <typename T, bool INTEGRAL = std::is_integral<T>::value> struct canon { typedef T type; };
+template <typename T> struct canon<T, true> {
+    typedef typename int_of<sizeof(T), std::is_signed<T>::value>::type type;
+};
+
+#define OP_FUNCTOR(OP)                                                                             \
+    struct op_##OP {                                                                               \
+        template <typename T>                                                                      \
+        __device__ __forceinline__ T operator()(T a, T b) const                                    \
+        {                                                                                          \
+            return gshmemi_arith<T>::OP(a, b);                                                     \
+        }                                                                                          \
+    };
+OP_FUNCTOR(AND)
+OP_FUNCTOR(OR)
+OP_FUNCTOR(XOR)
+OP_FUNCTOR(MIN)
+OP_FUNCTOR(MAX)
+OP_FUNCTOR(SUM)
+OP_FUNCTOR(PROD)
+#undef OP_FUNCTOR
+
+enum { SHAPE_REDUCE, SHAPE_REDUCESCATTER, SHAPE_INSCAN, SHAPE_EXSCAN };
+
+// One block runs the device API's block form (flag packets, barrier-move-
+// barrier, or gets from members through the proxy).
+template <typename T, typename OP, int SHAPE>
+__global__ void block_reduce_kernel(int name, int kind, gshmem_team_t team, T *dest, const T *src,
+                                    size_t n)
+{
+    const char *call = reduce_names[name];
+    if (SHAPE == SHAPE_REDUCE)
+        gshmemi_coll_reduce<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP());
+    else if (SHAPE == SHAPE_REDUCESCATTER)
+        gshmemi_coll_reducescatter<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP());
+    else
+        gshmemi_coll_scan<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP(), SHAPE == SHAPE_INSCAN);
+}
 
 // ---- grid algorithms --------------------------------------------------------
 //
@@ -136,9 +208,10 @@ __device__ void grid_combine(const struct gshmemi_device_team &t, T *dest, const
 }
 
 template <typename T, typename OP>
-__global__ void grid_reduce_kernel(const char *call, gshmem_team_t team, T *dest, const T *src,
+__global__ void grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
                                    size_t count, int scatter, OP op)
 {
+    const char *call = reduce_names[name];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const uint64_t area = grid_area(team);
     const size_t G = gridDim.x, V = 16 / sizeof(T);
@@ -164,9 +237,10 @@ __global__ void grid_reduce_kernel(const char *call, gshmem_team_t team, T *dest
 // Moves: piece b (16-byte aligned bytes) of each block, straight into the
 // members' dests (fcollect, alltoall: pushed; broadcast: pulled from the
 // root by every member, so that every GPU's SMs share the work).
-__global__ void grid_move_kernel(const char *call, int shape, gshmem_team_t team, char *dest,
-                                 const char *src, size_t nbytes, int root)
+__global__ void grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
+                                 size_t nbytes, int root)
 {
+    const char *call = move_names[shape];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const uint64_t area = grid_area(team);
     const size_t G = gridDim.x;
@@ -205,69 +279,43 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
                                         const void *source, size_t nbytes, int root, ptrdiff_t dst,
                                         ptrdiff_t sst, size_t nelems, size_t esize, int blocks)
 {
-    static const char *const calls[] = {"gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream",
-                                        "gshmemx_fcollect_on_stream", "gshmemx_alltoall_on_stream",
-                                        "gshmemx_alltoalls_on_stream"};
     if (blocks > 0)
         grid_move_kernel<<<blocks, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-            calls[shape], shape, team, static_cast<char *>(dest), static_cast<const char *>(source),
-            nbytes, root);
+            shape, team, static_cast<char *>(dest), static_cast<const char *>(source), nbytes, root);
     else
         move_kernel<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
             shape, team, dest, source, nbytes, root, dst, sst, nelems, esize);
     return launched();
 }
 
-namespace {
-#define GRID_OP(OP)                                                                                \
-    struct grid_op_##OP {                                                                          \
-        template <typename T>                                                                      \
-        __device__ __forceinline__ T operator()(T a, T b) const                                    \
-        {                                                                                          \
-            return gshmemi_arith<T>::OP(a, b);                                                     \
-        }                                                                                          \
-    };
-GRID_OP(AND)
-GRID_OP(OR)
-GRID_OP(XOR)
-GRID_OP(MIN)
-GRID_OP(MAX)
-GRID_OP(SUM)
-GRID_OP(PROD)
-#undef GRID_OP
-} // namespace
-
-// One block-form kernel per typed reduction (blocks 0), and the grid
-// kernel of its type and operation for reduce and reducescatter.
-#define GRID_REDUCE_REDUCE(STEM, TAIL, OP, NAME, TYPE)                                             \
-    if (blocks > 0) {                                                                              \
-        grid_reduce_kernel<<<blocks, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(            \
-            "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream", team, static_cast<TYPE *>(dest),        \
-            static_cast<const TYPE *>(src), n, SHAPE_IS_SCATTER_##TAIL, grid_op_##OP());           \
-        return launched();                                                                         \
-    }
-#define SHAPE_IS_SCATTER__reduce 0
-#define SHAPE_IS_SCATTER__reducescatter 1
-#define GRID_REDUCE_REDUCESCATTER GRID_REDUCE_REDUCE
-#define GRID_REDUCE_INSCAN(STEM, TAIL, OP, NAME, TYPE) (void)blocks;
-#define GRID_REDUCE_EXSCAN GRID_REDUCE_INSCAN
-#define REDUCE_KERNEL(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                           \
-    __global__ void kernel_##NAME##_##STEM##TAIL(gshmem_team_t team, void *dest, const void *src,  \
-                                                 size_t n)                                         \
-    {                                                                                              \
-        gshmemx_##NAME##_##STEM##TAIL##_block(team, static_cast<TYPE *>(dest),                     \
-                                              static_cast<const TYPE *>(src), n);                  \
-    }                                                                                              \
+// One launcher per typed reduction (gshmemi_launch_int_sum_reduce ...);
+// the kernels are built per representation (integers by width and
+// signedness: int, int32 and int32_t share theirs), which halves the
+// kernels to compile without changing any result.
+#define REDUCE_LAUNCHER(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                         \
     extern "C" int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team,         \
                                                         void *dest, const void *src, size_t n,     \
                                                         int blocks)                                \
     {                                                                                              \
-        GRID_REDUCE_##SHAPE(STEM, TAIL, OP, NAME, TYPE)                                            \
-        kernel_##NAME##_##STEM##TAIL<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(        \
-            team, dest, src, n);                                                                   \
+        typedef canon<TYPE>::type T;                                                               \
+        const cudaStream_t st = static_cast<cudaStream_t>(stream);                                 \
+        GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
+        block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE><<<1, THREADS, 0, st>>>(                     \
+            RED_##NAME##_##STEM##TAIL, GSHMEMI_COLL_KIND(SHAPE, OP), team, static_cast<T *>(dest), \
+            static_cast<const T *>(src), n);                                                       \
         return launched();                                                                         \
     }
-#define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_KERNEL, NAME, TYPE)
-#define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_KERNEL, NAME, TYPE)
+#define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \
+    if (blocks > 0) {                                                                              \
+        grid_reduce_kernel<T, op_##OP><<<blocks, THREADS, 0, st>>>(                                \
+            ID, team, static_cast<T *>(dest), static_cast<const T *>(src), n, SCATTER, op_##OP()); \
+        return launched();                                                                         \
+    }
+#define GRID_REDUCE(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 0)
+#define GRID_REDUCESCATTER(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 1)
+#define GRID_INSCAN(OP, T, ID) (void)blocks;
+#define GRID_EXSCAN(OP, T, ID) (void)blocks;
+#define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_LAUNCHER, NAME, TYPE)
+#define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_LAUNCHER, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH)

@@ -253,7 +253,7 @@ __device__ __forceinline__ void gshmemi_coll_combine_staged(const char *call,
  * there to every other member (a proxy put needs a symmetric source);
  * reducescatter: this member's block of every source into its dest. */
 template <int SCOPE, typename T, typename OP>
-__device__ __forceinline__ void gshmemi_coll_reduce_staged(const char *call, gshmem_team_t team,
+__device__ __noinline__ void gshmemi_coll_reduce_staged(const char *call, gshmem_team_t team,
                                                            const struct gshmemi_device_team &t,
                                                            T *dest, const T *src, size_t nreduce,
                                                            bool scatter, OP op)
@@ -277,7 +277,7 @@ __device__ __forceinline__ void gshmemi_coll_reduce_staged(const char *call, gsh
 /* Chunk by chunk: combine into this member's own part of the stage, meet
  * (every member has read the chunk: dest may be source), copy to dest. */
 template <int SCOPE, typename T, typename OP>
-__device__ __forceinline__ void gshmemi_coll_scan_staged(const char *call, gshmem_team_t team,
+__device__ __noinline__ void gshmemi_coll_scan_staged(const char *call, gshmem_team_t team,
                                                          const struct gshmemi_device_team &t,
                                                          T *dest, const T *src, size_t nelems,
                                                          int upto, OP op)

@@ -73,7 +73,7 @@ __device__ __forceinline__ void gshmemi_team_sync_group(const char *call, gshmem
  * words in the slot's device words, meets, compares its next member's
  * (the last compares none, so one PE sees a difference), meets again. */
 template <int SCOPE>
-__device__ __forceinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team,
+__device__ __noinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team,
                                                         const struct gshmemi_device_team &t,
                                                         int kind, uint64_t bytes, int root)
 {
