@@ -12,6 +12,7 @@
  * read and written by member i alone, so dest may be source.  The scans
  * read every earlier member's source, then meet, then write: in place too.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,41 @@ static void *scratch(const char *call, size_t n)
     if (p == NULL)
         gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", n);
     return p;
+}
+
+/* The reductions' scratch, kept from call to call and grown as needed: a
+ * large block malloc'd and freed each call went back to the OS each time
+ * and was faulted in page by page on the next.  One is kept; a thread that
+ * finds it taken (GSHMEM_THREAD_MULTIPLE: collectives on other teams at
+ * the same time) makes its own, and the one given back last is kept. */
+struct reduce_scratch {
+    size_t cap;  /* bytes at data */
+    char *data;  /* just after this header */
+};
+static _Atomic(struct reduce_scratch *) spare_scratch;
+
+static struct reduce_scratch *scratch_take(const char *call, size_t n)
+{
+    struct reduce_scratch *s = atomic_exchange_explicit(&spare_scratch, NULL, memory_order_acquire);
+    if (s != NULL && s->cap >= n)
+        return s;
+    free(s);
+    s = malloc(sizeof(*s) + n);
+    if (s == NULL)
+        gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", n);
+    s->cap = n;
+    s->data = (char *)(s + 1);
+    return s;
+}
+
+static void scratch_give(struct reduce_scratch *s)
+{
+    free(atomic_exchange_explicit(&spare_scratch, s, memory_order_acq_rel));
+}
+
+void gshmemi_coll_fini(void)
+{
+    free(atomic_exchange_explicit(&spare_scratch, NULL, memory_order_acquire));
 }
 
 /* The puts so far are complete everywhere, then every member meets. */
@@ -328,16 +364,16 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
-    char *acc = scratch(call, len * esize), *in = scratch(call, len * esize);
+    struct reduce_scratch *s = scratch_take(call, 2 * len * esize);
+    char *acc = s->data, *in = acc + len * esize;
     gshmemi_team_sync(call, t, team);
     if (len > 0) {
         combine_parts(call, t, source, 0, first, len, esize, fn, acc, in);
         for (int i = 0; i < t->n; i++)
             gshmemi_rma_put(call, (char *)dest + first * esize, acc, len * esize, t->pes[i], 0);
     }
-    finish(call, t, team);
-    free(acc);
-    free(in);
+    finish(call, t, team); /* the puts from acc are complete */
+    scratch_give(s);
     return 0;
 }
 
@@ -347,15 +383,15 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
-    char *acc = scratch(call, nreduce * esize), *in = scratch(call, nreduce * esize);
+    struct reduce_scratch *s = scratch_take(call, 2 * nreduce * esize);
+    char *acc = s->data, *in = acc + nreduce * esize;
     gshmemi_team_sync(call, t, team);
     if (nreduce > 0) {
         combine_parts(call, t, source, (size_t)t->my * nreduce, 0, nreduce, esize, fn, acc, in);
         gshmemi_rma_put(call, dest, acc, nreduce * esize, gshmemi_rt.my_pe, 0);
     }
-    finish(call, t, team);
-    free(acc);
-    free(in);
+    finish(call, t, team); /* the put from acc is complete */
+    scratch_give(s);
     return 0;
 }
 
@@ -368,7 +404,8 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
-    char *acc = scratch(call, bytes), *in = scratch(call, bytes);
+    struct reduce_scratch *s = scratch_take(call, 2 * bytes);
+    char *acc = s->data, *in = acc + bytes;
     gshmemi_team_sync(call, t, team);
     memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
     if (bytes > 0 && upto > 0) {
@@ -378,8 +415,7 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     }
     gshmemi_team_sync(call, t, team); /* every source is read: dest may be one */
     gshmemi_rma_put(call, dest, acc, bytes, gshmemi_rt.my_pe, 1);
-    free(acc);
-    free(in);
+    scratch_give(s);
     return 0;
 }
 
