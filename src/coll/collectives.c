@@ -343,18 +343,50 @@ GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
 
 /* ---- reductions ----------------------------------------------------------------- */
 
-/* Combines part `first, len` (elements) of every member's source at
- * block offset `block` (elements), in team order, into acc. */
-static void combine_parts(const char *call, const struct gshmemi_team *t, const void *source,
-                          size_t block, size_t first, size_t len, size_t esize, combine_fn *fn,
-                          char *acc, char *in)
+/* A member's source is read where it lies when the heap is host memory
+ * and the member's heap is mapped here; otherwise (GPU memory, which host
+ * code cannot load, or a member reached through the transport) it is
+ * fetched with a get into scratch first.  The combination goes in chunks:
+ * where every member is read in place, small enough that the chunk being
+ * combined stays in L1 while each source streams through once; where some
+ * are fetched, large, so that they take few requests. */
+enum { CHUNK_IN_PLACE = 16 << 10, CHUNK_FETCHED = 4 << 20 };
+
+static int in_place(const struct gshmemi_team *t)
 {
-    const char *src = (const char *)source + (block + first) * esize;
-    gshmemi_rma_get(call, acc, src, len * esize, t->pes[0], 1);
-    for (int i = 1; i < t->n; i++) {
-        gshmemi_rma_get(call, in, src, len * esize, t->pes[i], 1);
-        fn(acc, in, len);
+    return gshmemi_heap.access->host_direct && t->mapped;
+}
+
+/* Member pe's [src, src + n): where it lies, or fetched into `in`. */
+static const char *member_source(const char *call, int pe, const char *src, size_t n, char *in)
+{
+    if (gshmemi_heap.access->host_direct) {
+        const char *r = gshmemi_rma_target(call, "source", src, n, pe);
+        if (r != NULL)
+            return r;
     }
+    gshmemi_rma_get(call, in, src, n, pe, 1);
+    return in;
+}
+
+/* acc = the combination of members 0..upto-1's [src, src + n) (n > 0
+ * bytes) in team order; `in` holds n bytes for a fetched member. */
+static void combine_members(const char *call, const struct gshmemi_team *t, int upto,
+                            const char *src, size_t n, size_t esize, combine_fn *fn, char *acc,
+                            char *in)
+{
+    const char *p = member_source(call, t->pes[0], src, n, acc);
+    if (p != acc)
+        memcpy(acc, p, n);
+    for (int i = 1; i < upto; i++)
+        fn(acc, member_source(call, t->pes[i], src, n, in), n / esize);
+}
+
+/* The chunk size for combining `bytes`. */
+static size_t chunk_of(const struct gshmemi_team *t, size_t bytes)
+{
+    const size_t chunk = in_place(t) ? CHUNK_IN_PLACE : CHUNK_FETCHED;
+    return bytes < chunk ? bytes : chunk;
 }
 
 static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
@@ -364,13 +396,20 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
-    struct reduce_scratch *s = scratch_take(call, 2 * len * esize);
-    char *acc = s->data, *in = acc + len * esize;
+    const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
+    struct reduce_scratch *s = scratch_take(call, in_place(t) ? chunk : 2 * chunk);
+    char *acc = s->data, *in = acc + chunk;
     gshmemi_team_sync(call, t, team);
-    if (len > 0) {
-        combine_parts(call, t, source, 0, first, len, esize, fn, acc, in);
-        for (int i = 0; i < t->n; i++)
-            gshmemi_rma_put(call, (char *)dest + first * esize, acc, len * esize, t->pes[i], 0);
+    for (size_t off = 0; off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        const size_t at = first * esize + off;
+        combine_members(call, t, t->n, (const char *)source + at, n, esize, fn, acc, in);
+        /* Chunk by chunk, only after every member's chunk is read: dest
+         * may be source.  Starting after me: not all onto one PE at once.
+         * A put from acc waits where acc is needed again. */
+        for (int k = 1; k <= t->n; k++)
+            gshmemi_rma_put(call, (char *)dest + at, acc, n, t->pes[(t->my + k) % t->n],
+                            off + n < bytes);
     }
     finish(call, t, team); /* the puts from acc are complete */
     scratch_give(s);
@@ -383,12 +422,15 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
-    struct reduce_scratch *s = scratch_take(call, 2 * nreduce * esize);
-    char *acc = s->data, *in = acc + nreduce * esize;
+    const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
+    const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
+    struct reduce_scratch *s = scratch_take(call, in_place(t) ? chunk : 2 * chunk);
+    char *acc = s->data, *in = acc + chunk;
     gshmemi_team_sync(call, t, team);
-    if (nreduce > 0) {
-        combine_parts(call, t, source, (size_t)t->my * nreduce, 0, nreduce, esize, fn, acc, in);
-        gshmemi_rma_put(call, dest, acc, nreduce * esize, gshmemi_rt.my_pe, 0);
+    for (size_t off = 0; off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        combine_members(call, t, t->n, mine + off, n, esize, fn, acc, in);
+        gshmemi_rma_put(call, (char *)dest + off, acc, n, gshmemi_rt.my_pe, off + n < bytes);
     }
     finish(call, t, team); /* the put from acc is complete */
     scratch_give(s);
@@ -401,17 +443,17 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
                 size_t nelems, size_t esize, combine_fn *fn, int inclusive, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
-    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
+    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
-    struct reduce_scratch *s = scratch_take(call, 2 * bytes);
-    char *acc = s->data, *in = acc + bytes;
+    struct reduce_scratch *s = scratch_take(call, in_place(t) ? bytes : bytes + chunk);
+    char *acc = s->data, *in = acc + bytes; /* acc: the whole result, kept until all have read */
     gshmemi_team_sync(call, t, team);
-    memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
-    if (bytes > 0 && upto > 0) {
-        struct gshmemi_team first = *t;
-        first.n = upto; /* members 0..upto-1 */
-        combine_parts(call, &first, source, 0, 0, nelems, esize, fn, acc, in);
+    if (upto == 0)
+        memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
+    for (size_t off = 0; upto > 0 && off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        combine_members(call, t, upto, (const char *)source + off, n, esize, fn, acc + off, in);
     }
     gshmemi_team_sync(call, t, team); /* every source is read: dest may be one */
     gshmemi_rma_put(call, dest, acc, bytes, gshmemi_rt.my_pe, 1);
