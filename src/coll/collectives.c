@@ -219,8 +219,11 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
 
 /* ---- combining ------------------------------------------------------------------ */
 
-/* acc[i] = acc[i] OP in[i] for n elements; acc and in do not overlap. */
-typedef void combine_fn(void *restrict acc, const void *restrict in, size_t n);
+/* out[i] = a[i] OP b[i] for n elements; out overlaps neither a nor b.  Two
+ * inputs: the first step combines two members' sources with no copy of
+ * the first before it; the later steps alternate between two buffers. */
+typedef void combine_fn(void *restrict out, const void *restrict a, const void *restrict b,
+                        size_t n);
 
 #define OP_AND(a, b) ((a) & (b))
 #define OP_OR(a, b) ((a) | (b))
@@ -240,37 +243,38 @@ typedef void combine_fn(void *restrict acc, const void *restrict in, size_t n);
 /* One function per type and operation: restrict pointers, and the loop in
  * blocks of a fixed count, so that GCC's vectoriser at -O2 (its "very
  * cheap" cost model, which adds no alias checks and no remainder loop of
- * its own) takes it; the rest one by one.  ELEM(TYPE, a, b, OP, X)
+ * its own) takes it; the rest one by one.  ELEM(TYPE, out, a, b, OP, X)
  * combines one element, X being what the kind needs. */
 #define COMBINE_BLOCK 16
 #define COMBINE_DEF(NAME, TYPE, OP, ELEM, X)                                               \
-    static void combine_##NAME##_##OP(void *restrict acc, const void *restrict in, size_t n) \
+    static void combine_##NAME##_##OP(void *restrict out, const void *restrict a,          \
+                                      const void *restrict b, size_t n)                    \
     {                                                                                      \
-        TYPE *restrict a = acc;                                                            \
-        const TYPE *restrict b = in;                                                       \
+        TYPE *restrict o = out;                                                            \
+        const TYPE *restrict x = a, *restrict y = b;                                       \
         size_t i = 0;                                                                      \
         for (; i + COMBINE_BLOCK <= n; i += COMBINE_BLOCK)                                 \
             for (size_t j = 0; j < COMBINE_BLOCK; j++)                                     \
-                ELEM(TYPE, a[i + j], b[i + j], OP, X);                                     \
+                ELEM(TYPE, o[i + j], x[i + j], y[i + j], OP, X);                           \
         for (; i < n; i++)                                                                 \
-            ELEM(TYPE, a[i], b[i], OP, X);                                                 \
+            ELEM(TYPE, o[i], x[i], y[i], OP, X);                                           \
     }
 
 /* Integers: sums and products in the unsigned type of the same width, so
  * that they wrap (two's complement) instead of overflowing; a wider one
  * (uintmax_t) gives the same bits but keeps the loop scalar. */
-#define ELEM_INT(TYPE, A, B, OP, CALC) ((A) = (TYPE)OP_##OP((CALC)(A), (CALC)(B)))
+#define ELEM_INT(TYPE, O, A, B, OP, CALC) ((O) = (TYPE)OP_##OP((CALC)(A), (CALC)(B)))
 #define CALC_TYPE(WRAPS, NAME, TYPE) CALC_TYPE_(WRAPS, NAME, TYPE)
 #define CALC_TYPE_(WRAPS, NAME, TYPE) CALC_TYPE_##WRAPS(NAME, TYPE)
 #define CALC_TYPE_0(NAME, TYPE) TYPE
 #define CALC_TYPE_1(NAME, TYPE) UNSIGNED_##NAME
 #define COMBINE_INT(NAME, TYPE, OP) \
     COMBINE_DEF(NAME, TYPE, OP, ELEM_INT, CALC_TYPE(WRAPS_##OP, NAME, TYPE))
-#define ELEM_FLOAT(TYPE, A, B, OP, X) ((A) = OP_##OP(A, B))
+#define ELEM_FLOAT(TYPE, O, A, B, OP, X) ((O) = OP_##OP(A, B))
 #define COMBINE_FLOAT(NAME, TYPE, OP) COMBINE_DEF(NAME, TYPE, OP, ELEM_FLOAT, )
 /* 16-bit floats: in float, rounded once per combination. */
-#define ELEM_HALF(TYPE, A, B, OP, KIND)                                                    \
-    ((A) = gshmemi_float_to_##KIND(OP_##OP(gshmemi_##KIND##_to_float(A),                  \
+#define ELEM_HALF(TYPE, O, A, B, OP, KIND)                                                 \
+    ((O) = gshmemi_float_to_##KIND(OP_##OP(gshmemi_##KIND##_to_float(A),                  \
                                            gshmemi_##KIND##_to_float(B))))
 #define COMBINE_HALF(NAME, KIND, OP) COMBINE_DEF(NAME, uint16_t, OP, ELEM_HALF, KIND)
 
@@ -347,10 +351,11 @@ GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
  * and the member's heap is mapped here; otherwise (GPU memory, which host
  * code cannot load, or a member reached through the transport) it is
  * fetched with a get into scratch first.  The combination goes in chunks:
- * where every member is read in place, small enough that the chunk being
- * combined stays in L1 while each source streams through once; where some
- * are fetched, large, so that they take few requests. */
-enum { CHUNK_IN_PLACE = 16 << 10, CHUNK_FETCHED = 4 << 20 };
+ * where every member is read in place, small enough that the two chunks
+ * the steps alternate between stay in L1 while each source streams through
+ * once (8 KiB was the best of 8-64 on the 2-core VM); where some are
+ * fetched, large, so that they take few requests. */
+enum { CHUNK_IN_PLACE = 8 << 10, CHUNK_FETCHED = 4 << 20 };
 
 static int in_place(const struct gshmemi_team *t)
 {
@@ -369,17 +374,23 @@ static const char *member_source(const char *call, int pe, const char *src, size
     return in;
 }
 
-/* acc = the combination of members 0..upto-1's [src, src + n) (n > 0
- * bytes) in team order; `in` holds n bytes for a fetched member. */
+/* result = the combination of members 0..upto-1's [src, src + n) (n > 0
+ * bytes) in team order.  The steps alternate between result and tmp, so
+ * that the last one writes result; `in` holds n bytes for a fetched
+ * member. */
 static void combine_members(const char *call, const struct gshmemi_team *t, int upto,
-                            const char *src, size_t n, size_t esize, combine_fn *fn, char *acc,
-                            char *in)
+                            const char *src, size_t n, size_t esize, combine_fn *fn, char *result,
+                            char *tmp, char *in)
 {
-    const char *p = member_source(call, t->pes[0], src, n, acc);
-    if (p != acc)
-        memcpy(acc, p, n);
-    for (int i = 1; i < upto; i++)
-        fn(acc, member_source(call, t->pes[i], src, n, in), n / esize);
+    char *out = upto % 2 == 0 ? result : tmp; /* the first step's */
+    char *first = upto > 1 && out == result ? tmp : result; /* member 0's, where fetched */
+    const char *acc = member_source(call, t->pes[0], src, n, first);
+    if (upto == 1 && acc != result)
+        memcpy(result, acc, n);
+    for (int i = 1; i < upto; i++, out = out == result ? tmp : result) {
+        fn(out, acc, member_source(call, t->pes[i], src, n, in), n / esize);
+        acc = out;
+    }
 }
 
 /* The chunk size for combining `bytes`. */
@@ -397,13 +408,13 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
     const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
-    struct reduce_scratch *s = scratch_take(call, in_place(t) ? chunk : 2 * chunk);
-    char *acc = s->data, *in = acc + chunk;
+    struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
+    char *acc = s->data, *tmp = acc + chunk, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
     for (size_t off = 0; off < bytes; off += chunk) {
         const size_t n = bytes - off < chunk ? bytes - off : chunk;
         const size_t at = first * esize + off;
-        combine_members(call, t, t->n, (const char *)source + at, n, esize, fn, acc, in);
+        combine_members(call, t, t->n, (const char *)source + at, n, esize, fn, acc, tmp, in);
         /* Chunk by chunk, only after every member's chunk is read: dest
          * may be source.  Starting after me: not all onto one PE at once.
          * A put from acc waits where acc is needed again. */
@@ -424,12 +435,12 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
     const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
     const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
-    struct reduce_scratch *s = scratch_take(call, in_place(t) ? chunk : 2 * chunk);
-    char *acc = s->data, *in = acc + chunk;
+    struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
+    char *acc = s->data, *tmp = acc + chunk, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
     for (size_t off = 0; off < bytes; off += chunk) {
         const size_t n = bytes - off < chunk ? bytes - off : chunk;
-        combine_members(call, t, t->n, mine + off, n, esize, fn, acc, in);
+        combine_members(call, t, t->n, mine + off, n, esize, fn, acc, tmp, in);
         gshmemi_rma_put(call, (char *)dest + off, acc, n, gshmemi_rt.my_pe, off + n < bytes);
     }
     finish(call, t, team); /* the put from acc is complete */
@@ -446,14 +457,16 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
-    struct reduce_scratch *s = scratch_take(call, in_place(t) ? bytes : bytes + chunk);
-    char *acc = s->data, *in = acc + bytes; /* acc: the whole result, kept until all have read */
+    struct reduce_scratch *s = scratch_take(call, bytes + (in_place(t) ? 1 : 2) * chunk);
+    /* acc: the whole result, kept until every member has read its sources */
+    char *acc = s->data, *tmp = acc + bytes, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
     if (upto == 0)
         memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
     for (size_t off = 0; upto > 0 && off < bytes; off += chunk) {
         const size_t n = bytes - off < chunk ? bytes - off : chunk;
-        combine_members(call, t, upto, (const char *)source + off, n, esize, fn, acc + off, in);
+        combine_members(call, t, upto, (const char *)source + off, n, esize, fn, acc + off, tmp,
+                        in);
     }
     gshmemi_team_sync(call, t, team); /* every source is read: dest may be one */
     gshmemi_rma_put(call, dest, acc, bytes, gshmemi_rt.my_pe, 1);
