@@ -12,6 +12,7 @@
  * read and written by member i alone, so dest may be source.  The scans
  * read every earlier member's source, then meet, then write: in place too.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,41 @@ static void *scratch(const char *call, size_t n)
     if (p == NULL)
         gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", n);
     return p;
+}
+
+/* The reductions' scratch, kept from call to call and grown as needed: a
+ * large block malloc'd and freed each call went back to the OS each time
+ * and was faulted in page by page on the next.  One is kept; a thread that
+ * finds it taken (GSHMEM_THREAD_MULTIPLE: collectives on other teams at
+ * the same time) makes its own, and the one given back last is kept. */
+struct reduce_scratch {
+    size_t cap;  /* bytes at data */
+    char *data;  /* just after this header */
+};
+static _Atomic(struct reduce_scratch *) spare_scratch;
+
+static struct reduce_scratch *scratch_take(const char *call, size_t n)
+{
+    struct reduce_scratch *s = atomic_exchange_explicit(&spare_scratch, NULL, memory_order_acquire);
+    if (s != NULL && s->cap >= n)
+        return s;
+    free(s);
+    s = malloc(sizeof(*s) + n);
+    if (s == NULL)
+        gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", n);
+    s->cap = n;
+    s->data = (char *)(s + 1);
+    return s;
+}
+
+static void scratch_give(struct reduce_scratch *s)
+{
+    free(atomic_exchange_explicit(&spare_scratch, s, memory_order_acq_rel));
+}
+
+void gshmemi_coll_fini(void)
+{
+    free(atomic_exchange_explicit(&spare_scratch, NULL, memory_order_acquire));
 }
 
 /* The puts so far are complete everywhere, then every member meets. */
@@ -183,11 +219,12 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
 
 /* ---- combining ------------------------------------------------------------------ */
 
-/* acc[i] = acc[i] OP in[i] for n elements. */
-typedef void combine_fn(void *acc, const void *in, size_t n);
+/* out[i] = a[i] OP b[i] for n elements; out overlaps neither a nor b.  Two
+ * inputs: the first step combines two members' sources with no copy of
+ * the first before it; the later steps alternate between two buffers. */
+typedef void combine_fn(void *restrict out, const void *restrict a, const void *restrict b,
+                        size_t n);
 
-/* Integers combine in the unsigned type of their width, so that sums and
- * products wrap (two's complement) instead of overflowing. */
 #define OP_AND(a, b) ((a) & (b))
 #define OP_OR(a, b) ((a) | (b))
 #define OP_XOR(a, b) ((a) ^ (b))
@@ -203,38 +240,43 @@ typedef void combine_fn(void *acc, const void *in, size_t n);
 #define WRAPS_SUM 1
 #define WRAPS_PROD 1
 
-#define COMBINE_INT(NAME, TYPE, OP)                                                        \
-    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
+/* One function per type and operation: restrict pointers, and the loop in
+ * blocks of a fixed count, so that GCC's vectoriser at -O2 (its "very
+ * cheap" cost model, which adds no alias checks and no remainder loop of
+ * its own) takes it; the rest one by one.  ELEM(TYPE, out, a, b, OP, X)
+ * combines one element, X being what the kind needs. */
+#define COMBINE_BLOCK 16
+#define COMBINE_DEF(NAME, TYPE, OP, ELEM, X)                                               \
+    static void combine_##NAME##_##OP(void *restrict out, const void *restrict a,          \
+                                      const void *restrict b, size_t n)                    \
     {                                                                                      \
-        TYPE *a = acc;                                                                     \
-        const TYPE *b = in;                                                                \
-        for (size_t i = 0; i < n; i++) {                                                   \
-            if (WRAPS_##OP)                                                                \
-                a[i] = (TYPE)OP_##OP((uintmax_t)a[i], (uintmax_t)b[i]);                    \
-            else                                                                           \
-                a[i] = (TYPE)OP_##OP(a[i], b[i]);                                          \
-        }                                                                                  \
+        TYPE *restrict o = out;                                                            \
+        const TYPE *restrict x = a, *restrict y = b;                                       \
+        size_t i = 0;                                                                      \
+        for (; i + COMBINE_BLOCK <= n; i += COMBINE_BLOCK)                                 \
+            for (size_t j = 0; j < COMBINE_BLOCK; j++)                                     \
+                ELEM(TYPE, o[i + j], x[i + j], y[i + j], OP, X);                           \
+        for (; i < n; i++)                                                                 \
+            ELEM(TYPE, o[i], x[i], y[i], OP, X);                                           \
     }
-#define COMBINE_FLOAT(NAME, TYPE, OP)                                                      \
-    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
-    {                                                                                      \
-        TYPE *a = acc;                                                                     \
-        const TYPE *b = in;                                                                \
-        for (size_t i = 0; i < n; i++)                                                     \
-            a[i] = OP_##OP(a[i], b[i]);                                                    \
-    }
+
+/* Integers: sums and products in the unsigned type of the same width, so
+ * that they wrap (two's complement) instead of overflowing; a wider one
+ * (uintmax_t) gives the same bits but keeps the loop scalar. */
+#define ELEM_INT(TYPE, O, A, B, OP, CALC) ((O) = (TYPE)OP_##OP((CALC)(A), (CALC)(B)))
+#define CALC_TYPE(WRAPS, NAME, TYPE) CALC_TYPE_(WRAPS, NAME, TYPE)
+#define CALC_TYPE_(WRAPS, NAME, TYPE) CALC_TYPE_##WRAPS(NAME, TYPE)
+#define CALC_TYPE_0(NAME, TYPE) TYPE
+#define CALC_TYPE_1(NAME, TYPE) UNSIGNED_##NAME
+#define COMBINE_INT(NAME, TYPE, OP) \
+    COMBINE_DEF(NAME, TYPE, OP, ELEM_INT, CALC_TYPE(WRAPS_##OP, NAME, TYPE))
+#define ELEM_FLOAT(TYPE, O, A, B, OP, X) ((O) = OP_##OP(A, B))
+#define COMBINE_FLOAT(NAME, TYPE, OP) COMBINE_DEF(NAME, TYPE, OP, ELEM_FLOAT, )
 /* 16-bit floats: in float, rounded once per combination. */
-#define COMBINE_HALF(NAME, KIND, OP)                                                       \
-    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                 \
-    {                                                                                      \
-        uint16_t *a = acc;                                                                 \
-        const uint16_t *b = in;                                                            \
-        for (size_t i = 0; i < n; i++) {                                                   \
-            const float x = gshmemi_##KIND##_to_float(a[i]);                               \
-            const float y = gshmemi_##KIND##_to_float(b[i]);                               \
-            a[i] = gshmemi_float_to_##KIND(OP_##OP(x, y));                                 \
-        }                                                                                  \
-    }
+#define ELEM_HALF(TYPE, O, A, B, OP, KIND)                                                 \
+    ((O) = gshmemi_float_to_##KIND(OP_##OP(gshmemi_##KIND##_to_float(A),                  \
+                                           gshmemi_##KIND##_to_float(B))))
+#define COMBINE_HALF(NAME, KIND, OP) COMBINE_DEF(NAME, uint16_t, OP, ELEM_HALF, KIND)
 
 /* Which of the three a type's combinations are. */
 #define KIND_char INT
@@ -262,6 +304,31 @@ typedef void combine_fn(void *acc, const void *in, size_t n);
 #define KIND_double FLOAT
 #define KIND_half HALF_half
 #define KIND_bfloat16 HALF_bfloat16
+
+/* The unsigned type of each integer type's width (wrapping operations). */
+#define UNSIGNED_char unsigned char
+#define UNSIGNED_schar unsigned char
+#define UNSIGNED_short unsigned short
+#define UNSIGNED_int unsigned int
+#define UNSIGNED_long unsigned long
+#define UNSIGNED_longlong unsigned long long
+#define UNSIGNED_ptrdiff size_t
+#define UNSIGNED_uchar unsigned char
+#define UNSIGNED_ushort unsigned short
+#define UNSIGNED_uint unsigned int
+#define UNSIGNED_ulong unsigned long
+#define UNSIGNED_ulonglong unsigned long long
+#define UNSIGNED_int8 uint8_t
+#define UNSIGNED_int16 uint16_t
+#define UNSIGNED_int32 uint32_t
+#define UNSIGNED_int64 uint64_t
+#define UNSIGNED_uint8 uint8_t
+#define UNSIGNED_uint16 uint16_t
+#define UNSIGNED_uint32 uint32_t
+#define UNSIGNED_uint64 uint64_t
+#define UNSIGNED_size size_t
+_Static_assert(sizeof(ptrdiff_t) == sizeof(size_t), "ptrdiff_t wraps as size_t");
+
 #define COMBINE_HALF_half(NAME, TYPE, OP) COMBINE_HALF(NAME, half, OP)
 #define COMBINE_HALF_bfloat16(NAME, TYPE, OP) COMBINE_HALF(NAME, bfloat16, OP)
 #define COMBINE_OF(KIND) COMBINE_##KIND
@@ -280,18 +347,57 @@ GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
 
 /* ---- reductions ----------------------------------------------------------------- */
 
-/* Combines part `first, len` (elements) of every member's source at
- * block offset `block` (elements), in team order, into acc. */
-static void combine_parts(const char *call, const struct gshmemi_team *t, const void *source,
-                          size_t block, size_t first, size_t len, size_t esize, combine_fn *fn,
-                          char *acc, char *in)
+/* A member's source is read where it lies when the heap is host memory
+ * and the member's heap is mapped here; otherwise (GPU memory, which host
+ * code cannot load, or a member reached through the transport) it is
+ * fetched with a get into scratch first.  The combination goes in chunks:
+ * where every member is read in place, small enough that the two chunks
+ * the steps alternate between stay in L1 while each source streams through
+ * once (8 KiB was the best of 8-64 on the 2-core VM); where some are
+ * fetched, large, so that they take few requests. */
+enum { CHUNK_IN_PLACE = 8 << 10, CHUNK_FETCHED = 4 << 20 };
+
+static int in_place(const struct gshmemi_team *t)
 {
-    const char *src = (const char *)source + (block + first) * esize;
-    gshmemi_rma_get(call, acc, src, len * esize, t->pes[0], 1);
-    for (int i = 1; i < t->n; i++) {
-        gshmemi_rma_get(call, in, src, len * esize, t->pes[i], 1);
-        fn(acc, in, len);
+    return gshmemi_heap.access->host_direct && t->mapped;
+}
+
+/* Member pe's [src, src + n): where it lies, or fetched into `in`. */
+static const char *member_source(const char *call, int pe, const char *src, size_t n, char *in)
+{
+    if (gshmemi_heap.access->host_direct) {
+        const char *r = gshmemi_rma_target(call, "source", src, n, pe);
+        if (r != NULL)
+            return r;
     }
+    gshmemi_rma_get(call, in, src, n, pe, 1);
+    return in;
+}
+
+/* result = the combination of members 0..upto-1's [src, src + n) (n > 0
+ * bytes) in team order.  The steps alternate between result and tmp, so
+ * that the last one writes result; `in` holds n bytes for a fetched
+ * member. */
+static void combine_members(const char *call, const struct gshmemi_team *t, int upto,
+                            const char *src, size_t n, size_t esize, combine_fn *fn, char *result,
+                            char *tmp, char *in)
+{
+    char *out = upto % 2 == 0 ? result : tmp; /* the first step's */
+    char *first = upto > 1 && out == result ? tmp : result; /* member 0's, where fetched */
+    const char *acc = member_source(call, t->pes[0], src, n, first);
+    if (upto == 1 && acc != result)
+        memcpy(result, acc, n);
+    for (int i = 1; i < upto; i++, out = out == result ? tmp : result) {
+        fn(out, acc, member_source(call, t->pes[i], src, n, in), n / esize);
+        acc = out;
+    }
+}
+
+/* The chunk size for combining `bytes`. */
+static size_t chunk_of(const struct gshmemi_team *t, size_t bytes)
+{
+    const size_t chunk = in_place(t) ? CHUNK_IN_PLACE : CHUNK_FETCHED;
+    return bytes < chunk ? bytes : chunk;
 }
 
 static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
@@ -301,16 +407,23 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
-    char *acc = scratch(call, len * esize), *in = scratch(call, len * esize);
+    const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
+    struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
+    char *acc = s->data, *tmp = acc + chunk, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
-    if (len > 0) {
-        combine_parts(call, t, source, 0, first, len, esize, fn, acc, in);
-        for (int i = 0; i < t->n; i++)
-            gshmemi_rma_put(call, (char *)dest + first * esize, acc, len * esize, t->pes[i], 0);
+    for (size_t off = 0; off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        const size_t at = first * esize + off;
+        combine_members(call, t, t->n, (const char *)source + at, n, esize, fn, acc, tmp, in);
+        /* Chunk by chunk, only after every member's chunk is read: dest
+         * may be source.  Starting after me: not all onto one PE at once.
+         * A put from acc waits where acc is needed again. */
+        for (int k = 1; k <= t->n; k++)
+            gshmemi_rma_put(call, (char *)dest + at, acc, n, t->pes[(t->my + k) % t->n],
+                            off + n < bytes);
     }
-    finish(call, t, team);
-    free(acc);
-    free(in);
+    finish(call, t, team); /* the puts from acc are complete */
+    scratch_give(s);
     return 0;
 }
 
@@ -320,15 +433,18 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     struct gshmemi_team *t = team_for(call, team);
     (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
-    char *acc = scratch(call, nreduce * esize), *in = scratch(call, nreduce * esize);
+    const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
+    const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
+    struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
+    char *acc = s->data, *tmp = acc + chunk, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
-    if (nreduce > 0) {
-        combine_parts(call, t, source, (size_t)t->my * nreduce, 0, nreduce, esize, fn, acc, in);
-        gshmemi_rma_put(call, dest, acc, nreduce * esize, gshmemi_rt.my_pe, 0);
+    for (size_t off = 0; off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        combine_members(call, t, t->n, mine + off, n, esize, fn, acc, tmp, in);
+        gshmemi_rma_put(call, (char *)dest + off, acc, n, gshmemi_rt.my_pe, off + n < bytes);
     }
-    finish(call, t, team);
-    free(acc);
-    free(in);
+    finish(call, t, team); /* the put from acc is complete */
+    scratch_give(s);
     return 0;
 }
 
@@ -338,21 +454,23 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
                 size_t nelems, size_t esize, combine_fn *fn, int inclusive, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
-    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
+    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
-    char *acc = scratch(call, bytes), *in = scratch(call, bytes);
+    struct reduce_scratch *s = scratch_take(call, bytes + (in_place(t) ? 1 : 2) * chunk);
+    /* acc: the whole result, kept until every member has read its sources */
+    char *acc = s->data, *tmp = acc + bytes, *in = tmp + chunk;
     gshmemi_team_sync(call, t, team);
-    memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
-    if (bytes > 0 && upto > 0) {
-        struct gshmemi_team first = *t;
-        first.n = upto; /* members 0..upto-1 */
-        combine_parts(call, &first, source, 0, 0, nelems, esize, fn, acc, in);
+    if (upto == 0)
+        memset(acc, 0, bytes); /* zero is every type's zero here (half's and bfloat16's too) */
+    for (size_t off = 0; upto > 0 && off < bytes; off += chunk) {
+        const size_t n = bytes - off < chunk ? bytes - off : chunk;
+        combine_members(call, t, upto, (const char *)source + off, n, esize, fn, acc + off, tmp,
+                        in);
     }
     gshmemi_team_sync(call, t, team); /* every source is read: dest may be one */
     gshmemi_rma_put(call, dest, acc, bytes, gshmemi_rt.my_pe, 1);
-    free(acc);
-    free(in);
+    scratch_give(s);
     return 0;
 }
 

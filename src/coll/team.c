@@ -268,6 +268,7 @@ err:
 
 void gshmemi_teams_fini(void)
 {
+    gshmemi_coll_fini();
     for (int s = 0; tm.teams != NULL && s < tm.n_slots; s++)
         team_clear(s);
     free(tm.teams);

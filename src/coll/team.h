@@ -52,5 +52,7 @@ size_t gshmemi_team_ll_max(void);
 /* At init, after the heap and the transport; at finalize. */
 int gshmemi_teams_init(void);
 void gshmemi_teams_fini(void);
+/* Frees what the collectives keep between calls (gshmemi_teams_fini). */
+void gshmemi_coll_fini(void);
 
 #endif
