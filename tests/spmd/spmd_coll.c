@@ -383,13 +383,23 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
     ref_reduce(want, tm, r, nelems, nelems, 0, tm->n, tag);
     snprintf(what, sizeof(what), "%s_reduce(%zu)%s", r->name, nelems, in_place ? " in place" : "");
     expect_bytes(what, tm, want, b, tag++);
-    /* reducescatter: block my of everybody's source */
+    /* reducescatter: block my of everybody's source (in place: dest is
+     * this PE's own block of the source, as NCCL's in-place form) */
     reduce_input(in, nelems * (size_t)tm->n, es, r->kind, tm->pes[tm->my], tag);
     put_source(in, b * (size_t)tm->n);
     poison_dest(b);
-    CHECK(r->reducescatter(tm->t, sym_dst, sym_src, nelems) == 0, "reducescatter");
+    void *block = (char *)sym_src + b * (size_t)tm->my;
+    CHECK(r->reducescatter(tm->t, in_place ? block : sym_dst, sym_src, nelems) == 0,
+          "reducescatter");
+    if (in_place) {
+        unsigned char *got = malloc(b + 8);
+        spmd_load(got, block, b);
+        spmd_store(sym_dst, got, b);
+        free(got);
+    }
     ref_reduce(want, tm, r, nelems, nelems * (size_t)tm->n, nelems * (size_t)tm->my, tm->n, tag);
-    snprintf(what, sizeof(what), "%s_reducescatter(%zu)", r->name, nelems);
+    snprintf(what, sizeof(what), "%s_reducescatter(%zu)%s", r->name, nelems,
+             in_place ? " in place" : "");
     expect_bytes(what, tm, want, b, tag++);
     /* the sum scans */
     for (int inclusive = 1; r->inscan != NULL && inclusive >= 0; inclusive--) {
