@@ -66,27 +66,61 @@ GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, struct CUstream_st 
     return 0;
 }
 
+/* [addr, addr + bytes) lies in this PE's symmetric heap: kernels reach
+ * the members' copies by its offset, unchecked. */
+static void in_heap(const char *call, const char *what, const void *addr, size_t bytes)
+{
+    if (bytes > 0)
+        (void)gshmemi_rma_target(call, what, addr, bytes, gshmemi_rt.my_pe);
+}
+
+/* Every member's arguments match (GSHMEM_DEBUG_CHECKS), checked here for
+ * every algorithm: kernels in stream order do not check them again. */
 static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, const void *source,
                    size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                    size_t esize, struct CUstream_st *stream)
 {
-    struct gshmemi_team *t = team_on(call, team);
-    if (shape == GSHMEMI_COLL_SHAPE_BROADCAST && (root < 0 || root >= t->n))
-        gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
-    if (shape == GSHMEMI_COLL_SHAPE_ALLTOALLS && (dst <= 0 || sst <= 0))
-        gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
     static const int kinds[] = {
         [GSHMEMI_COLL_SHAPE_BROADCAST] = GSHMEMI_COLL_KIND(BROADCAST, NONE),
+        [GSHMEMI_COLL_SHAPE_COLLECT] = GSHMEMI_COLL_KIND(COLLECT, NONE),
         [GSHMEMI_COLL_SHAPE_FCOLLECT] = GSHMEMI_COLL_KIND(FCOLLECT, NONE),
-        [GSHMEMI_COLL_SHAPE_ALLTOALL] = GSHMEMI_COLL_KIND(ALLTOALL, NONE)};
+        [GSHMEMI_COLL_SHAPE_ALLTOALL] = GSHMEMI_COLL_KIND(ALLTOALL, NONE),
+        [GSHMEMI_COLL_SHAPE_ALLTOALLS] = GSHMEMI_COLL_KIND(ALLTOALLS, NONE)};
+    struct gshmemi_team *t = team_on(call, team);
+    const size_t n = (size_t)t->n;
+    size_t src_bytes = nbytes, dst_bytes = nbytes;
+    switch (shape) {
+    case GSHMEMI_COLL_SHAPE_BROADCAST:
+        if (root < 0 || root >= t->n)
+            gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+        break;
+    case GSHMEMI_COLL_SHAPE_FCOLLECT:
+        dst_bytes = gshmemi_rma_bytes(call, n, nbytes);
+        break;
+    case GSHMEMI_COLL_SHAPE_ALLTOALL:
+        src_bytes = dst_bytes = gshmemi_rma_bytes(call, n, nbytes);
+        break;
+    case GSHMEMI_COLL_SHAPE_ALLTOALLS:
+        if (dst <= 0 || sst <= 0)
+            gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+        if (nelems > 0) { /* through the last element of the last block */
+            const size_t last = gshmemi_rma_bytes(call, n, nelems) - 1;
+            dst_bytes = gshmemi_rma_bytes(call, last, gshmemi_rma_bytes(call, (size_t)dst, esize)) + esize;
+            src_bytes = gshmemi_rma_bytes(call, last, gshmemi_rma_bytes(call, (size_t)sst, esize)) + esize;
+        } else {
+            src_bytes = dst_bytes = 0;
+        }
+        nbytes = nelems * esize;
+        break;
+    }
+    in_heap(call, "dest", dest, dst_bytes);
+    in_heap(call, "source", source, src_bytes);
+    gshmemi_coll_check_args(call, t, team, kinds[shape], nbytes,
+                            shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
-    const int blocks = grid ? grid_blocks(t, nbytes) : 0;
-    if (blocks > 0) /* the block form checks in the kernel; the grid's are checked here */
-        gshmemi_coll_check_args(call, t, team, kinds[shape], nbytes,
-                                shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
-                                            sst, nelems, esize, blocks));
+                                            sst, nelems, esize, grid ? grid_blocks(t, nbytes) : 0));
     return 0;
 }
 
@@ -126,6 +160,10 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
 #define HAS_GRID_REDUCESCATTER 1
 #define HAS_GRID_INSCAN 0
 #define HAS_GRID_EXSCAN 0
+#define SRC_BLOCKS_REDUCE 0 /* reducescatter's source: a block per member */
+#define SRC_BLOCKS_REDUCESCATTER 1
+#define SRC_BLOCKS_INSCAN 0
+#define SRC_BLOCKS_EXSCAN 0
 #define ON_STREAM_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                       \
     GSHMEM_API int gshmemx_##NAME##_##STEM##TAIL##_on_stream(                                    \
         gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,                       \
@@ -134,11 +172,13 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
         static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
         struct gshmemi_team *t = team_on(call, team);                                            \
         const size_t bytes = gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                      \
-        const int blocks = HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0;                         \
-        if (blocks > 0)                                                                          \
-            gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);     \
-        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems,  \
-                                                            blocks));                            \
+        in_heap(call, "dest", dest, bytes);                                                      \
+        in_heap(call, "source", source,                                                          \
+                SRC_BLOCKS_##SHAPE ? gshmemi_rma_bytes(call, bytes, (size_t)t->n) : bytes);      \
+        gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);         \
+        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
+                           stream, team, dest, source, nelems,                                   \
+                           HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0));                       \
         return 0;                                                                                \
     }
 #define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \

@@ -106,17 +106,17 @@ enum { SHAPE_REDUCE, SHAPE_REDUCESCATTER, SHAPE_INSCAN, SHAPE_EXSCAN };
 
 // One block runs the device API's block form (flag packets, barrier-move-
 // barrier, or gets from members through the proxy).
+// (GSHMEM_DEBUG_CHECKS' argument check is the host's, before the launch.)
 template <typename T, typename OP, int SHAPE>
-__global__ void block_reduce_kernel(int name, int kind, gshmem_team_t team, T *dest, const T *src,
-                                    size_t n)
+__global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src, size_t n)
 {
     const char *call = reduce_names[name];
     if (SHAPE == SHAPE_REDUCE)
-        gshmemi_coll_reduce<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP());
+        gshmemi_coll_reduce<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
     else if (SHAPE == SHAPE_REDUCESCATTER)
-        gshmemi_coll_reducescatter<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP());
+        gshmemi_coll_reducescatter<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
     else
-        gshmemi_coll_scan<GSHMEMI_BLOCK>(call, team, dest, src, n, kind, OP(), SHAPE == SHAPE_INSCAN);
+        gshmemi_coll_scan<GSHMEMI_BLOCK>(call, team, dest, src, n, OP(), SHAPE == SHAPE_INSCAN);
 }
 
 // ---- grid algorithms --------------------------------------------------------
@@ -149,11 +149,6 @@ __device__ void grid_sync(const char *call, const struct gshmemi_device_team &t,
     __syncthreads();
 }
 
-__device__ __forceinline__ uint64_t grid_area(gshmem_team_t team)
-{
-    const struct gshmemi_device_state &s = gshmemi_s();
-    return s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team);
-}
 
 template <typename T>
 __device__ __forceinline__ T *at_member(const struct gshmemi_device_team &t, int m, T *sym)
@@ -213,7 +208,7 @@ __global__ void grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const 
 {
     const char *call = reduce_names[name];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    const uint64_t area = grid_area(team);
+    const uint64_t area = gshmemi_coll_area_off(team);
     const size_t G = gridDim.x, V = 16 / sizeof(T);
     size_t first, len;
     grid_sync(call, t, area);
@@ -242,9 +237,9 @@ __global__ void grid_move_kernel(int shape, gshmem_team_t team, char *dest, cons
 {
     const char *call = move_names[shape];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    const uint64_t area = grid_area(team);
+    const uint64_t area = gshmemi_coll_area_off(team);
     const size_t G = gridDim.x;
-    const size_t step = (nbytes / G + 15) / 16 * 16;
+    const size_t step = ((nbytes + G - 1) / G + 15) / 16 * 16; /* G pieces cover every byte */
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
     grid_sync(call, t, area);
@@ -301,8 +296,8 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
         const cudaStream_t st = static_cast<cudaStream_t>(stream);                                 \
         GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
         block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE><<<1, THREADS, 0, st>>>(                     \
-            RED_##NAME##_##STEM##TAIL, GSHMEMI_COLL_KIND(SHAPE, OP), team, static_cast<T *>(dest), \
-            static_cast<const T *>(src), n);                                                       \
+            RED_##NAME##_##STEM##TAIL, team, static_cast<T *>(dest), static_cast<const T *>(src),  \
+            n);                                                                                    \
         return launched();                                                                         \
     }
 #define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \

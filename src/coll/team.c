@@ -17,6 +17,7 @@
 #include <gshmem.h>
 #include <gshmem/internal/device_state.h>
 
+#include "bootstrap/bootstrap.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
@@ -194,20 +195,46 @@ static void coll_layout(struct gshmemi_device_coll_area *c)
         c->ll_max = (uint32_t)want;
 }
 
+/* The collectives' algorithm settings must be the same on every PE: one
+ * that took flag packets while another met at a barrier would wait until
+ * GSHMEM_TIMEOUT without saying why. */
+static int same_coll_settings(int algo)
+{
+    struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    const long long mine[3] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
+                               (long long)gshmemi_env.COLL_GRID_MIN};
+    long long(*all)[3] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
+    int st = all != NULL ? bs->ops->allgather(bs, mine, all, sizeof(mine)) : GSHMEM_ERR_NO_MEMORY;
+    for (int pe = 0; st == 0 && pe < gshmemi_rt.n_pes; pe++)
+        if (memcmp(all[pe], mine, sizeof(mine)) != 0) {
+            GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX and "
+                          "GSHMEM_COLL_GRID_MIN other than this pe's (%s, %lld, %lld): every PE "
+                          "must use the same", pe, gshmemi_env.COLL_ALGO, mine[1], mine[2]);
+            st = GSHMEM_ERR_ASYMMETRIC;
+        }
+    free(all);
+    return st;
+}
+
 int gshmemi_teams_init(void)
 {
     const long max = gshmemi_env.MAX_TEAMS;
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
     static const char *const algos[] = {"auto", "simple", "ll", "grid"};
-    int known = 0;
+    int algo = -1;
     for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(algos); i++)
-        known |= strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0;
-    if (!known) {
+        if (strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0)
+            algo = (int)i;
+    if (algo < 0) {
         GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll or grid",
                       gshmemi_env.COLL_ALGO);
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
+    }
+    if ((st = same_coll_settings(algo)) != 0) {
+        free(scratch);
+        return st;
     }
     if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
         GSHMEMI_ERROR(COLL, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,

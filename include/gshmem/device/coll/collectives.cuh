@@ -106,7 +106,6 @@ __device__ __forceinline__ void gshmemi_coll_broadcast(const char *call, gshmem_
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     if (root < 0 || root >= t.n)
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_PE_RANGE, root, nullptr, 0);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_BROADCAST, dest, src, nbytes, root);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -122,7 +121,6 @@ __device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_FCOLLECT, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -141,7 +139,6 @@ __device__ __forceinline__ void gshmemi_coll_collect(const char *call, gshmem_te
     const struct gshmemi_device_state &s = gshmemi_s();
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     uint64_t *sizes = reinterpret_cast<uint64_t *>(s.heap_base + s.coll_sizes_off);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -162,7 +159,6 @@ __device__ __forceinline__ void gshmemi_coll_alltoall(const char *call, gshmem_t
                                                       void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     if (gshmemi_ll_fits(t, nbytes))
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_ALLTOALL, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -181,8 +177,6 @@ __device__ __forceinline__ void gshmemi_coll_alltoalls(const char *call, gshmem_
                                                        ptrdiff_t sst, size_t nelems, size_t esize)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, GSHMEMI_COLL_KIND(ALLTOALLS, NONE), nelems * esize,
-                                   -1);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
@@ -210,8 +204,7 @@ __device__ __forceinline__ T *gshmemi_coll_stage(gshmem_team_t team, int members
     const struct gshmemi_device_state &s = gshmemi_s();
     const size_t bytes = 2ull * static_cast<size_t>(s.n_pes) * s.coll_ll_packets * 16;
     *per_member = bytes / (sizeof(T) * static_cast<size_t>(members));
-    return reinterpret_cast<T *>(s.heap_base + s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team) +
-                                 s.coll_ll_off);
+    return reinterpret_cast<T *>(s.heap_base + gshmemi_coll_area_off(team) + s.coll_ll_off);
 }
 
 /* Elements [c0, c0 + cl) of members [0, upto)'s src combined in team
@@ -305,10 +298,9 @@ __device__ __noinline__ void gshmemi_coll_scan_staged(const char *call, gshmem_t
 
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_team_t team, T *dest,
-                                                    const T *src, size_t nreduce, int kind, OP op)
+                                                    const T *src, size_t nreduce, OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nreduce * sizeof(T), -1);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, false, op);
     if (!t.mapped)
@@ -329,10 +321,9 @@ __device__ __forceinline__ void gshmemi_coll_reduce(const char *call, gshmem_tea
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gshmem_team_t team,
                                                            T *dest, const T *src, size_t nreduce,
-                                                           int kind, OP op)
+                                                           OP op)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nreduce * sizeof(T), -1);
     if (gshmemi_ll_fits(t, nreduce * sizeof(T)))
         return gshmemi_ll_reduce<SCOPE>(call, team, t, dest, src, nreduce, true, op);
     if (!t.mapped)
@@ -350,11 +341,9 @@ __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gsh
  * sources, meets, then writes it (dest may be source). */
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_t team, T *dest,
-                                                  const T *src, size_t nelems, int kind, OP op,
-                                                  bool inclusive)
+                                                  const T *src, size_t nelems, OP op, bool inclusive)
 {
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    gshmemi_coll_check_args<SCOPE>(call, team, t, kind, nelems * sizeof(T), -1);
     const int upto = inclusive ? t.my + 1 : t.my;
     if (!t.mapped)
         return gshmemi_coll_scan_staged<SCOPE>(call, team, t, dest, src, nelems, upto, op);
@@ -385,24 +374,32 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,   \
                             int PE_root)                                                           \
     {                                                                                              \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(BROADCAST, NONE),               \
+                                       nelems * sizeof(ETYPE), PE_root);                           \
         gshmemi_coll_broadcast<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE), PE_root);    \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_COLL_FCOLLECT(F, SCOPE, PTYPE, ETYPE)                                          \
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE),                \
+                                       nelems * sizeof(ETYPE), -1);                                \
         gshmemi_coll_fcollect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_COLL_COLLECT(F, SCOPE, PTYPE, ETYPE)                                           \
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(COLLECT, NONE),                 \
+                                       nelems * sizeof(ETYPE), -1);                                \
         gshmemi_coll_collect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));               \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_COLL_ALLTOALL(F, SCOPE, PTYPE, ETYPE)                                          \
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE),                \
+                                       nelems * sizeof(ETYPE), -1);                                \
         gshmemi_coll_alltoall<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
         return 0;                                                                                  \
     }
@@ -410,6 +407,8 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,   \
                             ptrdiff_t sst, size_t nelems)                                          \
     {                                                                                              \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(ALLTOALLS, NONE),               \
+                                       nelems * sizeof(ETYPE), -1);                                \
         gshmemi_coll_alltoalls<SCOPE>(#F, team, dest, source, dst, sst, nelems, sizeof(ETYPE));    \
         return 0;                                                                                  \
     }
@@ -417,29 +416,33 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
 #define GSHMEMI_DEV_REDUCE_REDUCE(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
-        gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_KIND(REDUCE, OP), \
-                                   GSHMEMI_COLL_OP(T, OP));                                        \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(REDUCE, OP),                    \
+                                       nreduce * sizeof(T), -1);                                   \
+        gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP));       \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_REDUCESCATTER(F, SCOPE, T, OP)                                           \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
-        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce,                        \
-                                          GSHMEMI_COLL_KIND(REDUCESCATTER, OP), GSHMEMI_COLL_OP(T, OP)); \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(REDUCESCATTER, OP),             \
+                                       nreduce * sizeof(T), -1);                                   \
+        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP)); \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_INSCAN(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_KIND(INSCAN, OP),    \
-                                 GSHMEMI_COLL_OP(T, OP), true);                                   \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(INSCAN, OP), nelems * sizeof(T), \
+                                       -1);                                                        \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), true);    \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_EXSCAN(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_KIND(EXSCAN, OP),    \
-                                 GSHMEMI_COLL_OP(T, OP), false);                                  \
+        gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(EXSCAN, OP), nelems * sizeof(T), \
+                                       -1);                                                        \
+        gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), false);   \
         return 0;                                                                                  \
     }
 

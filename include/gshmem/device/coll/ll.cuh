@@ -44,14 +44,16 @@ __device__ __forceinline__ bool gshmemi_ll_try(const uint4 *p, uint32_t n, uint6
     return f0 == n && f1 == n;
 }
 
-__device__ __forceinline__ uint64_t gshmemi_ll_wait(const char *call, const uint4 *p, uint32_t n)
+/* Waits for a packet of collective n from world PE `from` (named if it
+ * never comes). */
+__device__ __forceinline__ uint64_t gshmemi_ll_wait(const char *call, const uint4 *p, uint32_t n,
+                                                    int from)
 {
     uint64_t v;
     gshmemi_deadline deadline;
     for (unsigned spins = 1; !gshmemi_ll_try(p, n, &v); spins++)
         if ((spins & 1023) == 0 && deadline.passed())
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, p, 16, GSHMEM_CMP_EQ, n,
-                         v);
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, from, p, 16, GSHMEM_CMP_EQ, n, v);
     return v;
 }
 
@@ -105,11 +107,10 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, 
     struct gshmemi_ll ll;
     ll.t = &t;
     ll.call = call;
-    ll.area_off = s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team);
+    ll.area_off = gshmemi_coll_area_off(team);
     ll.area = s.heap_base + ll.area_off;
-    ll.count = reinterpret_cast<unsigned long long *>(
-        s.heap_base + s.team_words_off +
-        8ull * (GSHMEMI_DEVICE_TEAM_WORDS * static_cast<uint64_t>(team) + GSHMEMI_DEVICE_TEAM_LL_EPOCH));
+    ll.count = reinterpret_cast<unsigned long long *>(s.heap_base + gshmemi_team_words_off(team)) +
+               GSHMEMI_DEVICE_TEAM_LL_EPOCH;
     ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
     return ll;
 }
@@ -137,8 +138,8 @@ __device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int mem
  * one reuses). */
 __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll, int to)
 {
-    if (ll.n <= 2)
-        return;
+    /* Wrapping compare: right for n = 1, 2 against a zeroed word too, and
+     * past 2^32 collectives on the slot. */
     volatile uint32_t *ack = gshmemi_ll_ack(ll.area, to);
     gshmemi_deadline deadline;
     for (unsigned spins = 1; static_cast<int32_t>(*ack - (ll.n - 2)) < 0; spins++)
@@ -184,7 +185,11 @@ __device__ __forceinline__ void gshmemi_ll_end(const struct gshmemi_ll &ll)
     gshmemi_group_sync<SCOPE>();
     for (int k = 1 + static_cast<int>(lane); k < t.n; k += static_cast<int>(nthr)) {
         const int to = (t.my + k) % t.n;
-        *gshmemi_ll_ack(gshmemi_peer_base(s, t.pes[to]) + ll.area_off, t.my) = ll.n;
+        /* A release: the group's reads of this buffer (ordered before by
+         * the group barrier) are done before its sender may overwrite it. */
+        uint32_t *ack = const_cast<uint32_t *>(
+            gshmemi_ll_ack(gshmemi_peer_base(s, t.pes[to]) + ll.area_off, t.my));
+        asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(ack), "r"(ll.n) : "memory");
     }
     if (lane == 0)
         *reinterpret_cast<volatile unsigned long long *>(ll.count) = ll.n;
@@ -239,10 +244,10 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
     const size_t np = gshmemi_ll_npackets(bytes);
     for (size_t q = lane; q < np; q += nthr) {
         uint64_t acc = t.my == 0 ? gshmemi_ll_chunk(own, bytes, q)
-                                 : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, 0, q), ll.n);
+                                 : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, 0, q), ll.n, t.pes[0]);
         for (int i = 1; i < t.n; i++) {
             const uint64_t in = i == t.my ? gshmemi_ll_chunk(own, bytes, q)
-                                          : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, i, q), ll.n);
+                                          : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, i, q), ll.n, t.pes[i]);
             acc = gshmemi_combine_packed<T>(acc, in, op);
         }
         gshmemi_ll_unchunk(reinterpret_cast<char *>(dest), bytes, q, acc);
@@ -280,7 +285,7 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
         } else {
             for (size_t q = lane; q < np; q += nthr)
                 gshmemi_ll_unchunk(out, nbytes, q,
-                                   gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, root, q), ll.n));
+                                   gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, root, q), ll.n, t.pes[root]));
         }
     } else {
         /* This PE's own block: a local copy unless already in place. */
@@ -294,7 +299,7 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
             const int from = (t.my + 1 + static_cast<int>(i / np)) % t.n;
             const size_t q = i % np;
             gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
-                               gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, from, q), ll.n));
+                               gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, from, q), ll.n, t.pes[from]));
         }
     }
     gshmemi_ll_end<SCOPE>(ll);

@@ -22,6 +22,18 @@ __device__ __forceinline__ const struct gshmemi_device_team &gshmemi_team(const 
     return s.teams[team];
 }
 
+/* Heap offsets (the same on every PE) of a team slot's device words
+ * (GSHMEMI_DEVICE_TEAM_*) and of its collective area (enum gshmemi_coll_area). */
+__device__ __forceinline__ uint64_t gshmemi_team_words_off(gshmem_team_t team)
+{
+    return gshmemi_s().team_words_off + 8ull * GSHMEMI_DEVICE_TEAM_WORDS * static_cast<uint64_t>(team);
+}
+__device__ __forceinline__ uint64_t gshmemi_coll_area_off(gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    return s.coll_off + s.coll_slot_bytes * static_cast<uint64_t>(team);
+}
+
 /* One thread's dissemination barrier over the team's members: round r adds
  * one (a release) to the round-r word of the member 2^r further on, then
  * waits until its own has reached this barrier's number.  The words are
@@ -30,7 +42,7 @@ __device__ __noinline__ void gshmemi_team_sync_thread(const char *call, gshmem_t
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    const uint64_t base = s.team_words_off + 8ull * GSHMEMI_DEVICE_TEAM_WORDS * (uint64_t)team;
+    const uint64_t base = gshmemi_team_words_off(team);
     unsigned long long *mine = reinterpret_cast<unsigned long long *>(s.heap_base + base);
     const unsigned long long target = mine[GSHMEMI_DEVICE_TEAM_EPOCH] + 1;
     mine[GSHMEMI_DEVICE_TEAM_EPOCH] = target;
@@ -73,16 +85,15 @@ __device__ __forceinline__ void gshmemi_team_sync_group(const char *call, gshmem
  * words in the slot's device words, meets, compares its next member's
  * (the last compares none, so one PE sees a difference), meets again. */
 template <int SCOPE>
-__device__ __noinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team,
-                                                        const struct gshmemi_device_team &t,
-                                                        int kind, uint64_t bytes, int root)
+__device__ __noinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team, int kind,
+                                                     uint64_t bytes, int root)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     if (!s.debug_checks)
         return;
-    uint64_t *words = reinterpret_cast<uint64_t *>(
-        s.heap_base + s.team_words_off +
-        8ull * (GSHMEMI_DEVICE_TEAM_WORDS * static_cast<uint64_t>(team) + GSHMEMI_DEVICE_TEAM_ARGS));
+    const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    uint64_t *words = reinterpret_cast<uint64_t *>(s.heap_base + gshmemi_team_words_off(team)) +
+                      GSHMEMI_DEVICE_TEAM_ARGS;
     const uint64_t mine[GSHMEMI_COLL_ARGS] = {static_cast<uint64_t>(kind), bytes,
                                               static_cast<uint64_t>(static_cast<int64_t>(root))};
     unsigned lane, n;
