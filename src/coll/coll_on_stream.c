@@ -115,6 +115,12 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
     }
     in_heap(call, "dest", dest, dst_bytes);
     in_heap(call, "source", source, src_bytes);
+    if (shape != GSHMEMI_COLL_SHAPE_BROADCAST || t->my == root) /* else source is not read */
+        gshmemi_coll_check_overlap(
+            call, dest, dst_bytes, source, src_bytes,
+            shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? source
+            : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? (const char *)source - (size_t)t->my * nbytes
+                                                   : NULL);
     gshmemi_coll_check_args(call, t, team, kinds[shape], nbytes,
                             shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
@@ -175,6 +181,10 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
         in_heap(call, "dest", dest, bytes);                                                      \
         in_heap(call, "source", source,                                                          \
                 SRC_BLOCKS_##SHAPE ? gshmemi_rma_bytes(call, bytes, (size_t)t->n) : bytes);      \
+        gshmemi_coll_check_overlap(                                                              \
+            call, dest, bytes, source,                                                           \
+            SRC_BLOCKS_##SHAPE ? bytes * (size_t)t->n : bytes,                                    \
+            SRC_BLOCKS_##SHAPE ? (const char *)source + (size_t)t->my * bytes : (const char *)source); \
         gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);         \
         launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
                            stream, team, dest, source, nelems,                                   \

@@ -13,6 +13,7 @@
  * read every earlier member's source, then meet, then write: in place too.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,21 @@ void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gsh
     gshmemi_team_sync(call, t, team);
 }
 
+void gshmemi_coll_check_overlap(const char *call, const void *dest, size_t dest_bytes,
+                                const void *source, size_t source_bytes, const void *in_place)
+{
+    const char *d = dest, *src = source;
+    if (dest_bytes == 0 || source_bytes == 0 || (in_place != NULL && dest == in_place))
+        return;
+    if (d < src + source_bytes && src < d + dest_bytes) {
+        char rule[64] = "this collective has no in-place form";
+        if (in_place != NULL)
+            snprintf(rule, sizeof(rule), "in place, dest must be %p", in_place);
+        gshmemi_rma_fail(call, "dest [%p, +%zu) overlaps source [%p, +%zu); %s", dest, dest_bytes,
+                         source, source_bytes, rule);
+    }
+}
+
 /* Part i of n of count elements: [*first, *first + *len). */
 static void part(size_t count, int n, int i, size_t *first, size_t *len)
 {
@@ -133,6 +149,8 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (root < 0 || root >= t->n)
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+    if (t->my == root) /* elsewhere source is not read */
+        gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     gshmemi_team_sync(call, t, team);
     if (t->my == root)
@@ -147,7 +165,9 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
+                               (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
@@ -163,6 +183,7 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
     struct gshmemi_team *t = team_for(call, team);
     uint64_t *sizes = gshmemi_team_sizes_area(), mine = nbytes, *all;
     all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
+    gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
@@ -184,7 +205,8 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    (void)gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
+    gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
@@ -405,6 +427,7 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
 {
     struct gshmemi_team *t = team_for(call, team);
     size_t first, len;
+    gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     part(nreduce, t->n, t->my, &first, &len);
     const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
@@ -431,7 +454,9 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
                          size_t nreduce, size_t esize, combine_fn *fn, int kind)
 {
     struct gshmemi_team *t = team_for(call, team);
-    (void)gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
+    const size_t all = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
+    gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
+                               (const char *)source + (size_t)t->my * nreduce * esize);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
     const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
     const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
@@ -455,6 +480,7 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
 {
     struct gshmemi_team *t = team_for(call, team);
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
+    gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
     struct reduce_scratch *s = scratch_take(call, bytes + (in_place(t) ? 1 : 2) * chunk);

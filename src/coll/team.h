@@ -45,6 +45,12 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot);
 void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team,
                              int kind, uint64_t bytes, int root);
 
+/* dest and source of a collective overlap only where dest is `in_place`
+ * (its in-place form; NULL: it has none), else the job ends naming the
+ * call: overlapping buffers would give results that depend on timing. */
+void gshmemi_coll_check_overlap(const char *call, const void *dest, size_t dest_bytes,
+                                const void *source, size_t source_bytes, const void *in_place);
+
 /* The largest payload per member that the flag-packet collectives carry
  * on this job's teams (0: none; GPU heap only). */
 size_t gshmemi_team_ll_max(void);

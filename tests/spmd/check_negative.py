@@ -72,6 +72,8 @@ cases = {
                            r"passed the collective max reduce, this pe sum reduce: every member "
                            r"must pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
                            {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "coll-overlap": (H + rf"gshmem_int_alltoall: dest \[{P}, \+16\) overlaps source \[{P}, \+16\); "
+                     r"this collective has no in-place form$", ABORT, {}),
     "coll-team-unknown": (H + r"gshmem_fcollectmem: 12345 is not a team \(GSHMEM_MAX_TEAMS is 64\)$",
                           ABORT, {}),
     "coll-bad-root": (H + r"gshmem_int_broadcast: PE_root 2 is not in the team \(2 PEs\)$", ABORT, {}),
