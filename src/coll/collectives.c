@@ -1,16 +1,22 @@
 /*
  * Collectives on teams, host forms (blocking): built on the one-sided layer
  * (puts and gets that reach mapped peers through the heap's access and the
- * others through the transport) and the team's barrier.
+ * others through the transport, signals) and the team's barrier.
  *
- * Each call starts with the team's barrier (every member has arrived: its
- * source is ready and its dest no longer read), moves the data, completes
- * it with quiet and ends with the barrier again.  Reductions are reduce-
- * scatter then all-gather: member i reads part i of every member's source,
- * combines them in team order (so every PE gets the same bits, floats
- * included) and writes the result into every member's dest.  Part i is
- * read and written by member i alone, so dest may be source.  The scans
- * read every earlier member's source, then meet, then write: in place too.
+ * Two algorithms, by size (GSHMEM_COLL_ALGO overrides the choice):
+ * - one-shot (host heap, each member's piece up to the slot area's
+ *   capacity): puts with signals into every member's area of the team's
+ *   slot, no barrier; each PE then builds its own dest from what it got.
+ * - barrier-bounded: each call starts with the team's barrier (every
+ *   member has arrived: its source is ready and its dest no longer read),
+ *   moves the data, completes it with quiet and ends with the barrier
+ *   again.  Reductions are reduce-scatter then all-gather: member i reads
+ *   part i of every member's source, combines them and writes the result
+ *   into every member's dest.  Part i is read and written by member i
+ *   alone, so dest may be source.  The scans read every earlier member's
+ *   source, then meet, then write: in place too.
+ * Both combine in team order, so every PE gets the same bits, floats
+ * included, whichever algorithm ran.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,6 +33,7 @@
 #include "core/runtime.h"
 #include "device/device_state.h"
 #include "rma/rma.h"
+#include "sync/wait.h"
 #include "coll/team.h"
 
 /* ---- the calls' common parts ------------------------------------------------ */
@@ -141,6 +148,60 @@ static void part(size_t count, int n, int i, size_t *first, size_t *len)
     *len = q + ((size_t)i < r);
 }
 
+/* ---- one-shot: puts with signals into the slot's area ------------------------- */
+
+/* Every member puts its piece for each other member into that member's
+ * area (block [parity][sender]), then sets the signal word [parity][sender]
+ * there to the call's number on the team (put-with-signal order: after the
+ * data, mapped or through the transport), and waits for every member's
+ * word.  Every member signals every other, with or without data, so one
+ * that has all the signals of call e knows that every member has finished
+ * call e - 1: the blocks of e - 1's parity, which call e + 1 reuses, are
+ * free again.  Each PE writes only its own dest: dest may be source, and a
+ * slow member's dest is never written early. */
+
+/* What this PE sends: member `to`'s piece is base + to * stride, len bytes,
+ * for members from min_to on; the others get the signal only. */
+struct pieces {
+    const char *base;
+    size_t len, stride;
+    int min_to;
+};
+
+static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t piece)
+{
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
+    return a.sig != NULL && piece <= a.cap &&
+           (!t->mapped || piece <= a.mapped_max / (size_t)t->n);
+}
+
+static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
+                                           gshmem_team_t team, const struct pieces *pc)
+{
+    const uint64_t call_no = ++t->oneshots;
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
+    char *block = a.data + (size_t)t->my * a.cap; /* mine, on every member */
+    for (int k = 1; k < t->n; k++) { /* starting after me: not all onto one PE at once */
+        const int j = (t->my + k) % t->n;
+        if (j >= pc->min_to && pc->len > 0)
+            gshmemi_rma_put(call, block, pc->base + (size_t)j * pc->stride, pc->len, t->pes[j], 0);
+        gshmemi_signal_op(call, &a.sig[t->my], call_no, GSHMEM_SIGNAL_SET, t->pes[j]);
+    }
+    __atomic_store_n(&a.sig[t->my], call_no, __ATOMIC_RELAXED); /* no member writes mine */
+    const struct gshmemi_wait w = {.call = call, .ivars = a.sig, .nelems = (size_t)t->n,
+                                   .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                   .value = call_no, .access = gshmemi_heap.access};
+    (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+    return a;
+}
+
+/* Member i's piece for this PE, once oneshot() has returned. */
+static const char *oneshot_in(const struct gshmemi_team_oneshot *a, const struct gshmemi_team *t,
+                              const struct pieces *pc, int i)
+{
+    return i == t->my ? pc->base + (size_t)i * pc->stride : a->data + (size_t)i * a->cap;
+}
+
 /* ---- moving data ------------------------------------------------------------- */
 
 static int broadcast(const char *call, gshmem_team_t team, void *dest, const void *source,
@@ -152,6 +213,14 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
+    if (oneshot_fits(t, team, nbytes)) {
+        const struct pieces pc = {.base = source, .len = t->my == root ? nbytes : 0};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        const char *in = oneshot_in(&a, t, &pc, root);
+        if (in != dest)
+            memcpy(dest, in, nbytes);
+        return 0;
+    }
     gshmemi_team_sync(call, t, team);
     if (t->my == root)
         for (int i = 0; i < t->n; i++)
@@ -169,6 +238,16 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
+    if (oneshot_fits(t, team, nbytes)) {
+        const struct pieces pc = {.base = source, .len = nbytes};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        for (int i = 0; i < t->n; i++) {
+            const char *in = oneshot_in(&a, t, &pc, i);
+            if (in != (char *)dest + (size_t)i * nbytes) /* in place: my block is there */
+                memcpy((char *)dest + (size_t)i * nbytes, in, nbytes);
+        }
+        return 0;
+    }
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
@@ -208,6 +287,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
+    if (oneshot_fits(t, team, nbytes)) {
+        const struct pieces pc = {.base = source, .len = nbytes, .stride = nbytes};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        for (int i = 0; i < t->n; i++)
+            memcpy((char *)dest + (size_t)i * nbytes, oneshot_in(&a, t, &pc, i), nbytes);
+        return 0;
+    }
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
         const int j = (t->my + k) % t->n;
@@ -422,6 +508,32 @@ static size_t chunk_of(const struct gshmemi_team *t, size_t bytes)
     return bytes < chunk ? bytes : chunk;
 }
 
+/* dest = members 0..upto-1's pieces of n bytes (upto > 0), combined in
+ * team order, after oneshot(); the steps alternate between dest and a
+ * scratch block (all of them in scratch where dest is this PE's piece). */
+static void oneshot_fold(const char *call, const struct gshmemi_team_oneshot *a,
+                         const struct gshmemi_team *t, const struct pieces *pc, int upto,
+                         size_t n, size_t esize, combine_fn *fn, char *dest)
+{
+    const char *acc = oneshot_in(a, t, pc, 0);
+    if (upto == 1) {
+        if (acc != dest)
+            memcpy(dest, acc, n);
+        return;
+    }
+    const int aliased = dest == oneshot_in(a, t, pc, t->my);
+    struct reduce_scratch *s = scratch_take(call, aliased ? 2 * n : n);
+    char *result = aliased ? s->data + n : dest, *tmp = s->data;
+    char *out = upto % 2 == 0 ? result : tmp; /* the last step writes result */
+    for (int i = 1; i < upto; i++, out = out == result ? tmp : result) {
+        fn(out, acc, oneshot_in(a, t, pc, i), n / esize);
+        acc = out;
+    }
+    if (aliased)
+        memcpy(dest, result, n);
+    scratch_give(s);
+}
+
 static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
                   size_t nreduce, size_t esize, combine_fn *fn, int kind)
 {
@@ -429,6 +541,12 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
+    if (oneshot_fits(t, team, nreduce * esize)) {
+        const struct pieces pc = {.base = source, .len = nreduce * esize};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        oneshot_fold(call, &a, t, &pc, t->n, pc.len, esize, fn, dest);
+        return 0;
+    }
     part(nreduce, t->n, t->my, &first, &len);
     const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
     struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
@@ -458,6 +576,12 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
+    if (oneshot_fits(t, team, nreduce * esize)) {
+        const struct pieces pc = {.base = source, .len = nreduce * esize, .stride = nreduce * esize};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        oneshot_fold(call, &a, t, &pc, t->n, pc.len, esize, fn, dest);
+        return 0;
+    }
     const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
     const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
     struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
@@ -483,6 +607,15 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
+    if (oneshot_fits(t, team, bytes)) { /* to later members only */
+        const struct pieces pc = {.base = source, .len = bytes, .min_to = t->my + 1};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        if (upto == 0)
+            memset(dest, 0, bytes);
+        else
+            oneshot_fold(call, &a, t, &pc, upto, bytes, esize, fn, dest);
+        return 0;
+    }
     struct reduce_scratch *s = scratch_take(call, bytes + (in_place(t) ? 1 : 2) * chunk);
     /* acc: the whole result, kept until every member has read its sources */
     char *acc = s->data, *tmp = acc + bytes, *in = tmp + chunk;

@@ -50,6 +50,9 @@ static struct {
     uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
+    char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
+    size_t oneshot_cap;       /* bytes per member and parity */
+    size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
 } tm;
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
@@ -58,6 +61,41 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
     return tm.args + (size_t)slot * GSHMEMI_COLL_ARGS;
 }
 size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
+
+/* A parity's part of a slot's one-shot area: n_pes signal words, then
+ * n_pes blocks of oneshot_cap bytes. */
+static size_t oneshot_parity_bytes(void)
+{
+    return (size_t)gshmemi_rt.n_pes * (sizeof(uint64_t) + tm.oneshot_cap);
+}
+
+struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int parity)
+{
+    struct gshmemi_team_oneshot a = {0};
+    if (tm.oneshot == NULL)
+        return a;
+    char *p = tm.oneshot + ((size_t)slot * 2 + (size_t)parity) * oneshot_parity_bytes();
+    a.sig = (uint64_t *)p;
+    a.data = p + sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes;
+    a.cap = tm.oneshot_cap;
+    a.mapped_max = tm.oneshot_mapped_max;
+    return a;
+}
+
+/* The host heap's one-shot capacity per member: GSHMEM_COLL_LL_MAX, within
+ * 32 KiB per parity and slot (64 KiB a slot: 4 MiB for 64 teams), at least
+ * 256 bytes; none under GSHMEM_COLL_ALGO=simple or grid. */
+static size_t oneshot_cap(void)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    if (strcmp(algo, "simple") == 0 || strcmp(algo, "grid") == 0)
+        return 0;
+    size_t cap = (32u << 10) / (size_t)gshmemi_rt.n_pes;
+    cap = cap < 256 ? 256 : cap & ~(size_t)63;
+    if (strcmp(algo, "ll") != 0 && (size_t)gshmemi_env.COLL_LL_MAX < cap)
+        cap = (size_t)gshmemi_env.COLL_LL_MAX & ~(size_t)7;
+    return cap;
+}
 
 /* ---- lookup ---------------------------------------------------------------- */
 
@@ -135,6 +173,7 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
     t->config = config != NULL ? *config : (gshmem_team_config_t){0};
     t->live = 1;
+    t->oneshots = 0;
     t->mapped = 1;
     for (int i = 0; i < n; i++)
         t->mapped &= gshmemi_heap.slot_of_pe[pes[i]] >= 0;
@@ -261,6 +300,18 @@ int gshmemi_teams_init(void)
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }
+    tm.oneshot_cap = gshmemi_heap.on_device || !gshmemi_heap.access->host_direct ? 0 : oneshot_cap();
+    /* Where every member is mapped, the barriers cost little and the
+     * one-shot's second copy (into the area, then out) much: it wins up to
+     * about 8 KiB moved a member (2 KiB pieces on 4 PEs, the 2-core VM). */
+    tm.oneshot_mapped_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? SIZE_MAX : 8u << 10;
+    if (tm.oneshot_cap > 0 &&
+        (tm.oneshot = gshmemi_heap_alloc_internal("teams' one-shot areas",
+                                                  (size_t)tm.n_slots * 2 * oneshot_parity_bytes())) ==
+            NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto err;
+    }
     if (gshmemi_heap.on_device) { /* kernels' team barriers and collective areas */
         const size_t words = (size_t)tm.n_slots * GSHMEMI_DEVICE_TEAM_WORDS;
         tm.device_words = gshmemi_heap_alloc_internal("teams' device barrier words",
@@ -365,11 +416,15 @@ static int votes_agree(const char *call, const struct gshmemi_team *parent,
     return 1;
 }
 
-/* The zeroed barrier words of a new team's slot, before anybody uses them. */
+/* The zeroed barrier and signal words of a new team's slot, before anybody
+ * uses them. */
 static void slot_reset(gshmem_team_t slot)
 {
     memset(gshmemi_ctrl_word(gshmemi_rt.my_pe, gshmemi_ctrl_team(slot)), 0,
            sizeof(uint64_t) * GSHMEMI_CTRL_TEAM_WORDS);
+    for (int parity = 0; tm.oneshot != NULL && parity < 2; parity++)
+        memset(gshmemi_team_oneshot_area(slot, parity).sig, 0,
+               sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes);
     if (tm.device_words != NULL) {
         gshmemi_heap.access->memset("gshmem_team_split",
                                     tm.device_words + (size_t)slot * GSHMEMI_DEVICE_TEAM_WORDS, 0,

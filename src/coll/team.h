@@ -15,6 +15,7 @@ struct gshmemi_team {
     int n;    /* members */
     int my;   /* this PE's index in the team */
     int mapped; /* every member's heap is mapped here */
+    uint64_t oneshots; /* one-shot host collectives on this team so far */
     int *pes; /* the world PE of each member, by team index */
     gshmem_team_config_t config;
 };
@@ -50,6 +51,18 @@ void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gsh
  * call: overlapping buffers would give results that depend on timing. */
 void gshmemi_coll_check_overlap(const char *call, const void *dest, size_t dest_bytes,
                                 const void *source, size_t source_bytes, const void *in_place);
+
+/* A slot's one-shot area for one parity (the host heap's, GSHMEM_COLL_ALGO
+ * auto or ll): a signal word per member, then `cap` bytes per member, both
+ * by the sender's team index.  sig is NULL where there is none (the GPU
+ * heap, whose host forms keep the barrier algorithms). */
+struct gshmemi_team_oneshot {
+    uint64_t *sig;
+    char *data;
+    size_t cap;
+    size_t mapped_max; /* on a team whose members are all mapped: n x piece at most */
+};
+struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int parity);
 
 /* The largest payload per member that the flag-packet collectives carry
  * on this job's teams (0: none; GPU heap only). */

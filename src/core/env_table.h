@@ -65,14 +65,18 @@
       "Teams that may exist at once, the predefined ones (world, shared, node, same-mype-" \
       "node) included: 4 to 127.")                                                         \
     X(COLL_ALGO, STRING, "auto",                                                            \
-      "Algorithm of the collectives in kernels and in stream order on teams whose members " \
-      "are all mapped, for benchmarking: auto (by size: flag packets up to "                 \
-      "GSHMEM_COLL_LL_MAX bytes per member, then, in stream order, many blocks from "        \
-      "GSHMEM_COLL_GRID_MIN bytes), simple (barrier, move, barrier), ll (flag packets "      \
-      "wherever they fit) or grid (many blocks in stream order wherever they apply).")       \
+      "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \
+      "packets in kernels and in stream order up to GSHMEM_COLL_LL_MAX bytes per member on " \
+      "teams whose members are all mapped, then, in stream order, many blocks from "         \
+      "GSHMEM_COLL_GRID_MIN bytes; host forms on the host heap one-shot, puts with signals " \
+      "into the team's area, up to GSHMEM_COLL_LL_MAX, 8 KiB moved a member where all are "  \
+      "mapped), simple (barrier, move, barrier), ll (flag packets and one-shot wherever "    \
+      "they fit) or grid (many blocks in stream order wherever they apply).")                \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
-      "in one 16-byte store, no barrier); capped by the teams' areas (16 KiB up to 8 PEs).") \
+      "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
+      "with signals; capped by the teams' areas (16 KiB up to 8 PEs on the GPU heap, 32 KiB " \
+      "over the PEs on the host heap).")                                                     \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \
