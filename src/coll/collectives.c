@@ -255,24 +255,53 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     return 0;
 }
 
-/* Every member's block size, then every block at its offset. */
+/* Every member's block size, then every block at its offset.  With the
+ * one-shot area: the sizes one-shot, then the blocks one-shot where the
+ * largest fits (every member sees the same sizes, so all choose alike),
+ * else between barriers. */
 static int collect(const char *call, gshmem_team_t team, void *dest, const void *source,
                    size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    uint64_t *sizes = gshmemi_team_sizes_area(), mine = nbytes, *all;
-    all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
+    uint64_t mine = nbytes, off = 0, most = 0;
     gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
-    gshmemi_team_sync(call, t, team);
-    for (int i = 0; i < t->n; i++)
-        gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
-    finish(call, t, team);
-    gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
-    uint64_t off = 0;
-    for (int i = 0; i < t->my; i++)
-        off += all[i];
-    free(all);
+    if (oneshot_fits(t, team, sizeof(mine))) {
+        const struct pieces ps = {.base = (const char *)&mine, .len = sizeof(mine)};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &ps);
+        /* kept here: the next call but one reuses the area's parity */
+        struct reduce_scratch *s = scratch_take(call, sizeof(uint64_t) * (size_t)t->n);
+        uint64_t *sizes = (uint64_t *)(void *)s->data;
+        for (int i = 0; i < t->n; i++) {
+            memcpy(&sizes[i], oneshot_in(&a, t, &ps, i), sizeof(uint64_t));
+            off += i < t->my ? sizes[i] : 0;
+            most = sizes[i] > most ? sizes[i] : most;
+        }
+        if (oneshot_fits(t, team, most)) {
+            const struct pieces pc = {.base = source, .len = nbytes};
+            const struct gshmemi_team_oneshot b = oneshot(call, t, team, &pc);
+            char *at = dest;
+            for (int i = 0; i < t->n; i++) {
+                memcpy(at, oneshot_in(&b, t, &pc, i), sizes[i]);
+                at += sizes[i];
+            }
+            scratch_give(s);
+            return 0;
+        }
+        scratch_give(s);
+        gshmemi_team_sync(call, t, team);
+    } else {
+        uint64_t *sizes = gshmemi_team_sizes_area(), *all;
+        all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
+        gshmemi_team_sync(call, t, team);
+        for (int i = 0; i < t->n; i++)
+            gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
+        finish(call, t, team);
+        gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
+        for (int i = 0; i < t->my; i++)
+            off += all[i];
+        free(all);
+    }
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + off, source, nbytes, t->pes[i], 0);
     /* The sizes' block is free again only once every member has read it. */
@@ -312,6 +341,11 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
+    if (nelems > 0) { /* the spans of all n blocks, as the strides lay them out */
+        const size_t last = (size_t)t->n * nelems - 1;
+        gshmemi_coll_check_overlap(call, dest, (last * (size_t)dst + 1) * esize, source,
+                                   (last * (size_t)sst + 1) * esize, NULL);
+    }
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALLS, NONE), nelems * esize, -1);
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) {
