@@ -483,7 +483,7 @@ int main(void)
         }
     }
     /* back to back: teams and operations alternate with no barrier between */
-    for (int it = 0; it < 300; it++) {
+    for (int it = 0; it < 1000; it++) {
         const int ti = it % NTEAMS;
         if (!MEMBER(ti))
             continue;
