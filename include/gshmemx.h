@@ -16,6 +16,8 @@ enum {
     GSHMEMX_INIT_DEFAULT = 0,       /* as GSHMEM_BOOTSTRAP says (auto by default) */
     GSHMEMX_INIT_WITH_UNIQUEID = 1, /* the unique id in attr, rank and size from attr */
     GSHMEMX_INIT_WITH_PMIX = 2,     /* PMIx, wherever GSHMEM_BOOTSTRAP points */
+    GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm: not yet
+                                     * (refused with a message) */
 };
 
 #define GSHMEMX_UNIQUEID_BYTES 128
@@ -38,9 +40,10 @@ typedef struct {
 
 typedef struct {
     gshmemx_uniqueid_args_t uid_args;
+    void *mpi_comm; /* GSHMEMX_INIT_WITH_MPI_COMM: the address of an MPI_Comm */
 } gshmemx_init_attr_t;
 
-#define GSHMEMX_INIT_ATTR_INITIALIZER {{0, 0, GSHMEMX_UNIQUEID_INITIALIZER, 0}}
+#define GSHMEMX_INIT_ATTR_INITIALIZER {{0, 0, GSHMEMX_UNIQUEID_INITIALIZER, 0}, 0}
 
 enum {
     GSHMEMX_STATUS_NOT_INITIALIZED = 0,

@@ -46,6 +46,12 @@ static int open_backend(unsigned flags, const gshmemx_init_attr_t *attr,
                                           attr->uid_args.nranks, gshmemi_env.BOOTSTRAP_TIMEOUT,
                                           out);
     }
+    if (flags == GSHMEMX_INIT_WITH_MPI_COMM) {
+        GSHMEMI_ERROR(BOOTSTRAP, "gshmemx_init_attr: GSHMEMX_INIT_WITH_MPI_COMM (NVSHMEM's "
+                      "NVSHMEMX_INIT_WITH_MPI_COMM) is not supported yet: launch with mpirun and "
+                      "call gshmem_init (PMIx), or pass a unique id (GSHMEMX_INIT_WITH_UNIQUEID)");
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
     if (flags == GSHMEMX_INIT_WITH_PMIX || strcmp(choice, "pmix") == 0)
         return gshmemi_bootstrap_pmix_open(gshmemi_env.BOOTSTRAP_TIMEOUT, out);
     if (flags != GSHMEMX_INIT_DEFAULT) {

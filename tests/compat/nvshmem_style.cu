@@ -1,0 +1,235 @@
+/*
+ * An NVSHMEM program written as NVSHMEM's documentation teaches, built
+ * against gshmem's nvshmem.h with no change: a device ring with
+ * put-with-signal from a block, a collective launch whose kernel meets at
+ * nvshmem_barrier_all (one thread a PE), a block's fcollect, an on-stream
+ * reduction, a registered user buffer as a stream put's source, and a
+ * perftest-style device ping-pong of p and wait_until.  Every result is
+ * checked against values computed here; the first wrong one is reported
+ * (PE, step, index) and the program exits 1.
+ *
+ *   gshmrun -n N ./nvshmem_style        (GPU heap; N >= 1)
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#define CUDA_CHECK(x)                                                                     \
+    do {                                                                                 \
+        cudaError_t e_ = (x);                                                            \
+        if (e_ != cudaSuccess) {                                                         \
+            fprintf(stderr, "nvshmem_style: %s: %s\n", #x, cudaGetErrorString(e_));      \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+static int me, npes, failures;
+
+static void expect(const char *step, size_t i, long got, long want)
+{
+    if (got != want && failures++ == 0)
+        fprintf(stderr, "nvshmem_style: pe %d: %s: element %zu is %ld, want %ld\n", me, step, i,
+                got, want);
+}
+
+static int value(int pe, int i, int round) { return pe * 1000003 + i * 7 + round; }
+
+__global__ void fill(int *buf, int n, int pe, int round)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        buf[i] = pe * 1000003 + i * 7 + round;
+}
+
+/* One block: the whole vector to the next PE with the signal set to round. */
+__global__ void ring_step(int *dst, const int *src, uint64_t *sig, int n, int round)
+{
+    const int peer = (nvshmem_my_pe() + 1) % nvshmem_n_pes();
+    nvshmemx_int_put_signal_nbi_block(dst, src, n, sig, (uint64_t)round, NVSHMEM_SIGNAL_SET,
+                                      peer);
+    if (threadIdx.x == 0)
+        nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, (uint64_t)round);
+    __syncthreads();
+}
+
+/* Launched collectively: thread 0 of block 0 of each PE writes its number
+ * into slot me on the next PE, meets the others, then reads its own slots. */
+__global__ void launched(int *slots, int *out)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    const int mype = nvshmem_my_pe(), n = nvshmem_n_pes();
+    nvshmem_int_p(slots + mype, mype + 1, (mype + 1) % n);
+    nvshmem_barrier_all();
+    *out = slots[(mype + n - 1) % n];
+}
+
+__global__ void fcollect_block(int *dest, const int *src, int n)
+{
+    nvshmemx_int_fcollect_block(NVSHMEM_TEAM_WORLD, dest, src, n);
+}
+
+/* PE 0 and PE 1 hand a counter back and forth with p and wait_until. */
+__global__ void ping_pong(int *flag, int iters, long long *cycles)
+{
+    const int mype = nvshmem_my_pe(), other = 1 - mype;
+    const long long t0 = clock64();
+    for (int i = 1; i <= iters; i++) {
+        if (mype == 0) {
+            nvshmem_int_p(flag, 2 * i - 1, other);
+            nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, 2 * i);
+        } else {
+            nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, 2 * i - 1);
+            nvshmem_int_p(flag, 2 * i, other);
+        }
+    }
+    *cycles = clock64() - t0;
+}
+
+int main(void)
+{
+    nvshmem_init();
+    me = nvshmem_my_pe();
+    npes = nvshmem_n_pes();
+    if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED) {
+        fprintf(stderr, "nvshmem_style: nvshmemx_init_status says not initialised\n");
+        return 1;
+    }
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    const int n = 4099, prev = (me + npes - 1) % npes;
+    int *src = (int *)nvshmem_malloc(sizeof(int) * n);
+    int *dst = (int *)nvshmem_malloc(sizeof(int) * n * (npes > 1 ? npes : 1));
+    uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+    int *host = (int *)malloc(sizeof(int) * n * npes);
+
+    /* the ring, three rounds */
+    for (int round = 1; round <= 3; round++) {
+        fill<<<8, 256, 0, stream>>>(src, n, me, round);
+        CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n, stream));
+        nvshmemx_barrier_all_on_stream(stream);
+        ring_step<<<1, 256, 0, stream>>>(dst, src, sig, n, round);
+        CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int i = 0; i < n; i++)
+            expect("ring put_signal", (size_t)i, host[i], value(prev, i, round));
+        nvshmem_barrier_all();
+    }
+
+    /* a collective launch meeting at the device barrier_all */
+    int *slots = (int *)nvshmem_calloc((size_t)npes, sizeof(int));
+    int *out = NULL;
+    CUDA_CHECK(cudaMalloc(&out, sizeof(int)));
+    void *args[] = {&slots, &out};
+    if (nvshmemx_collective_launch((const void *)launched, dim3(2), dim3(64), args, 0, stream) != 0)
+        expect("nvshmemx_collective_launch status", 0, 1, 0);
+    int got = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&got, out, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    expect("collective launch, barrier_all", 0, got, prev + 1);
+    nvshmem_barrier_all();
+
+    /* a block's fcollect */
+    fill<<<8, 256, 0, stream>>>(src, n, me, 11);
+    CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n * npes, stream));
+    nvshmemx_barrier_all_on_stream(stream);
+    fcollect_block<<<1, 512, 0, stream>>>(dst, src, n);
+    CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n * npes, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int pe = 0; pe < npes; pe++)
+        for (int i = 0; i < n; i++)
+            expect("fcollect_block", (size_t)pe * n + i, host[pe * n + i], value(pe, i, 11));
+    nvshmem_barrier_all();
+
+    /* an on-stream float sum: every PE adds its (exact) values */
+    float *fs = (float *)nvshmem_malloc(sizeof(float) * n), *fd = (float *)nvshmem_malloc(sizeof(float) * n);
+    float *fh = (float *)malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++)
+        fh[i] = (float)((me + 1) * (i % 97)) / 4.0f;
+    CUDA_CHECK(cudaMemcpyAsync(fs, fh, sizeof(float) * n, cudaMemcpyHostToDevice, stream));
+    nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, fd, fs, n, stream);
+    CUDA_CHECK(cudaMemcpyAsync(fh, fd, sizeof(float) * n, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int i = 0; i < n; i++) {
+        float want = 0;
+        for (int pe = 0; pe < npes; pe++)
+            want += (float)((pe + 1) * (i % 97)) / 4.0f;
+        expect("float_sum_reduce_on_stream (x4)", (size_t)i, (long)(fh[i] * 4), (long)(want * 4));
+    }
+    nvshmem_barrier_all();
+
+    /* a registered cudaMalloc buffer as a stream put's source */
+    int *local = NULL;
+    CUDA_CHECK(cudaMalloc(&local, sizeof(int) * n));
+    if (nvshmemx_buffer_register(local, sizeof(int) * n) != 0)
+        expect("nvshmemx_buffer_register status", 0, 1, 0);
+    fill<<<8, 256, 0, stream>>>(local, n, me, 21);
+    CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n, stream));
+    nvshmemx_barrier_all_on_stream(stream);
+    nvshmemx_int_put_on_stream(dst, local, n, (me + 1) % npes, stream);
+    nvshmemx_barrier_all_on_stream(stream);
+    CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int i = 0; i < n; i++)
+        expect("put_on_stream from a registered buffer", (size_t)i, host[i], value(prev, i, 21));
+    nvshmemx_buffer_unregister(local);
+    CUDA_CHECK(cudaFree(local));
+
+    /* perftest style: PE 0 and 1 ping-pong from a kernel */
+    double us = 0;
+    if (npes >= 2) {
+        int *flag = (int *)nvshmem_calloc(1, sizeof(int));
+        long long *cycles = NULL, c = 0;
+        CUDA_CHECK(cudaMalloc(&cycles, sizeof(long long)));
+        const int iters = 200; /* PEs sharing a GPU take turns: keep it short */
+        nvshmem_barrier_all();
+        if (me < 2) {
+            ping_pong<<<1, 1, 0, stream>>>(flag, iters, cycles);
+            CUDA_CHECK(cudaMemcpyAsync(&c, cycles, sizeof(c), cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            int last = 0;
+            CUDA_CHECK(cudaMemcpy(&last, flag, sizeof(int), cudaMemcpyDeviceToHost));
+            expect("ping-pong final flag", 0, last, me == 0 ? 2 * iters : 2 * iters - 1);
+            int khz = 0;
+            CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+            us = khz > 0 ? (double)c / khz * 1e3 / iters / 2 : 0;
+        }
+        nvshmem_barrier_all();
+        nvshmem_free(flag);
+        CUDA_CHECK(cudaFree(cycles));
+    }
+
+    int all_failures = 0;
+    int *fails = (int *)nvshmem_malloc(sizeof(int)), *sum = (int *)nvshmem_malloc(sizeof(int));
+    CUDA_CHECK(cudaMemcpy(fails, &failures, sizeof(int), cudaMemcpyHostToDevice));
+    nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, sum, fails, 1);
+    CUDA_CHECK(cudaMemcpy(&all_failures, sum, sizeof(int), cudaMemcpyDeviceToHost));
+    if (me == 0) {
+        if (all_failures == 0)
+            printf("nvshmem_style: %d PEs: ring put_signal (block), collective launch with "
+                   "barrier_all, fcollect_block, float_sum_reduce_on_stream, put_on_stream from a "
+                   "registered buffer, ping-pong%s: all checks passed\n", npes,
+                   npes >= 2 ? "" : " (skipped: 1 PE)");
+        else
+            printf("nvshmem_style: %d PEs: %d wrong values\n", npes, all_failures);
+        if (npes >= 2)
+            printf("nvshmem_style: device ping-pong, one way: %.2f us (not a benchmark)\n", us);
+    }
+    nvshmem_free(fails);
+    nvshmem_free(sum);
+    nvshmem_free(fs);
+    nvshmem_free(fd);
+    nvshmem_free(slots);
+    nvshmem_free(sig);
+    nvshmem_free(dst);
+    nvshmem_free(src);
+    free(host);
+    free(fh);
+    CUDA_CHECK(cudaFree(out));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    nvshmem_finalize();
+    return all_failures == 0 ? 0 : 1;
+}
