@@ -30,9 +30,13 @@ static void print_env_text(void)
 {
     for (size_t i = 0; i < gshmemi_env_count; i++) {
         const struct gshmemi_env_desc *d = &gshmemi_env_descs[i];
-        const char *set = getenv(d->name);
+        const char *set = getenv(d->name), *nv = gshmemi_env_nvshmem_alias(d);
         printf("%s (%s, default '%s')%s%s%s\n    %s\n", d->name, d->type, d->def,
                set ? ": set to '" : "", set ? set : "", set ? "'" : "", d->help);
+        if (nv != NULL)
+            printf("    Where it is unset, NVSHMEM's %s is read%s%s%s.\n", nv,
+                   getenv(nv) ? " (set to '" : "", getenv(nv) ? getenv(nv) : "",
+                   getenv(nv) ? "')" : "");
     }
 }
 
@@ -41,10 +45,14 @@ static void print_env_markdown(void)
     printf("| variable | type | default | meaning |\n|---|---|---|---|\n");
     for (size_t i = 0; i < gshmemi_env_count; i++) {
         const struct gshmemi_env_desc *d = &gshmemi_env_descs[i];
+        const char *nv = gshmemi_env_nvshmem_alias(d);
+        char also[96] = "";
+        if (nv != NULL)
+            snprintf(also, sizeof(also), " Where it is unset, NVSHMEM's `%s` is read.", nv);
         if (d->def[0] != '\0')
-            printf("| `%s` | %s | `%s` | %s |\n", d->name, d->type, d->def, d->help);
+            printf("| `%s` | %s | `%s` | %s%s |\n", d->name, d->type, d->def, d->help, also);
         else
-            printf("| `%s` | %s | (none) | %s |\n", d->name, d->type, d->help);
+            printf("| `%s` | %s | (none) | %s%s |\n", d->name, d->type, d->help, also);
     }
 }
 

@@ -13,6 +13,30 @@ extern char **environ;
 
 struct gshmemi_env gshmemi_env;
 
+/* NVSHMEM's variables with a gshmem counterpart: read where the GSHMEM_
+ * one is unset, so that an NVSHMEM job's settings carry over.  Values are
+ * NVSHMEM's: translate() maps those spelled otherwise. */
+static const char *nvshmem_alias(const char *name)
+{
+    static const char *const pairs[][2] = {
+        {"SYMMETRIC_SIZE", "NVSHMEM_SYMMETRIC_SIZE"},
+        {"DEBUG", "NVSHMEM_DEBUG"},
+        {"DEBUG_FILE", "NVSHMEM_DEBUG_FILE"},
+        {"BOOTSTRAP", "NVSHMEM_BOOTSTRAP"},
+        {"BOOTSTRAP_IFNAME", "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME"},
+        {"DISABLE_P2P", "NVSHMEM_DISABLE_P2P"},
+        {"HCA_LIST", "NVSHMEM_HCA_LIST"},
+        {"IB_GID_INDEX", "NVSHMEM_IB_GID_INDEX"},
+        {"IB_TIMEOUT", "NVSHMEM_IB_TIMEOUT"},
+        {"IB_RETRY_CNT", "NVSHMEM_IB_RETRY_CNT"},
+        {"MAX_TEAMS", "NVSHMEM_MAX_TEAMS"},
+    };
+    for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(pairs); i++)
+        if (strcmp(name, pairs[i][0]) == 0)
+            return pairs[i][1];
+    return NULL;
+}
+
 const struct gshmemi_env_desc gshmemi_env_descs[] = {
 #define GSHMEMI_ENV_DESC(NAME, TYPE, DEF, HELP) {"GSHMEM_" #NAME, #TYPE, DEF, HELP},
     GSHMEMI_ENV_TABLE(GSHMEMI_ENV_DESC)
@@ -134,16 +158,86 @@ static const char *gshmemi_env_type_word(const char *type)
     return "string";
 }
 
+/* NVSHMEM_BOOTSTRAP's value where it names a way gshmem has not. */
+static const char *ignored_bootstrap;
+
+/* NVSHMEM's spelling of a value where gshmem's differs (NULL: none can be
+ * given, the variable is ignored with a warning at init). */
+static const char *translate(const char *var, const char *value)
+{
+    static const char *const map[][3] = {
+        {"NVSHMEM_DEBUG", "VERSION", "warn"},  {"NVSHMEM_DEBUG", "ABORT", "error"},
+        {"NVSHMEM_BOOTSTRAP", "PMI", "pmix"},  {"NVSHMEM_BOOTSTRAP", "PMIX", "pmix"},
+        {"NVSHMEM_BOOTSTRAP", "PMI-2", "pmix"}, {"NVSHMEM_BOOTSTRAP", "PMI2", "pmix"},
+        {"NVSHMEM_BOOTSTRAP", "UID", "uid"},
+    };
+    for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(map); i++)
+        if (strcmp(var, map[i][0]) == 0 && strcasecmp(value, map[i][1]) == 0)
+            return map[i][2];
+    if (strcmp(var, "NVSHMEM_BOOTSTRAP") == 0) { /* MPI, SHMEM, plugin: said at init */
+        ignored_bootstrap = value;
+        return NULL;
+    }
+    return value;
+}
+
+/* GSHMEM_<name>, else its NVSHMEM counterpart, else NULL. */
+static const char *env_value(const char *name)
+{
+    char var[64];
+    snprintf(var, sizeof(var), "GSHMEM_%s", name);
+    const char *value = getenv(var), *alias = nvshmem_alias(name), *nv;
+    if (value != NULL || alias == NULL || (nv = getenv(alias)) == NULL)
+        return value;
+    return translate(alias, nv);
+}
+
+const char *gshmemi_env_nvshmem_alias(const struct gshmemi_env_desc *d)
+{
+    return nvshmem_alias(d->name + strlen("GSHMEM_"));
+}
+
+void gshmemi_env_warn_nvshmem(void)
+{
+    char names[512] = "";
+    size_t len = 0;
+    int n = 0;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        const size_t l = eq != NULL ? (size_t)(eq - *e) : strlen(*e);
+        int known = 0;
+        if (strncmp(*e, "NVSHMEM_", 8) != 0)
+            continue;
+        for (size_t i = 0; i < gshmemi_env_count && !known; i++) {
+            const char *a = gshmemi_env_nvshmem_alias(&gshmemi_env_descs[i]);
+            known = a != NULL && strlen(a) == l && strncmp(*e, a, l) == 0;
+        }
+        if (!known && len + l + 2 < sizeof(names)) {
+            len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.*s", n ? ", " : "",
+                                    (int)l, *e);
+            n++;
+        }
+    }
+    if (n > 0)
+        GSHMEMI_WARN(CORE, "%s: NVSHMEM variable%s with no gshmem counterpart, ignored "
+                     "(gshmem-info --env lists those read)", names, n > 1 ? "s" : "");
+    if (ignored_bootstrap != NULL)
+        GSHMEMI_WARN(CORE, "NVSHMEM_BOOTSTRAP=%s has no gshmem counterpart (gshmem boots "
+                     "through PMIx, gshmrun or a unique id): ignored", ignored_bootstrap);
+}
+
 int gshmemi_env_load(void)
 {
     int status = 0;
 #define GSHMEMI_ENV_LOAD(NAME, TYPE, DEF, HELP)                                         \
     do {                                                                               \
-        const char *value = getenv("GSHMEM_" #NAME);                                   \
+        const char *value = env_value(#NAME);                                          \
         if (value == NULL || (value[0] == '\0' && strcmp(#TYPE, "STRING") != 0))       \
             value = DEF;                                                               \
         if (GSHMEMI_ENV_PARSE_##TYPE(value, &gshmemi_env.NAME) != 0) {                 \
-            GSHMEMI_ERROR(CORE, "GSHMEM_" #NAME " is '%s': not a valid %s value",      \
+            GSHMEMI_ERROR(CORE, "GSHMEM_" #NAME "%s is '%s': not a valid %s value",    \
+                          getenv("GSHMEM_" #NAME) == NULL && nvshmem_alias(#NAME) != NULL \
+                              ? " (from NVSHMEM's)" : "",                              \
                           value, gshmemi_env_type_word(#TYPE));                        \
             status = -1;                                                               \
         }                                                                              \

@@ -36,6 +36,11 @@ int gshmemi_env_load(void);
  * closest known one.  Returns how many there were. */
 int gshmemi_env_warn_unknown(void);
 const char *gshmemi_env_closest(const char *name);
+/* NVSHMEM's variable read where d's is unset, or NULL. */
+const char *gshmemi_env_nvshmem_alias(const struct gshmemi_env_desc *d);
+/* Warns once (from pe 0, after the bootstrap) naming the NVSHMEM_*
+ * variables set that have no gshmem counterpart. */
+void gshmemi_env_warn_nvshmem(void);
 
 int gshmemi_parse_size(const char *s, size_t *out);
 int gshmemi_parse_bool(const char *s, int *out);

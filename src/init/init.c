@@ -72,6 +72,8 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     rt->n_pes = rt->bs->size;
     rt->thread_level = requested;
     gshmemi_log_set_pe(rt->my_pe);
+    if (rt->my_pe == 0)
+        gshmemi_env_warn_nvshmem();
     GSHMEMI_CHECK_GOTO(gshmemi_peers_init(), st, err_bootstrap);
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
     rt->initialized = 1; /* the transport's checks and threads see the heap */

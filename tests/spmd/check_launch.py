@@ -228,6 +228,25 @@ def heap_sizes_must_match():
 
 
 @scenario
+def nvshmem_variables():
+    """NVSHMEM's variables are read where gshmem's are unset (a size that
+    differs on pe 1 is refused, naming it), gshmem's win where both are set,
+    and those with no counterpart draw one warning."""
+    env = {k: v for k, v in ENV.items() if k != "GSHMEM_SYMMETRIC_SIZE"}
+    env.update(NVSHMEM_SYMMETRIC_SIZE="4m", NVSHMEM_DISABLE_NVLS="1")
+    rank1 = ['sh', '-c', 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
+             'export NVSHMEM_SYMMETRIC_SIZE=8m; fi; exec "$0"', prog]
+    r, _ = run([gshmrun, "-n", "2"] + rank1, env=env)
+    p = expect(r.returncode != 0 and re.search(r"error heap: pe 1 has GSHMEM_SYMMETRIC_SIZE 8m and "
+                                               r"GSHMEM_MAX_HEAP 64g, this pe 4m", r.stderr),
+               "NVSHMEM_SYMMETRIC_SIZE was not read", r)
+    r, _ = run([gshmrun, "-n", "2"] + rank1, env=dict(env, GSHMEM_SYMMETRIC_SIZE="4m"))
+    p += expect(r.returncode == 0, "GSHMEM_SYMMETRIC_SIZE did not take precedence", r)
+    warned = r.stderr.count("NVSHMEM_DISABLE_NVLS: NVSHMEM variable with no gshmem counterpart")
+    return p + expect(warned == 1, f"{warned} warnings about NVSHMEM_DISABLE_NVLS, want 1", r)
+
+
+@scenario
 def coll_settings_must_match():
     r, _ = run([gshmrun, "-n", "2", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
                 'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)
