@@ -61,6 +61,17 @@ static void test_basics(void)
     }
     void *big = gshmem_align(1 << 20, 1000);
     CHECK(((uintptr_t)big & ((1 << 20) - 1)) == 0, "1 MiB alignment");
+    /* Above the heap chunks' 2 MiB granularity the address must be aligned,
+     * not just the offset; each block is usable on every PE. */
+    for (size_t al = (size_t)4 << 20; al <= ((size_t)64 << 20); al *= 4) {
+        long *q = gshmem_align(al, 1000);
+        CHECK(q != NULL && ((uintptr_t)q & (al - 1)) == 0, "gshmem_align(%zu) gave %p", al,
+              (void *)q);
+        gshmem_long_p(q, me, (me + 1) % npes);
+        gshmem_barrier_all();
+        CHECK(gshmem_long_g(q, me) == (me + npes - 1) % npes, "block aligned to %zu", al);
+        gshmem_free(q);
+    }
 
     /* gshmem_ptr: a store through it lands in the peer's copy. */
     int *box = gshmem_calloc((size_t)npes, sizeof(int));
