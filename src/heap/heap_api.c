@@ -242,6 +242,23 @@ GSHMEM_API void *gshmem_malloc(size_t size)
     return heap_alloc_call(REQ_MALLOC, size, 0);
 }
 
+GSHMEM_API void *gshmem_malloc_with_hints(size_t size, long hints)
+{
+    const long known = GSHMEM_MALLOC_ATOMICS_REMOTE | GSHMEM_MALLOC_SIGNAL_REMOTE;
+    /* Hints only tune where a block goes; every block serves every use, so
+     * they are checked and the call is gshmem_malloc's. */
+    if ((hints & ~known) != 0) {
+        if (check_init("gshmem_malloc_with_hints") != 0)
+            return NULL;
+        GSHMEMI_ERROR(HEAP, "gshmem_malloc_with_hints(%zu, %#lx): unknown hints %#lx", size, hints,
+                      hints & ~known);
+        struct heap_req req = {.op = REQ_MALLOC, .bad = 1, .size = size, .off = UINT64_MAX};
+        (void)heap_agree(&req);
+        return NULL;
+    }
+    return heap_alloc_call(REQ_MALLOC, size, 0);
+}
+
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size)
 {
     return heap_alloc_call(REQ_ALIGN, size, alignment);

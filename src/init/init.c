@@ -191,6 +191,11 @@ GSHMEM_API void gshmem_info_get_name(char *name)
     snprintf(name, GSHMEM_MAX_NAME_LEN, "%s", GSHMEM_VENDOR_STRING);
 }
 
+GSHMEM_API void gshmem_pcontrol(int level, ...)
+{
+    (void)level; /* no profiling interface is attached to gshmem */
+}
+
 /* ---- unique ids -------------------------------------------------------- */
 
 GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *uid)

@@ -59,6 +59,11 @@ static void test_basics(void)
         spmd_load(theirs, all + 3 * pe, sizeof(theirs));
         CHECK(memcmp(theirs, offs, sizeof(offs)) == 0, "offsets differ from pe %d", pe);
     }
+    void *hinted = gshmem_malloc_with_hints(64, GSHMEM_MALLOC_ATOMICS_REMOTE |
+                                                     GSHMEM_MALLOC_SIGNAL_REMOTE);
+    CHECK(hinted != NULL && ((uintptr_t)hinted & 255) == 0, "gshmem_malloc_with_hints");
+    gshmem_free(hinted);
+    gshmem_pcontrol(1);
     void *big = gshmem_align(1 << 20, 1000);
     CHECK(((uintptr_t)big & ((1 << 20) - 1)) == 0, "1 MiB alignment");
     /* Above the heap chunks' 2 MiB granularity the address must be aligned,
