@@ -42,6 +42,14 @@ if command -v c++ >/dev/null; then
         "$src/tests/install/api_calls.c" $libs
     cxx=" and C++11"
 fi
+# OpenSHMEM programs: oshcc builds one against the installed compat
+# headers, oshrun (gshmrun) runs it.
+for f in shmem.h shmemx.h; do
+    test -f "$root/include/gshmem/compat/$f" || { echo "not installed: include/gshmem/compat/$f"; exit 1; }
+done
+test -x "$root/bin/oshcc" && test -x "$root/bin/oshrun" || { echo "oshcc, oshrun not installed"; exit 1; }
+"$root/bin/oshcc" -std=c11 -Wall -Werror -o "$dest/ex_rma" "$src/tests/compat/ex_rma.c"
+GSHMEM_HEAP=host "$root/bin/oshrun" -n 2 "$dest/ex_rma"
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmem-info" | head -2
 device=
 if [ "$nvcc" != - ]; then
@@ -64,5 +72,5 @@ if [ "$nvcc" != - ]; then
     done
     device=", a CUDA program builds against gshmem_device.cuh, its sub-headers refuse to be included alone"
 fi
-echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix," \
+echo "install: headers, libraries, gshmem.pc, gshmrun, gshmem-info, oshcc and oshrun work from $prefix," \
     "every table's operation builds as strict C11$cxx$device"
