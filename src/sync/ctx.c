@@ -18,11 +18,11 @@ GSHMEM_API struct gshmemi_ctx gshmemi_ctx_default = {
 static int ctx_check(const char *call, gshmem_ctx_t ctx)
 {
     if (ctx == GSHMEM_CTX_INVALID) {
-        GSHMEMI_ERROR(CORE, "%s: the context is GSHMEM_CTX_INVALID", call);
+        GSHMEMI_ERROR(SYNC, "%s: the context is GSHMEM_CTX_INVALID", call);
         return GSHMEM_ERR_INVALID_ARG;
     }
     if (ctx->magic != CTX_MAGIC) {
-        GSHMEMI_ERROR(CORE, "%s(%p): not a live context (destroyed, or never created)", call,
+        GSHMEMI_ERROR(SYNC, "%s(%p): not a live context (destroyed, or never created)", call,
                       (void *)ctx);
         return GSHMEM_ERR_INVALID_ARG;
     }
@@ -34,16 +34,16 @@ GSHMEM_API int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_c
     struct gshmemi_ctx *c;
 
     if (ctx == NULL) {
-        GSHMEMI_ERROR(CORE, "gshmem_team_create_ctx: ctx is NULL");
+        GSHMEMI_ERROR(SYNC, "gshmem_team_create_ctx: ctx is NULL");
         return GSHMEM_ERR_INVALID_ARG;
     }
     *ctx = GSHMEM_CTX_INVALID;
     if (!gshmemi_rt.initialized) {
-        GSHMEMI_ERROR(CORE, "gshmem_team_create_ctx called before gshmem_init");
+        GSHMEMI_ERROR(SYNC, "gshmem_team_create_ctx called before gshmem_init");
         return GSHMEM_ERR_NOT_INITIALIZED;
     }
     if ((options & ~CTX_OPTIONS) != 0) {
-        GSHMEMI_ERROR(CORE, "gshmem_team_create_ctx: unknown options %#lx (GSHMEM_CTX_SERIALIZED, "
+        GSHMEMI_ERROR(SYNC, "gshmem_team_create_ctx: unknown options %#lx (GSHMEM_CTX_SERIALIZED, "
                       "_PRIVATE and _NOSTORE are known)", options & ~CTX_OPTIONS);
         return GSHMEM_ERR_INVALID_ARG;
     }
@@ -52,7 +52,7 @@ GSHMEM_API int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_c
         return GSHMEM_ERR_INVALID_ARG;
     c = malloc(sizeof(*c));
     if (c == NULL) {
-        GSHMEMI_ERROR(CORE, "gshmem_team_create_ctx: out of host memory");
+        GSHMEMI_ERROR(SYNC, "gshmem_team_create_ctx: out of host memory");
         return GSHMEM_ERR_NO_MEMORY;
     }
     *c = (struct gshmemi_ctx){.options = options, .team = team, .magic = CTX_MAGIC};
@@ -70,7 +70,7 @@ GSHMEM_API void gshmem_ctx_destroy(gshmem_ctx_t ctx)
     if (ctx == GSHMEM_CTX_INVALID) /* OpenSHMEM: no effect */
         return;
     if (ctx == GSHMEM_CTX_DEFAULT) {
-        GSHMEMI_ERROR(CORE, "gshmem_ctx_destroy: the default context cannot be destroyed");
+        GSHMEMI_ERROR(SYNC, "gshmem_ctx_destroy: the default context cannot be destroyed");
         return;
     }
     if (ctx_check("gshmem_ctx_destroy", ctx) != 0)
@@ -83,7 +83,7 @@ GSHMEM_API void gshmem_ctx_destroy(gshmem_ctx_t ctx)
 GSHMEM_API int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team)
 {
     if (team == NULL) {
-        GSHMEMI_ERROR(CORE, "gshmem_ctx_get_team: team is NULL");
+        GSHMEMI_ERROR(SYNC, "gshmem_ctx_get_team: team is NULL");
         return GSHMEM_ERR_INVALID_ARG;
     }
     if (ctx == GSHMEM_CTX_INVALID) {
