@@ -301,6 +301,9 @@ GSHMEM_API void gshmem_ctx_destroy(gshmem_ctx_t ctx);
 GSHMEM_API int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team);
 GSHMEM_API void gshmem_ctx_quiet(gshmem_ctx_t ctx);
 GSHMEM_API void gshmem_ctx_fence(gshmem_ctx_t ctx);
+/* Ends the job: call (a context form, such as shmem.h's) was given
+ * GSHMEM_CTX_INVALID. */
+GSHMEM_API void gshmemi_ctx_invalid(const char *call) __attribute__((noreturn, cold));
 
 /* ---- collectives ------------------------------------------------------- */
 

@@ -29,6 +29,12 @@ static int ctx_check(const char *call, gshmem_ctx_t ctx)
     return 0;
 }
 
+GSHMEM_API void gshmemi_ctx_invalid(const char *call)
+{
+    GSHMEMI_ERROR(SYNC, "%s: the context is GSHMEM_CTX_INVALID", call);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
+
 GSHMEM_API int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx)
 {
     struct gshmemi_ctx *c;

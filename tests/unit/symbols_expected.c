@@ -76,7 +76,7 @@ int main(void)
         "gshmemx_team_sync_on_stream", "gshmemx_barrier_on_stream", "gshmem_malloc_with_hints",
         "gshmem_pcontrol", "gshmem_set_lock", "gshmem_clear_lock", "gshmem_test_lock",
         "gshmemi_ctx_default", "gshmem_ctx_create", "gshmem_team_create_ctx", "gshmem_ctx_destroy",
-        "gshmem_ctx_get_team", "gshmem_ctx_quiet", "gshmem_ctx_fence",
+        "gshmem_ctx_get_team", "gshmem_ctx_quiet", "gshmem_ctx_fence", "gshmemi_ctx_invalid",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)

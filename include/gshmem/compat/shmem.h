@@ -238,25 +238,31 @@ SHMEMI_INLINE int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
  * Each shape's forwarder: F the name after shmem_ and gshmem_, P its
  * parameters and A its arguments, each in parentheses.  The context forms
  * (shmem_ctx_<F>) take the context first; it shares the default's
- * resources, so the operation is gshmem's own. */
+ * resources, so the operation is gshmem's own (SHMEM_CTX_INVALID ends the
+ * job with a message naming the call). */
 
 #define SHMEMI_STRIP(...) __VA_ARGS__
 #define SHMEMI_FWD_V(F, P, A) \
     SHMEMI_INLINE void shmem_##F(SHMEMI_STRIP P) { gshmem_##F A; }
 #define SHMEMI_FWD_R(R, F, P, A) \
     SHMEMI_INLINE R shmem_##F(SHMEMI_STRIP P) { return gshmem_##F A; }
+#define SHMEMI_CTX_CHECK(ctx)                                                       \
+    do {                                                                            \
+        if ((ctx) == SHMEM_CTX_INVALID)                                             \
+            gshmemi_ctx_invalid(__func__);                                          \
+    } while (0)
 #define SHMEMI_FWD_CTX_V(F, P, A)                                                   \
     SHMEMI_FWD_V(F, P, A)                                                           \
     SHMEMI_INLINE void shmem_ctx_##F(shmem_ctx_t ctx, SHMEMI_STRIP P)               \
     {                                                                               \
-        (void)ctx;                                                                  \
+        SHMEMI_CTX_CHECK(ctx);                                                      \
         gshmem_##F A;                                                               \
     }
 #define SHMEMI_FWD_CTX_R(R, F, P, A)                                                \
     SHMEMI_FWD_R(R, F, P, A)                                                        \
     SHMEMI_INLINE R shmem_ctx_##F(shmem_ctx_t ctx, SHMEMI_STRIP P)                  \
     {                                                                               \
-        (void)ctx;                                                                  \
+        SHMEMI_CTX_CHECK(ctx);                                                      \
         return gshmem_##F A;                                                        \
     }
 
