@@ -191,8 +191,9 @@ static void test_contexts(void)
           "default context's team");
     CHECK(gshmem_ctx_get_team(GSHMEM_CTX_INVALID, &t) != 0 && t == GSHMEM_TEAM_INVALID,
           "invalid context's team");
+    const long mine = me + 100; /* the nbi puts' source: kept until the quiet */
     for (int pe = 0; pe < npes; pe++)
-        gshmem_long_put_nbi(&box[me], &(long){me + 100}, 1, pe);
+        gshmem_long_put_nbi(&box[me], &mine, 1, pe);
     gshmem_ctx_quiet(ctx);
     gshmem_ctx_fence(GSHMEM_CTX_DEFAULT);
     gshmem_barrier_all();
