@@ -77,6 +77,9 @@ GSHMEMI_HD_API int gshmem_n_pes(void);
 GSHMEM_API void gshmem_global_exit(int status) __attribute__((noreturn));
 GSHMEM_API void gshmem_info_get_version(int *major, int *minor);
 GSHMEM_API void gshmem_info_get_name(char *name);
+/* Profiling control (OpenSHMEM's shmem_pcontrol): levels are accepted, no
+ * profiling library is attached. */
+GSHMEM_API void gshmem_pcontrol(int level, ...);
 
 /* ---- symmetric heap ---------------------------------------------------- */
 
@@ -85,6 +88,11 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
 GSHMEM_API void *gshmem_realloc(void *ptr, size_t size);
 GSHMEM_API void gshmem_free(void *ptr);
+/* Hints of how the block will be used (GSHMEM_MALLOC_*, OR-ed); 0 is
+ * gshmem_malloc.  Accepted and, today, not needed: every block serves every use. */
+#define GSHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define GSHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+GSHMEM_API void *gshmem_malloc_with_hints(size_t size, long hints);
 GSHMEMI_HD_API void *gshmem_ptr(const void *dest, int pe);
 GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe);
 GSHMEM_API int gshmem_pe_accessible(int pe);
@@ -157,6 +165,37 @@ GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_BITWISE)
 #undef GSHMEMI_DECL_AMO_STANDARD
 #undef GSHMEMI_DECL_AMO_EXTENDED
 #undef GSHMEMI_DECL_AMO_TYPED
+
+/* The fetching atomics' nbi forms (GSHMEMI_AMO_NBI_<SHAPE>), host only:
+ * gshmem_int_atomic_fetch_add_nbi(fetch, dest, value, pe). */
+#define GSHMEMI_DECL_AMO_NBI_FETCH(F, T) GSHMEM_API void F(T *fetch, const T *source, int pe);
+#define GSHMEMI_DECL_AMO_NBI_FETCH_OP(F, T) GSHMEM_API void F(T *fetch, T *dest, T value, int pe);
+#define GSHMEMI_DECL_AMO_NBI_CSWAP(F, T) \
+    GSHMEM_API void F(T *fetch, T *dest, T cond, T value, int pe);
+#define GSHMEMI_DECL_AMO_NBI_FETCH_INC(F, T) GSHMEM_API void F(T *fetch, T *dest, int pe);
+#define GSHMEMI_DECL_AMO_NBI_TYPED(STEM, TAIL, SHAPE, AMO, NAME, TYPE) \
+    GSHMEMI_AMO_NBI_##SHAPE(GSHMEMI_DECL_AMO_NBI_##SHAPE(gshmem_##NAME##_##STEM##TAIL##_nbi, TYPE))
+#define GSHMEMI_DECL_AMO_NBI_EXTENDED(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_EXTENDED_OPS(GSHMEMI_DECL_AMO_NBI_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_AMO_NBI_STANDARD(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_STANDARD_OPS(GSHMEMI_DECL_AMO_NBI_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_AMO_NBI_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_AMO_BITWISE_OPS(GSHMEMI_DECL_AMO_NBI_TYPED, NAME, TYPE)
+GSHMEM_FOR_AMO_EXTENDED_TYPES(GSHMEMI_DECL_AMO_NBI_EXTENDED)
+GSHMEM_FOR_AMO_STANDARD_TYPES(GSHMEMI_DECL_AMO_NBI_STANDARD)
+GSHMEM_FOR_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_NBI_BITWISE)
+#undef GSHMEMI_DECL_AMO_NBI_BITWISE
+#undef GSHMEMI_DECL_AMO_NBI_STANDARD
+#undef GSHMEMI_DECL_AMO_NBI_EXTENDED
+#undef GSHMEMI_DECL_AMO_NBI_TYPED
+
+/* Distributed locks: lock is a symmetric long, 0 (free) when first used;
+ * the lock word is PE 0's copy.  set blocks until this PE holds the lock,
+ * test takes it if free (0) or returns 1, clear completes this PE's
+ * operations (quiet) and frees it. */
+GSHMEM_API void gshmem_set_lock(long *lock);
+GSHMEM_API void gshmem_clear_lock(long *lock);
+GSHMEM_API int gshmem_test_lock(long *lock);
 
 /* ---- point-to-point synchronisation -------------------------------------
  * GSHMEM_FOR_P2P_SYNC_OPS for each type (gshmem_int_wait_until_any). */
@@ -235,6 +274,36 @@ GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
 GSHMEMI_HD_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
 GSHMEMI_HD_API int gshmem_team_sync(gshmem_team_t team);
 GSHMEMI_HD_API int gshmem_barrier(gshmem_team_t team);
+
+/* ---- contexts ------------------------------------------------------------
+ * A context is an ordering and completion scope for a thread's operations:
+ * gshmem_ctx_quiet and gshmem_ctx_fence act on it.  Today every context
+ * shares the default one's resources, so quiet on any context completes all
+ * of this PE's operations (a superset of the context's); the typed
+ * operations of OpenSHMEM's context forms are gshmem's own (shmem.h). */
+struct gshmemi_ctx {
+    long options;       /* GSHMEM_CTX_* as created */
+    gshmem_team_t team; /* the team the context's PE numbers are of */
+    uint32_t magic;     /* tells a live context from a destroyed one */
+};
+typedef struct gshmemi_ctx *gshmem_ctx_t;
+GSHMEM_API extern struct gshmemi_ctx gshmemi_ctx_default;
+#define GSHMEM_CTX_DEFAULT (&gshmemi_ctx_default)
+#define GSHMEM_CTX_INVALID ((gshmem_ctx_t)0)
+#define GSHMEM_CTX_SERIALIZED (1L << 0)
+#define GSHMEM_CTX_PRIVATE (1L << 1)
+#define GSHMEM_CTX_NOSTORE (1L << 2)
+
+/* 0, or nonzero with *ctx GSHMEM_CTX_INVALID (never on valid input today). */
+GSHMEM_API int gshmem_ctx_create(long options, gshmem_ctx_t *ctx);
+GSHMEM_API int gshmem_team_create_ctx(gshmem_team_t team, long options, gshmem_ctx_t *ctx);
+GSHMEM_API void gshmem_ctx_destroy(gshmem_ctx_t ctx);
+GSHMEM_API int gshmem_ctx_get_team(gshmem_ctx_t ctx, gshmem_team_t *team);
+GSHMEM_API void gshmem_ctx_quiet(gshmem_ctx_t ctx);
+GSHMEM_API void gshmem_ctx_fence(gshmem_ctx_t ctx);
+/* Ends the job: call (a context form, such as shmem.h's) was given
+ * GSHMEM_CTX_INVALID. */
+GSHMEM_API void gshmemi_ctx_invalid(const char *call) __attribute__((noreturn, cold));
 
 /* ---- collectives ------------------------------------------------------- */
 
@@ -339,6 +408,23 @@ void gshmemi_generic_type_not_supported(void);
     GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_xor, dest)(dest, __VA_ARGS__)
 #define gshmem_atomic_xor(dest, ...) \
     GSHMEMI_GENERIC(AMO_BITWISE, atomic_xor, dest)(dest, __VA_ARGS__)
+
+#define gshmem_atomic_fetch_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_EXTENDED, atomic_fetch_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_swap_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_EXTENDED, atomic_swap_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_compare_swap_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_compare_swap_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_fetch_inc_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_fetch_inc_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_fetch_add_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_STANDARD, atomic_fetch_add_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_fetch_and_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_and_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_fetch_or_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_or_nbi, fetch)(fetch, __VA_ARGS__)
+#define gshmem_atomic_fetch_xor_nbi(fetch, ...) \
+    GSHMEMI_GENERIC(AMO_BITWISE, atomic_fetch_xor_nbi, fetch)(fetch, __VA_ARGS__)
 
 #define gshmem_wait_until(ivar, ...) GSHMEMI_GENERIC(P2P_SYNC, wait_until, ivar)(ivar, __VA_ARGS__)
 #define gshmem_wait_until_all(ivars, ...) \

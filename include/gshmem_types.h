@@ -288,6 +288,17 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(atomic_fetch_xor, , FETCH_OP, XOR, A, B)             \
     X(atomic_xor, , OP, XOR, A, B)
 
+/* The atomics with a non-blocking form, gshmem_<NAME>_<STEM><TAIL>_nbi
+ * (OpenSHMEM 1.5's fetching _nbi atomics): those that return the old value,
+ * which the nbi form writes to a local *fetch, its first argument, by the
+ * next quiet.  A consumer wraps a row in GSHMEMI_AMO_NBI_##SHAPE(...). */
+#define GSHMEMI_AMO_NBI_FETCH(...) __VA_ARGS__
+#define GSHMEMI_AMO_NBI_OP(...)
+#define GSHMEMI_AMO_NBI_FETCH_OP(...) __VA_ARGS__
+#define GSHMEMI_AMO_NBI_CSWAP(...) __VA_ARGS__
+#define GSHMEMI_AMO_NBI_INC(...)
+#define GSHMEMI_AMO_NBI_FETCH_INC(...) __VA_ARGS__
+
 /* Point-to-point synchronisation: X(STEM, TAIL, SHAPE, NBI, A, B); NBI is 1
  * for the tests, which look once and return instead of waiting.  Shapes:
  *   ONE         (ivar, cmp, cmp_value)

@@ -66,6 +66,12 @@ int gshmemi_alloc_extend(struct gshmemi_alloc *a, size_t new_capacity)
     return 0;
 }
 
+/* The first offset at or after off whose address is a multiple of align. */
+static size_t align_offset(const struct gshmemi_alloc *a, size_t off, size_t align)
+{
+    return off + ((size_t)0 - (size_t)(a->base + off)) % align;
+}
+
 /* The first free block that holds size bytes at align, or a->n. */
 static size_t first_fit(const struct gshmemi_alloc *a, size_t size, size_t align, size_t *start_out)
 {
@@ -73,7 +79,7 @@ static size_t first_fit(const struct gshmemi_alloc *a, size_t size, size_t align
         struct gshmemi_alloc_block b = a->blocks[i];
         if (b.used)
             continue;
-        size_t start = GSHMEMI_ALIGN_UP(b.off, align);
+        size_t start = align_offset(a, b.off, align);
         if (start < b.off || start - b.off > b.size || b.size - (start - b.off) < size)
             continue;
         *start_out = start;
@@ -122,7 +128,7 @@ size_t gshmemi_alloc_needed_capacity(const struct gshmemi_alloc *a, size_t size,
     align = GSHMEMI_MAX(align, (size_t)GSHMEMI_ALLOC_MIN_ALIGN);
     if (a->n > 0 && !a->blocks[a->n - 1].used)
         start = a->blocks[a->n - 1].off;
-    return GSHMEMI_ALIGN_UP(start, align) + size;
+    return align_offset(a, start, align) + size;
 }
 
 /* Index of the block containing off, or a->n. */

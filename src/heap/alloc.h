@@ -5,6 +5,7 @@
 #define GSHMEMI_HEAP_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define GSHMEMI_ALLOC_MIN_ALIGN 256 /* as cudaMalloc: good for any vector access */
 
@@ -20,6 +21,10 @@ struct gshmemi_alloc {
     size_t cap;
     size_t capacity; /* bytes managed */
     size_t in_use;
+    /* Where offset 0 lies in this process: blocks are aligned in address,
+     * not in offset, since the heap's base may be less aligned than a
+     * request (its chunks' granularity is 2 MiB).  0 in the unit tests. */
+    uintptr_t base;
 };
 
 enum gshmemi_alloc_where {

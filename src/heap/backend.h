@@ -17,6 +17,9 @@ struct gshmemi_heap_mem {
 
 struct gshmemi_heap_access;
 
+/* Address space only: a reservation's alignment costs no memory. */
+#define GSHMEMI_HEAP_BASE_ALIGN ((size_t)1 << 30)
+
 struct gshmemi_heap_backend_ops {
     const char *name;
     /* GPU memory: kernels' memory (the device API needs it) */
@@ -33,7 +36,9 @@ struct gshmemi_heap_backend_ops {
     int (*plan)(const int *local_pes, int n_local, int *mappable);
     void (*close)(void);
 
-    /* address space */
+    /* address space: the base a multiple of GSHMEMI_HEAP_BASE_ALIGN where
+     * the backend can, so that gshmem_align up to it gives the same offset
+     * on every PE (the heap refuses an alignment whose offsets differ) */
     int (*reserve)(size_t size, void **base_out);
     void (*release)(void *base, size_t size);
 

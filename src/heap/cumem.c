@@ -193,7 +193,10 @@ static void cumem_close(void) {}
 static int cumem_reserve(size_t size, void **base_out)
 {
     CUdeviceptr p;
-    CU_CHECK("cuMemAddressReserve", cm.reserve(&p, size, 0, 0, 0), GSHMEM_ERR_NO_MEMORY);
+    /* The aligned base is a wish (see the reserve op); a driver that cannot
+     * give it still gives one aligned on the granularity. */
+    if (cm.reserve(&p, size, GSHMEMI_HEAP_BASE_ALIGN, 0, 0) != CUDA_SUCCESS)
+        CU_CHECK("cuMemAddressReserve", cm.reserve(&p, size, 0, 0, 0), GSHMEM_ERR_NO_MEMORY);
     *base_out = (void *)(uintptr_t)p;
     return 0;
 }

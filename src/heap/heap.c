@@ -177,6 +177,11 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth");
         }
     }
+    /* A peer reaching this PE through a transport may write into the new
+     * part as soon as its own call returns: it returns once every PE's
+     * transport has taken the new size on. */
+    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
     uint64_t t_end = gshmemi_now_ns();
     GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes: map %.3f ms, exchange %.3f ms, map %d "
                  "peers %.3f ms", add, g->new_size, (t_map - t0) * 1e-6, (t_exchange - t_map) * 1e-6,
@@ -368,6 +373,7 @@ int gshmemi_heap_init(void)
                            st, err_release);
     GSHMEMI_CHECK_GOTO(gshmemi_ctrl_init(&h->fdx), st, err_ctrl);
     GSHMEMI_CHECK_GOTO(gshmemi_alloc_init(&h->alloc, 0), st, err_ctrl);
+    h->alloc.base = (uintptr_t)h->my_base;
     GSHMEMI_CHECK_GOTO(gshmemi_heap_grow(initial), st, err_alloc);
     if (h->on_device)
         GSHMEMI_CHECK_GOTO(device_area_init(), st, err_alloc);

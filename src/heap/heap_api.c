@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
+#include "heap/backend.h"
 #include "heap/heap.h"
 #include "heap/heap_priv.h"
 
@@ -33,6 +34,9 @@ struct heap_req {
     uint64_t off; /* free/realloc: heap offset, UINT64_MAX for NULL */
     int32_t grow_status; /* a growth prepared ahead of the call: its creation */
     int32_t pad;
+    /* This PE's heap base modulo align: one offset gives an aligned address
+     * on every PE only where all have the same. */
+    uint64_t phase;
 };
 
 static const char *req_call(int op)
@@ -128,6 +132,17 @@ static int heap_agree(struct heap_req *mine)
         free(all);
         return GSHMEM_ERR_ASYMMETRIC;
     }
+    for (int pe = 1; !any_bad && pe < bs->size; pe++) {
+        if (all[pe].phase != all[0].phase) {
+            GSHMEMI_ERROR(HEAP, "gshmem_align(%" PRIu64 ", %" PRIu64 "): the heap starts %#" PRIx64
+                          " bytes past a multiple of the alignment on pe 0 and %#" PRIx64 " on pe %d, "
+                          "so no offset is aligned on both (alignments up to %zu always are)",
+                          mine->align, mine->size, all[0].phase, all[pe].phase, pe,
+                          (size_t)GSHMEMI_HEAP_BASE_ALIGN);
+            free(all);
+            return GSHMEM_ERR_NOT_SUPPORTED;
+        }
+    }
     free(all);
     return any_bad ? GSHMEM_ERR_INVALID_ARG : 0;
 }
@@ -191,6 +206,8 @@ static void *heap_alloc_call(int op, size_t size, size_t align)
         GSHMEMI_ERROR(HEAP, "gshmem_align(%zu, %zu): the alignment must be a power of two",
                       align, size);
         req.bad = 1;
+    } else if (op == REQ_ALIGN) {
+        req.phase = (uintptr_t)h->my_base & (align - 1);
     }
     /* A growth is prepared before the implied barrier, whose all-gather
      * then carries its outcome too: one round instead of two, and the chunk
@@ -222,6 +239,23 @@ static void *heap_alloc_call(int op, size_t size, size_t align)
 
 GSHMEM_API void *gshmem_malloc(size_t size)
 {
+    return heap_alloc_call(REQ_MALLOC, size, 0);
+}
+
+GSHMEM_API void *gshmem_malloc_with_hints(size_t size, long hints)
+{
+    const long known = GSHMEM_MALLOC_ATOMICS_REMOTE | GSHMEM_MALLOC_SIGNAL_REMOTE;
+    /* Hints only tune where a block goes; every block serves every use, so
+     * they are checked and the call is gshmem_malloc's. */
+    if ((hints & ~known) != 0) {
+        if (check_init("gshmem_malloc_with_hints") != 0)
+            return NULL;
+        GSHMEMI_ERROR(HEAP, "gshmem_malloc_with_hints(%zu, %#lx): unknown hints %#lx", size, hints,
+                      hints & ~known);
+        struct heap_req req = {.op = REQ_MALLOC, .bad = 1, .size = size, .off = UINT64_MAX};
+        (void)heap_agree(&req);
+        return NULL;
+    }
     return heap_alloc_call(REQ_MALLOC, size, 0);
 }
 

@@ -34,15 +34,15 @@ static void hostshm_close(void) {}
 
 static int hostshm_reserve(size_t size, void **base_out)
 {
-    /* Over-reserve to align the base on the granularity, then trim. */
-    size_t len = size + HOSTSHM_GRANULARITY;
+    /* Over-reserve to align the base, then trim. */
+    size_t len = size + GSHMEMI_HEAP_BASE_ALIGN;
     char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         GSHMEMI_ERROR(HEAP, "cannot reserve %zu bytes of address space: %s", size,
                       strerror(errno));
         return GSHMEM_ERR_NO_MEMORY;
     }
-    char *base = (char *)GSHMEMI_ALIGN_UP((uintptr_t)p, HOSTSHM_GRANULARITY);
+    char *base = (char *)GSHMEMI_ALIGN_UP((uintptr_t)p, GSHMEMI_HEAP_BASE_ALIGN);
     if (base > p)
         munmap(p, (size_t)(base - p));
     munmap(base + size, (size_t)(p + len - (base + size)));

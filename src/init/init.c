@@ -189,8 +189,13 @@ GSHMEM_API void gshmem_info_get_version(int *major, int *minor)
 
 GSHMEM_API void gshmem_info_get_name(char *name)
 {
-    snprintf(name, GSHMEM_MAX_NAME_LEN, "%s %d.%d.%d", GSHMEM_VENDOR_STRING,
-             GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+    /* OpenSHMEM: the vendor string itself (the release is gshmem-info's). */
+    snprintf(name, GSHMEM_MAX_NAME_LEN, "%s", GSHMEM_VENDOR_STRING);
+}
+
+GSHMEM_API void gshmem_pcontrol(int level, ...)
+{
+    (void)level; /* no profiling interface is attached to gshmem */
 }
 
 /* ---- unique ids -------------------------------------------------------- */

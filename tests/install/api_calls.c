@@ -25,6 +25,10 @@
 #define CALL_AMO_CSWAP(F) d[0] = F(d + 1, d[1], d[2], 0);
 #define CALL_AMO_INC(F) F(d, 0);
 #define CALL_AMO_FETCH_INC(F) d[0] = F(d + 1, 0);
+#define CALL_AMO_NBI_FETCH(F) F(d, d + 1, 0);
+#define CALL_AMO_NBI_FETCH_OP(F) F(d, d + 1, d[1], 0);
+#define CALL_AMO_NBI_CSWAP(F) F(d, d + 1, d[1], d[2], 0);
+#define CALL_AMO_NBI_FETCH_INC(F) F(d, d + 1, 0);
 #define CALL_SYNC_ONE(F) (void)F(d, GSHMEM_CMP_EQ, d[1]);
 #define CALL_SYNC_ALL(F) (void)F(d, 2, status, GSHMEM_CMP_EQ, d[2]);
 #define CALL_SYNC_ANY(F) (void)F(d, 2, status, GSHMEM_CMP_EQ, d[2]);
@@ -59,7 +63,9 @@ static void mem(char *d, uint64_t *sig, struct CUstream_st *stream)
     GSHMEM_FOR_RMA_OPS(MEM_OP, , )
 }
 
-#define AMO_OP(STEM, TAIL, SHAPE, AMO, NAME, TYPE) CALL_AMO_##SHAPE(gshmem_##NAME##_##STEM##TAIL)
+#define AMO_OP(STEM, TAIL, SHAPE, AMO, NAME, TYPE)  \
+    CALL_AMO_##SHAPE(gshmem_##NAME##_##STEM##TAIL) \
+    GSHMEMI_AMO_NBI_##SHAPE(CALL_AMO_NBI_##SHAPE(gshmem_##NAME##_##STEM##TAIL##_nbi))
 #define AMO(NAME, TYPE, OPS)                                                   \
     static void OPS##_##NAME(TYPE *d)                                          \
     {                                                                          \
@@ -106,7 +112,9 @@ static void by_name(void *p)
  * that table) ---- */
 #ifndef __cplusplus
 #define GENERIC_RMA_OP(STEM, TAIL, SHAPE, NBI, A, B) CALL_RMA_##SHAPE(gshmem_##STEM##TAIL)
-#define GENERIC_AMO_OP(STEM, TAIL, SHAPE, AMO, A, B) CALL_AMO_##SHAPE(gshmem_##STEM##TAIL)
+#define GENERIC_AMO_OP(STEM, TAIL, SHAPE, AMO, A, B) \
+    CALL_AMO_##SHAPE(gshmem_##STEM##TAIL)            \
+    GSHMEMI_AMO_NBI_##SHAPE(CALL_AMO_NBI_##SHAPE(gshmem_##STEM##TAIL##_nbi))
 #define GENERIC_SYNC_OP(STEM, TAIL, SHAPE, NBI, A, B) CALL_SYNC_##SHAPE(gshmem_##STEM##TAIL)
 
 static void generic_rma(void *p, uint64_t *sig)

@@ -42,12 +42,32 @@ if command -v c++ >/dev/null; then
         "$src/tests/install/api_calls.c" $libs
     cxx=" and C++11"
 fi
+# OpenSHMEM programs: oshcc builds one against the installed compat
+# headers, oshrun (gshmrun) runs it.
+for f in shmem.h shmemx.h; do
+    test -f "$root/include/gshmem/compat/$f" || { echo "not installed: include/gshmem/compat/$f"; exit 1; }
+done
+test -x "$root/bin/oshcc" && test -x "$root/bin/oshrun" || { echo "oshcc, oshrun not installed"; exit 1; }
+"$root/bin/oshcc" -std=c11 -Wall -Werror -o "$dest/ex_rma" "$src/tests/compat/ex_rma.c"
+GSHMEM_HEAP=host "$root/bin/oshrun" -n 2 "$dest/ex_rma"
+# shmem.h also compiles as C++ (and, below, as CUDA), the generic forms aside.
+printf '%s\n' '#include <shmem.h>' '#include <shmemx.h>' \
+    'int main() { shmem_init(); int *d = (int *)shmem_malloc(sizeof(int));' \
+    '  shmem_ctx_t c; shmem_ctx_create(0, &c); shmem_ctx_int_p(c, d, 1, 0); shmem_ctx_quiet(c);' \
+    '  shmem_finalize(); return 0; }' >"$dest/shmem_host.cpp"
+if command -v c++ >/dev/null; then
+    "$root/bin/oshcc" -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -c -o "$dest/shmem_host.o" \
+        "$dest/shmem_host.cpp"
+fi
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmem-info" | head -2
 device=
 if [ "$nvcc" != - ]; then
     arch=$(option gpu_arch)
     "$nvcc" -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
         "$src/tests/install/device_prog.cu" -L"$libdir" -lgshmem
+    cp "$dest/shmem_host.cpp" "$dest/shmem_host.cu"
+    "$nvcc" -arch="$arch" -I"$root/include" -I"$root/include/gshmem/compat" -c \
+        -o "$dest/shmem_host_cu.o" "$dest/shmem_host.cu"
     for h in "$root"/include/gshmem/device/*.cuh; do
         name=gshmem/device/$(basename "$h")
         printf '#include <%s>\n' "$name" >"$dest/alone.cu"
@@ -64,5 +84,5 @@ if [ "$nvcc" != - ]; then
     done
     device=", a CUDA program builds against gshmem_device.cuh, its sub-headers refuse to be included alone"
 fi
-echo "install: headers, libraries, gshmem.pc, gshmrun and gshmem-info work from $prefix," \
+echo "install: headers, libraries, gshmem.pc, gshmrun, gshmem-info, oshcc and oshrun work from $prefix," \
     "every table's operation builds as strict C11$cxx$device"

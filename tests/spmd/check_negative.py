@@ -32,6 +32,10 @@ cases = {
     "bad-sig-op": (H + r"gshmem_putmem_signal: sig_op 7 is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD$", ABORT, {}),
     "bad-cmp": (H + r"gshmem_int_wait_until: cmp 99 is not one of GSHMEM_CMP_EQ..GSHMEM_CMP_GE$", ABORT, {}),
     "iput-bad-stride": (H + r"gshmem_int_iput: stride 0 is not positive$", ABORT, {}),
+    "clear-lock-not-held": (H + rf"gshmem_clear_lock: the lock at {P} is not held$", ABORT, {}),
+    "set-lock-twice": (H + rf"gshmem_set_lock: this PE already holds the lock at {P}$", ABORT, {}),
+    "ctx-quiet-invalid": (H + r"gshmem_ctx_quiet: the context is GSHMEM_CTX_INVALID$", ABORT, {}),
+    "ctx-put-invalid": (H + r"shmem_ctx_int_put: the context is GSHMEM_CTX_INVALID$", ABORT, {}),
     "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
     "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
                 r"\(heap offset {OFF}, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),

@@ -9,6 +9,7 @@
 
 #include <gshmem.h>
 #include <gshmemx.h>
+#include <shmem.h> /* the OpenSHMEM names' own checks */
 
 static int me, npes;
 
@@ -116,6 +117,15 @@ int main(int argc, char **argv)
             gshmem_int_wait_until(&local, GSHMEM_CMP_EQ, 7);
         else if (strcmp(c, "on-stream-host-heap") == 0)
             gshmemx_putmem_on_stream(heap_ptr, &local, 4, 0, NULL);
+        else if (strcmp(c, "clear-lock-not-held") == 0)
+            gshmem_clear_lock((long *)heap_ptr);
+        else if (strcmp(c, "set-lock-twice") == 0) {
+            gshmem_set_lock((long *)heap_ptr);
+            gshmem_set_lock((long *)heap_ptr);
+        } else if (strcmp(c, "ctx-quiet-invalid") == 0)
+            gshmem_ctx_quiet(GSHMEM_CTX_INVALID);
+        else if (strcmp(c, "ctx-put-invalid") == 0)
+            shmem_ctx_int_put(SHMEM_CTX_INVALID, (int *)heap_ptr, &local, 1, 0);
         else if (strcmp(c, "register-overlap") == 0) {
             static char buf[4096];
             if (gshmemx_buffer_register(buf, sizeof(buf)) != 0 ||

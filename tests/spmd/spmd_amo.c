@@ -105,6 +105,74 @@ static int me, npes;
         gshmem_free(w);                                                                          \
     } while (0);
 
+/* The fetching atomics' nbi forms: old values land in local fetch words by
+ * the quiet; counters and swaps come out exact. */
+#define TEST_NBI_STANDARD(NAME, TYPE, G)                                                         \
+    do {                                                                                         \
+        TYPE *w = gshmem_calloc(2, sizeof(TYPE)), f[K], c;                                       \
+        const int to = (me + 1) % npes;                                                          \
+        for (int i = 0; i < K; i++)                                                              \
+            gshmem_##NAME##_atomic_fetch_inc_nbi(&f[i], &w[0], 0);                               \
+        gshmem_##NAME##_atomic_fetch_add_nbi(&c, &w[1], (TYPE)(me + 1), to);                     \
+        gshmem_quiet();                                                                          \
+        for (int i = 1; i < K; i++)                                                              \
+            CHECK(f[i] > f[i - 1] && f[i] < (TYPE)(npes * K), #NAME "_atomic_fetch_inc_nbi");    \
+        CHECK(c == 0, #NAME "_atomic_fetch_add_nbi fetched %lld", (long long)c);                 \
+        gshmem_barrier_all();                                                                    \
+        gshmem_##NAME##_atomic_fetch_nbi(&c, &w[1], to);                                         \
+        gshmem_quiet();                                                                          \
+        CHECK(c == (TYPE)(me + 1), #NAME "_atomic_fetch_nbi fetched %lld", (long long)c);        \
+        gshmem_##NAME##_atomic_compare_swap_nbi(&f[0], &w[1], (TYPE)(me + 1), (TYPE)7, to);      \
+        gshmem_##NAME##_atomic_swap_nbi(&f[1], &w[1], (TYPE)9, to);                              \
+        gshmem_quiet();                                                                          \
+        CHECK(f[0] == (TYPE)(me + 1) && f[1] == (TYPE)7, #NAME " compare_swap_nbi, swap_nbi");   \
+        gshmem_barrier_all();                                                                    \
+        CHECK(LOAD(TYPE, &w[0]) == (TYPE)(me == 0 ? npes * K : 0) && LOAD(TYPE, &w[1]) == 9,     \
+              #NAME " nbi results");                                                             \
+        gshmem_barrier_all();                                                                    \
+        gshmem_free(w);                                                                          \
+    } while (0);
+
+#define TEST_NBI_BITWISE(NAME, TYPE, G)                                                          \
+    do {                                                                                         \
+        TYPE *w = gshmem_calloc(1, sizeof(TYPE)), f = 0;                                         \
+        gshmem_##NAME##_atomic_fetch_or_nbi(&f, w, (TYPE)1, me);                                 \
+        gshmem_##NAME##_atomic_fetch_xor_nbi(&f, w, (TYPE)3, me);                                \
+        gshmem_quiet();                                                                          \
+        CHECK(f == 1, #NAME " fetch_or_nbi then fetch_xor_nbi fetched %lld", (long long)f);      \
+        gshmem_##NAME##_atomic_fetch_and_nbi(&f, w, (TYPE)0, me);                                \
+        gshmem_quiet();                                                                          \
+        CHECK(f == 2 && LOAD(TYPE, w) == 0, #NAME " fetch_and_nbi");                             \
+        gshmem_barrier_all();                                                                    \
+        gshmem_free(w);                                                                          \
+    } while (0);
+
+/* A counter on PE 0 read and written with plain get and put under the
+ * lock: exact only if the lock excludes. */
+static void test_locks(void)
+{
+    long *lock = gshmem_calloc(1, sizeof(long));
+    int *counter = gshmem_calloc(1, sizeof(int));
+    for (int i = 0; i < K; i++) {
+        if (i % 2 == 0) {
+            gshmem_set_lock(lock);
+        } else {
+            while (gshmem_test_lock(lock) != 0)
+                ;
+        }
+        int v = gshmem_int_g(counter, 0);
+        gshmem_int_p(counter, v + 1, 0);
+        gshmem_clear_lock(lock);
+    }
+    gshmem_barrier_all();
+    CHECK(gshmem_int_g(counter, 0) == npes * K, "counter under the lock: %d, expected %d",
+          gshmem_int_g(counter, 0), npes * K);
+    CHECK(gshmem_long_g(lock, 0) == 0, "the lock is free at the end");
+    gshmem_barrier_all();
+    gshmem_free(counter);
+    gshmem_free(lock);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -113,5 +181,8 @@ int main(void)
     GSHMEM_FOR_AMO_STANDARD_TYPES(TEST_STANDARD)
     GSHMEM_FOR_AMO_EXTENDED_TYPES(TEST_EXTENDED)
     GSHMEM_FOR_AMO_BITWISE_TYPES(TEST_BITWISE)
+    GSHMEM_FOR_AMO_STANDARD_TYPES(TEST_NBI_STANDARD)
+    GSHMEM_FOR_AMO_BITWISE_TYPES(TEST_NBI_BITWISE)
+    test_locks();
     SPMD_DONE();
 }

@@ -176,6 +176,47 @@ static void test_barriers(void)
     gshmem_free(count);
 }
 
+/* Contexts: created on the world and on a split team, their quiet
+ * completes puts, and they report their team. */
+static void test_contexts(void)
+{
+    gshmem_ctx_t ctx = GSHMEM_CTX_INVALID, tctx = GSHMEM_CTX_INVALID;
+    gshmem_team_t team = GSHMEM_TEAM_INVALID, t;
+    long *box = gshmem_calloc((size_t)npes, sizeof(long));
+
+    CHECK(gshmem_ctx_create(GSHMEM_CTX_PRIVATE, &ctx) == 0 && ctx != GSHMEM_CTX_INVALID,
+          "gshmem_ctx_create");
+    CHECK(gshmem_ctx_get_team(ctx, &t) == 0 && t == GSHMEM_TEAM_WORLD, "context's team");
+    CHECK(gshmem_ctx_get_team(GSHMEM_CTX_DEFAULT, &t) == 0 && t == GSHMEM_TEAM_WORLD,
+          "default context's team");
+    CHECK(gshmem_ctx_get_team(GSHMEM_CTX_INVALID, &t) != 0 && t == GSHMEM_TEAM_INVALID,
+          "invalid context's team");
+    const long mine = me + 100; /* the nbi puts' source: kept until the quiet */
+    for (int pe = 0; pe < npes; pe++)
+        gshmem_long_put_nbi(&box[me], &mine, 1, pe);
+    gshmem_ctx_quiet(ctx);
+    gshmem_ctx_fence(GSHMEM_CTX_DEFAULT);
+    gshmem_barrier_all();
+    for (int pe = 0; pe < npes; pe++)
+        CHECK(LOAD(long, &box[pe]) == pe + 100, "put completed by the context's quiet");
+    gshmem_ctx_destroy(ctx);
+    gshmem_ctx_destroy(GSHMEM_CTX_INVALID); /* no effect */
+
+    /* Even PEs' team: its members get a context on it, the others none. */
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &team) == 0,
+          "split");
+    int st = gshmem_team_create_ctx(team, 0, &tctx);
+    if (me % 2 == 0)
+        CHECK(st == 0 && gshmem_ctx_get_team(tctx, &t) == 0 && t == team, "team context");
+    else
+        CHECK(st != 0 && tctx == GSHMEM_CTX_INVALID, "a context on a team this PE is not in");
+    gshmem_ctx_destroy(tctx);
+    if (team != GSHMEM_TEAM_INVALID)
+        gshmem_team_destroy(team);
+    gshmem_barrier_all();
+    gshmem_free(box);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -185,5 +226,6 @@ int main(void)
     test_signals();
     GSHMEM_FOR_P2P_SYNC_TYPES(TEST_WAIT)
     test_barriers();
+    test_contexts();
     SPMD_DONE();
 }

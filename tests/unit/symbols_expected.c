@@ -37,6 +37,11 @@ static void print_symbol(const char *name, void (*function)(void))
 #define AMO_EXTENDED(NAME, TYPE, G) GSHMEM_FOR_AMO_EXTENDED_OPS(TYPED, NAME, TYPE)
 #define AMO_STANDARD(NAME, TYPE, G) GSHMEM_FOR_AMO_STANDARD_OPS(TYPED, NAME, TYPE)
 #define AMO_BITWISE(NAME, TYPE, G) GSHMEM_FOR_AMO_BITWISE_OPS(TYPED, NAME, TYPE)
+#define AMO_NBI(STEM, TAIL, SHAPE, AMO, NAME, TYPE) \
+    GSHMEMI_AMO_NBI_##SHAPE(SYMBOL(gshmem_##NAME##_##STEM##TAIL##_nbi))
+#define AMO_NBI_EXTENDED(NAME, TYPE, G) GSHMEM_FOR_AMO_EXTENDED_OPS(AMO_NBI, NAME, TYPE)
+#define AMO_NBI_STANDARD(NAME, TYPE, G) GSHMEM_FOR_AMO_STANDARD_OPS(AMO_NBI, NAME, TYPE)
+#define AMO_NBI_BITWISE(NAME, TYPE, G) GSHMEM_FOR_AMO_BITWISE_OPS(AMO_NBI, NAME, TYPE)
 #define P2P_SYNC(NAME, TYPE, G) GSHMEM_FOR_P2P_SYNC_OPS(TYPED, NAME, TYPE)
 #define COLL(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(TYPED, NAME, TYPE)
 #define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) SYMBOL(gshmem_##STEM##mem##TAIL)
@@ -68,7 +73,10 @@ int main(void)
         "gshmem_team_my_pe", "gshmem_team_n_pes", "gshmem_team_translate_pe",
         "gshmem_team_get_config", "gshmem_team_split_strided", "gshmem_team_split_2d",
         "gshmem_team_destroy", "gshmem_team_ptr", "gshmem_team_sync", "gshmem_barrier",
-        "gshmemx_team_sync_on_stream", "gshmemx_barrier_on_stream",
+        "gshmemx_team_sync_on_stream", "gshmemx_barrier_on_stream", "gshmem_malloc_with_hints",
+        "gshmem_pcontrol", "gshmem_set_lock", "gshmem_clear_lock", "gshmem_test_lock",
+        "gshmemi_ctx_default", "gshmem_ctx_create", "gshmem_team_create_ctx", "gshmem_ctx_destroy",
+        "gshmem_ctx_get_team", "gshmem_ctx_quiet", "gshmem_ctx_fence", "gshmemi_ctx_invalid",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)
@@ -77,6 +85,9 @@ int main(void)
     GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_EXTENDED)
     GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_STANDARD)
     GSHMEM_FOR_AMO_BITWISE_TYPES(AMO_BITWISE)
+    GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_NBI_EXTENDED)
+    GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_NBI_STANDARD)
+    GSHMEM_FOR_AMO_BITWISE_TYPES(AMO_NBI_BITWISE)
     GSHMEM_FOR_P2P_SYNC_TYPES(P2P_SYNC)
     GSHMEM_FOR_RMA_TYPES(COLL)
     GSHMEM_FOR_COLL_OPS(COLL_MEM, , )

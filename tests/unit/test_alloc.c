@@ -130,6 +130,16 @@ int main(void)
     EXPECT(gshmemi_alloc_take(&a, 100, 1024, &off) == 0 && off == 1024, "second aligned");
     gshmemi_alloc_fini(&a);
 
+    /* A base aligned less than the request: the address is aligned. */
+    gshmemi_alloc_init(&a, (size_t)64 << 20);
+    a.base = (uintptr_t)3 << 21; /* 2 MiB aligned, not 4 MiB */
+    EXPECT(gshmemi_alloc_take(&a, 100, 0, &off) == 0 && off == 0, "default alignment");
+    EXPECT(gshmemi_alloc_take(&a, 100, (size_t)4 << 20, &off) == 0 &&
+           (a.base + off) % ((size_t)4 << 20) == 0, "4 MiB address alignment, offset %zu", off);
+    EXPECT(gshmemi_alloc_needed_capacity(&a, 100, (size_t)16 << 20) ==
+           ((size_t)16 << 20) - a.base + 256, "needed capacity for 16 MiB alignment");
+    gshmemi_alloc_fini(&a);
+
     for (unsigned long long seed = 1; seed <= 20; seed++)
         run(seed * 0x9e3779b97f4a7c15ull, 4000);
     TEST_DONE();
