@@ -205,6 +205,9 @@ int main(void)
     int all_failures = 0;
     int *fails = (int *)nvshmem_malloc(sizeof(int)), *sum = (int *)nvshmem_malloc(sizeof(int));
     CUDA_CHECK(cudaMemcpy(fails, &failures, sizeof(int), cudaMemcpyHostToDevice));
+    /* From pageable memory, cudaMemcpy may return before its DMA lands;
+     * gshmem's host operations run on a stream of their own. */
+    CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, sum, fails, 1);
     CUDA_CHECK(cudaMemcpy(&all_failures, sum, sizeof(int), cudaMemcpyDeviceToHost));
     if (me == 0) {
