@@ -16,8 +16,8 @@ enum {
     GSHMEMX_INIT_DEFAULT = 0,       /* as GSHMEM_BOOTSTRAP says (auto by default) */
     GSHMEMX_INIT_WITH_UNIQUEID = 1, /* the unique id in attr, rank and size from attr */
     GSHMEMX_INIT_WITH_PMIX = 2,     /* PMIx, wherever GSHMEM_BOOTSTRAP points */
-    GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm: not yet
-                                     * (refused with a message) */
+    GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm (Open MPI's
+                                     * library, found in the process) */
 };
 
 #define GSHMEMX_UNIQUEID_BYTES 128

@@ -47,10 +47,11 @@ static int open_backend(unsigned flags, const gshmemx_init_attr_t *attr,
                                           out);
     }
     if (flags == GSHMEMX_INIT_WITH_MPI_COMM) {
-        GSHMEMI_ERROR(BOOTSTRAP, "gshmemx_init_attr: GSHMEMX_INIT_WITH_MPI_COMM (NVSHMEM's "
-                      "NVSHMEMX_INIT_WITH_MPI_COMM) is not supported yet: launch with mpirun and "
-                      "call gshmem_init (PMIx), or pass a unique id (GSHMEMX_INIT_WITH_UNIQUEID)");
-        return GSHMEM_ERR_NOT_SUPPORTED;
+        if (attr == NULL) {
+            GSHMEMI_ERROR(BOOTSTRAP, "GSHMEMX_INIT_WITH_MPI_COMM needs attributes with mpi_comm");
+            return GSHMEM_ERR_INVALID_ARG;
+        }
+        return gshmemi_bootstrap_mpi_open(attr->mpi_comm, out);
     }
     if (flags == GSHMEMX_INIT_WITH_PMIX || strcmp(choice, "pmix") == 0)
         return gshmemi_bootstrap_pmix_open(gshmemi_env.BOOTSTRAP_TIMEOUT, out);

@@ -1,0 +1,105 @@
+/*
+ * gshmem started on an application's MPI communicator
+ * (GSHMEMX_INIT_WITH_MPI_COMM), as an MPI program does it: MPI_Init, then
+ * gshmemx_init_attr with attr.mpi_comm pointing to a communicator whose
+ * ranks run backwards (MPI_Comm_split keyed by -rank), so that gshmem's PE
+ * numbers must be the communicator's, not the launcher's.  Checked: my_pe
+ * and n_pes, a ring of puts, a sum reduction, and that the program's own
+ * MPI traffic on the communicator still works after init.
+ *
+ * gshmem does not depend on MPI, and neither does this test's build: it
+ * opens Open MPI's library at run time (RTLD_GLOBAL, as a linked program
+ * would have it) and exits 77 (skipped) where there is none.
+ *
+ *   mpirun -np N ./mpi_comm_init
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <gshmem.h>
+#include <gshmemx.h>
+
+typedef void *mpi_handle; /* Open MPI's MPI_Comm */
+
+static void *need(void *lib, const char *name)
+{
+    void *f = dlsym(lib, name);
+    if (f == NULL) {
+        fprintf(stderr, "mpi_comm_init: %s not in Open MPI's library\n", name);
+        exit(1);
+    }
+    return f;
+}
+
+int main(void)
+{
+    static const char *const names[] = {"libmpi.so.40", "libmpi.so"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && lib == NULL; i++)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+    if (lib == NULL || dlsym(lib, "ompi_mpi_comm_world") == NULL) {
+        printf("mpi_comm_init: no Open MPI library: skipped\n");
+        return 77;
+    }
+    int (*init)(int *, char ***) = (int (*)(int *, char ***))need(lib, "MPI_Init");
+    int (*finalize)(void) = (int (*)(void))need(lib, "MPI_Finalize");
+    int (*rank_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))need(lib, "MPI_Comm_rank");
+    int (*size_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))need(lib, "MPI_Comm_size");
+    int (*split)(mpi_handle, int, int, mpi_handle *) =
+        (int (*)(mpi_handle, int, int, mpi_handle *))need(lib, "MPI_Comm_split");
+    int (*barrier)(mpi_handle) = (int (*)(mpi_handle))need(lib, "MPI_Barrier");
+    int (*comm_free)(mpi_handle *) = (int (*)(mpi_handle *))need(lib, "MPI_Comm_free");
+    mpi_handle world = need(lib, "ompi_mpi_comm_world"); /* MPI_COMM_WORLD is its address */
+
+    int wrank, wsize, bad = 0;
+    if (init(NULL, NULL) != 0 || rank_of(world, &wrank) != 0 || size_of(world, &wsize) != 0) {
+        fprintf(stderr, "mpi_comm_init: MPI_Init failed\n");
+        return 1;
+    }
+    mpi_handle backwards;
+    if (split(world, 0, -wrank, &backwards) != 0) {
+        fprintf(stderr, "mpi_comm_init: MPI_Comm_split failed\n");
+        return 1;
+    }
+    gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
+    attr.mpi_comm = &backwards;
+    if (gshmemx_init_attr(GSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
+        fprintf(stderr, "mpi_comm_init: rank %d: gshmemx_init_attr failed\n", wrank);
+        return 1;
+    }
+    const int me = gshmem_my_pe(), n = gshmem_n_pes();
+    if (me != wsize - 1 - wrank || n != wsize) {
+        fprintf(stderr, "mpi_comm_init: world rank %d of %d is pe %d of %d, want pe %d of %d\n",
+                wrank, wsize, me, n, wsize - 1 - wrank, wsize);
+        bad++;
+    }
+    long *ring = gshmem_calloc(2, sizeof(long)), *sum = gshmem_malloc(sizeof(long));
+    gshmem_long_p(&ring[0], 1000 + me, (me + 1) % n);
+    gshmem_barrier_all();
+    if (ring[0] != 1000 + (me + n - 1) % n) {
+        fprintf(stderr, "mpi_comm_init: pe %d got %ld from its left neighbour, want %d\n", me,
+                ring[0], 1000 + (me + n - 1) % n);
+        bad++;
+    }
+    ring[1] = me + 1;
+    gshmem_long_sum_reduce(GSHMEM_TEAM_WORLD, sum, &ring[1], 1);
+    if (*sum != (long)n * (n + 1) / 2) {
+        fprintf(stderr, "mpi_comm_init: pe %d: sum %ld, want %ld\n", me, *sum,
+                (long)n * (n + 1) / 2);
+        bad++;
+    }
+    if (barrier(backwards) != 0) { /* the application's own traffic still flows */
+        fprintf(stderr, "mpi_comm_init: MPI_Barrier after init failed\n");
+        bad++;
+    }
+    gshmem_free(sum);
+    gshmem_free(ring);
+    gshmem_finalize();
+    comm_free(&backwards);
+    finalize();
+    if (bad == 0 && me == 0)
+        printf("mpi_comm_init: %d PEs on a backwards MPI communicator: pe numbers, a ring of "
+               "puts, a sum reduction and the program's own MPI barrier: all checks passed\n", n);
+    return bad == 0 ? 0 : 1;
+}
