@@ -219,8 +219,9 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
  * it does not:
  *   SIZED      gshmem_put32 ...: all but p and g
  *   MEM        gshmem_putmem ...: put, get, put_signal and their nbi forms
- *   ON_STREAM  gshmemx_int_put_on_stream, gshmemx_putmem_on_stream ...:
- *              blocking put, get and put_signal
+ *   ON_STREAM  gshmemx_int_put_on_stream, gshmemx_putmem_nbi_on_stream ...:
+ *              put, get and put_signal and their nbi forms (NVSHMEM's; in
+ *              stream order both complete before the stream's next work)
  *   GROUP      the device's gshmemx_int_put_warp, gshmemx_putmem_nbi_block ...:
  *              put, get, put_signal and their nbi forms */
 #define GSHMEMI_RMA_SIZED_PUT(NBI, ...) __VA_ARGS__
@@ -239,13 +240,13 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEMI_RMA_MEM_IGET(NBI, ...)
 #define GSHMEMI_RMA_MEM_PUT_SIGNAL(NBI, ...) __VA_ARGS__
 
-#define GSHMEMI_RMA_ON_STREAM_PUT(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
-#define GSHMEMI_RMA_ON_STREAM_GET(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
+#define GSHMEMI_RMA_ON_STREAM_PUT(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_ON_STREAM_GET(NBI, ...) __VA_ARGS__
 #define GSHMEMI_RMA_ON_STREAM_P(NBI, ...)
 #define GSHMEMI_RMA_ON_STREAM_G(NBI, ...)
 #define GSHMEMI_RMA_ON_STREAM_IPUT(NBI, ...)
 #define GSHMEMI_RMA_ON_STREAM_IGET(NBI, ...)
-#define GSHMEMI_RMA_ON_STREAM_PUT_SIGNAL(NBI, ...) GSHMEMI_IF_BLOCKING_##NBI(__VA_ARGS__)
+#define GSHMEMI_RMA_ON_STREAM_PUT_SIGNAL(NBI, ...) __VA_ARGS__
 
 #define GSHMEMI_RMA_GROUP_PUT(NBI, ...) __VA_ARGS__
 #define GSHMEMI_RMA_GROUP_GET(NBI, ...) __VA_ARGS__
@@ -255,8 +256,6 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEMI_RMA_GROUP_IGET(NBI, ...)
 #define GSHMEMI_RMA_GROUP_PUT_SIGNAL(NBI, ...) __VA_ARGS__
 
-#define GSHMEMI_IF_BLOCKING_0(...) __VA_ARGS__
-#define GSHMEMI_IF_BLOCKING_1(...)
 
 /* Atomics: X(STEM, TAIL, SHAPE, AMO, A, B); AMO is the operation applied to
  * the word (GSHMEMI_AMO_<AMO> of gshmem/internal/fifo.h: FETCH, SET, SWAP,

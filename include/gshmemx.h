@@ -68,9 +68,11 @@ GSHMEMI_HD_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int s
  * put on the same stream sees it done. */
 struct CUstream_st;
 
-/* The blocking put, get and put_signal of GSHMEM_FOR_RMA_OPS for each type
- * (gshmemx_int_put_on_stream) and in their mem forms
- * (gshmemx_putmem_signal_on_stream); see GSHMEMI_RMA_ON_STREAM_<SHAPE>. */
+/* The put, get and put_signal of GSHMEM_FOR_RMA_OPS and their nbi forms,
+ * for each type (gshmemx_int_put_on_stream, gshmemx_int_put_nbi_on_stream)
+ * and in their mem forms (gshmemx_putmem_signal_on_stream); see
+ * GSHMEMI_RMA_ON_STREAM_<SHAPE>.  An nbi form is its blocking one: in
+ * stream order, both are done before the stream's next work. */
 #define GSHMEMI_DECL_ON_STREAM_PUT(F, T)                                                \
     GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe,                  \
                       struct CUstream_st *stream);

@@ -169,12 +169,13 @@ int main(void)
     fill<<<8, 256, 0, stream>>>(local, n, me, 21);
     CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n, stream));
     nvshmemx_barrier_all_on_stream(stream);
-    nvshmemx_int_put_on_stream(dst, local, n, (me + 1) % npes, stream);
+    nvshmemx_int_put_nbi_on_stream(dst, local, n, (me + 1) % npes, stream);
+    nvshmemx_quiet_on_stream(stream);
     nvshmemx_barrier_all_on_stream(stream);
     CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int i = 0; i < n; i++)
-        expect("put_on_stream from a registered buffer", (size_t)i, host[i], value(prev, i, 21));
+        expect("put_nbi_on_stream from a registered buffer", (size_t)i, host[i], value(prev, i, 21));
     nvshmemx_buffer_unregister(local);
     CUDA_CHECK(cudaFree(local));
 
@@ -214,7 +215,7 @@ int main(void)
         if (all_failures == 0)
             printf("nvshmem_style: %d PEs: ring put_signal (block), collective launch with "
                    "barrier_all, fcollect_block, float_sum_reduce_on_stream, put_on_stream from a "
-                   "registered buffer, ping-pong%s: all checks passed\n", npes,
+                   "registered buffer (nbi), ping-pong%s: all checks passed\n", npes,
                    npes >= 2 ? "" : " (skipped: 1 PE)");
         else
             printf("nvshmem_style: %d PEs: %d wrong values\n", npes, all_failures);
