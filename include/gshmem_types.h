@@ -220,8 +220,9 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
  *   SIZED      gshmem_put32 ...: all but p and g
  *   MEM        gshmem_putmem ...: put, get, put_signal and their nbi forms
  *   ON_STREAM  gshmemx_int_put_on_stream, gshmemx_putmem_nbi_on_stream ...:
- *              put, get and put_signal and their nbi forms (NVSHMEM's; in
- *              stream order both complete before the stream's next work)
+ *              put, get, p, g and put_signal and their nbi forms (NVSHMEM's;
+ *              in stream order both complete before the stream's next
+ *              work); the mem forms are those MEM has too
  *   GROUP      the device's gshmemx_int_put_warp, gshmemx_putmem_nbi_block ...:
  *              put, get, put_signal and their nbi forms */
 #define GSHMEMI_RMA_SIZED_PUT(NBI, ...) __VA_ARGS__
@@ -242,8 +243,8 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 
 #define GSHMEMI_RMA_ON_STREAM_PUT(NBI, ...) __VA_ARGS__
 #define GSHMEMI_RMA_ON_STREAM_GET(NBI, ...) __VA_ARGS__
-#define GSHMEMI_RMA_ON_STREAM_P(NBI, ...)
-#define GSHMEMI_RMA_ON_STREAM_G(NBI, ...)
+#define GSHMEMI_RMA_ON_STREAM_P(NBI, ...) __VA_ARGS__
+#define GSHMEMI_RMA_ON_STREAM_G(NBI, ...) __VA_ARGS__
 #define GSHMEMI_RMA_ON_STREAM_IPUT(NBI, ...)
 #define GSHMEMI_RMA_ON_STREAM_IGET(NBI, ...)
 #define GSHMEMI_RMA_ON_STREAM_PUT_SIGNAL(NBI, ...) __VA_ARGS__

@@ -68,7 +68,7 @@ GSHMEMI_HD_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int s
  * put on the same stream sees it done. */
 struct CUstream_st;
 
-/* The put, get and put_signal of GSHMEM_FOR_RMA_OPS and their nbi forms,
+/* The put, get, p, g and put_signal of GSHMEM_FOR_RMA_OPS and their nbi forms,
  * for each type (gshmemx_int_put_on_stream, gshmemx_int_put_nbi_on_stream)
  * and in their mem forms (gshmemx_putmem_signal_on_stream); see
  * GSHMEMI_RMA_ON_STREAM_<SHAPE>.  An nbi form is its blocking one: in
@@ -77,13 +77,18 @@ struct CUstream_st;
     GSHMEM_API void F(T *dest, const T *source, size_t nelems, int pe,                  \
                       struct CUstream_st *stream);
 #define GSHMEMI_DECL_ON_STREAM_GET(F, T) GSHMEMI_DECL_ON_STREAM_PUT(F, T)
+/* p takes value when called; g waits for the stream's work, then reads. */
+#define GSHMEMI_DECL_ON_STREAM_P(F, T) \
+    GSHMEM_API void F(T *dest, T value, int pe, struct CUstream_st *stream);
+#define GSHMEMI_DECL_ON_STREAM_G(F, T) \
+    GSHMEM_API T F(const T *source, int pe, struct CUstream_st *stream);
 #define GSHMEMI_DECL_ON_STREAM_PUT_SIGNAL(F, T)                                         \
     GSHMEM_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,      \
                       uint64_t signal, int sig_op, int pe, struct CUstream_st *stream);
 
 #define GSHMEMI_DECL_ON_STREAM_MEM(STEM, TAIL, SHAPE, NBI, A, B)                           \
-    GSHMEMI_RMA_ON_STREAM_##SHAPE(                                                      \
-        NBI, GSHMEMI_DECL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void))
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_RMA_ON_STREAM_##SHAPE(                            \
+        NBI, GSHMEMI_DECL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void)))
 GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_ON_STREAM_MEM, , )
 
 #define GSHMEMI_DECL_ON_STREAM_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                 \

@@ -32,6 +32,16 @@ __global__ void put_signal_kernel(void *dest, const void *src, size_t n, uint64_
     gshmem_putmem_signal(dest, src, n, sig, value, op, pe);
 }
 
+__global__ void p_kernel(void *dest, uint64_t bits, int size, int pe)
+{
+    switch (size) {
+    case 1: gshmem_uint8_p(static_cast<uint8_t *>(dest), static_cast<uint8_t>(bits), pe); break;
+    case 2: gshmem_uint16_p(static_cast<uint16_t *>(dest), static_cast<uint16_t>(bits), pe); break;
+    case 4: gshmem_uint32_p(static_cast<uint32_t *>(dest), static_cast<uint32_t>(bits), pe); break;
+    default: gshmem_uint64_p(static_cast<uint64_t *>(dest), bits, pe); break;
+    }
+}
+
 __global__ void quiet_kernel() { gshmem_quiet(); }
 
 // One block: gshmem_barrier_all's grid is the block (always resident).
@@ -68,6 +78,13 @@ extern "C" int gshmemi_launch_proxy_put_signal(void *stream, void *dest, const v
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     put_signal_kernel<<<1, 1, 0, s>>>(dest, src, n, sig, value, op, pe);
+    return launched();
+}
+
+extern "C" int gshmemi_launch_p(void *stream, void *dest, uint64_t bits, int size, int pe)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    p_kernel<<<1, 1, 0, s>>>(dest, bits, size, pe);
     return launched();
 }
 

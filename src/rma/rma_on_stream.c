@@ -3,6 +3,8 @@
  * the signal as a system-scope kernel after them.  A PE the GPU cannot
  * map is reached through the proxy by a one-thread kernel on the stream
  * (stream_proxy_kernels.cu).  Capturable in graphs. */
+#include <string.h>
+
 #include <gshmem.h>
 #include <gshmemx.h>
 
@@ -130,6 +132,29 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
     signal_on(call, sig_addr, signal, sig_op, pe, stream);
 }
 
+/* p: the value is taken now, into the kernel's arguments, and stored in
+ * stream order by the device API (a store where pe is mapped, the proxy's
+ * inline put elsewhere). */
+static void p_on(const char *call, void *dest, const void *value, size_t size, int pe,
+                 struct CUstream_st *stream)
+{
+    uint64_t bits = 0;
+    gshmemi_rma_need_device_heap(call);
+    (void)target(call, "dest", dest, size, pe);
+    memcpy(&bits, value, size);
+    launched(call, gshmemi_launch_p(stream, dest, bits, (int)size, pe));
+}
+
+/* g: returns a value, so it waits for the stream's work before it, then
+ * reads as the host's g does. */
+static void g_on(const char *call, void *value, const void *source, size_t size, int pe,
+                 struct CUstream_st *stream)
+{
+    gshmemi_rma_need_device_heap(call);
+    gshmemi_gpu_stream_sync(call, stream);
+    gshmemi_rma_get(call, value, source, size, pe, 1);
+}
+
 /* ---- GSHMEM_FOR_RMA_OPS on a stream: the blocking put, get and put_signal
  * (GSHMEMI_RMA_ON_STREAM_<SHAPE>), typed and in the mem forms.  F the
  * function, T its pointers' type, E the element moved (mem forms: char). */
@@ -156,9 +181,22 @@ static inline void put_signal_on(const char *call, void *dest, const void *src, 
                       sig_addr, signal, sig_op, pe, stream);                                   \
     }
 
-#define DEF_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
-    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI,      \
-                                  DEF_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char))
+#define DEF_P(F, T, E)                                                                         \
+    GSHMEM_API void F(T *dest, T value, int pe, struct CUstream_st *stream)                    \
+    {                                                                                          \
+        p_on(__func__, dest, &value, sizeof(T), pe, stream);                                   \
+    }
+#define DEF_G(F, T, E)                                                                         \
+    GSHMEM_API T F(const T *source, int pe, struct CUstream_st *stream)                        \
+    {                                                                                          \
+        T value;                                                                               \
+        g_on(__func__, &value, source, sizeof(T), pe, stream);                                 \
+        return value;                                                                          \
+    }
+
+#define DEF_MEM(STEM, TAIL, SHAPE, NBI, A, B)                                  \
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_RMA_ON_STREAM_##SHAPE(                 \
+        NBI, DEF_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char)))
 GSHMEM_FOR_RMA_OPS(DEF_MEM, , )
 
 #define DEF_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE)                                     \

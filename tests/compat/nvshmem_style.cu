@@ -132,6 +132,15 @@ int main(void)
     expect("collective launch, barrier_all", 0, got, prev + 1);
     nvshmem_barrier_all();
 
+    /* p and g in stream order: p takes its value when called */
+    int pval = 7000 + me;
+    nvshmemx_int_p_on_stream(&slots[me], pval, (me + 1) % npes, stream);
+    pval = -1;
+    nvshmemx_barrier_all_on_stream(stream);
+    expect("p_on_stream then g_on_stream", 0,
+           nvshmemx_int_g_on_stream(&slots[me], (me + 1) % npes, stream), 7000 + me);
+    nvshmem_barrier_all();
+
     /* a block's fcollect */
     fill<<<8, 256, 0, stream>>>(src, n, me, 11);
     CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n * npes, stream));
@@ -145,7 +154,8 @@ int main(void)
     nvshmem_barrier_all();
 
     /* an on-stream float sum: every PE adds its (exact) values */
-    float *fs = (float *)nvshmem_malloc(sizeof(float) * n), *fd = (float *)nvshmem_malloc(sizeof(float) * n);
+    float *fs = (float *)nvshmem_malloc(sizeof(float) * n);
+    float *fd = (float *)nvshmem_malloc(sizeof(float) * n);
     float *fh = (float *)malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++)
         fh[i] = (float)((me + 1) * (i % 97)) / 4.0f;
@@ -175,7 +185,8 @@ int main(void)
     CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int i = 0; i < n; i++)
-        expect("put_nbi_on_stream from a registered buffer", (size_t)i, host[i], value(prev, i, 21));
+        expect("put_nbi_on_stream from a registered buffer", (size_t)i, host[i],
+               value(prev, i, 21));
     nvshmemx_buffer_unregister(local);
     CUDA_CHECK(cudaFree(local));
 
@@ -214,8 +225,9 @@ int main(void)
     if (me == 0) {
         if (all_failures == 0)
             printf("nvshmem_style: %d PEs: ring put_signal (block), collective launch with "
-                   "barrier_all, fcollect_block, float_sum_reduce_on_stream, put_on_stream from a "
-                   "registered buffer (nbi), ping-pong%s: all checks passed\n", npes,
+                   "barrier_all, p/g on stream, fcollect_block, float_sum_reduce_on_stream, "
+                   "put_nbi_on_stream from a registered buffer, ping-pong%s: all checks passed\n",
+                   npes,
                    npes >= 2 ? "" : " (skipped: 1 PE)");
         else
             printf("nvshmem_style: %d PEs: %d wrong values\n", npes, all_failures);

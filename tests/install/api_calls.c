@@ -19,6 +19,8 @@
 #define CALL_ON_STREAM_PUT(F) F(d, d + 1, 1, 0, stream);
 #define CALL_ON_STREAM_GET(F) F(d, d + 1, 1, 0, stream);
 #define CALL_ON_STREAM_PUT_SIGNAL(F) F(d, d + 1, 1, sig, 1, GSHMEM_SIGNAL_SET, 0, stream);
+#define CALL_ON_STREAM_P(F) F(d, d[1], 0, stream);
+#define CALL_ON_STREAM_G(F) d[0] = F(d + 1, 0, stream);
 #define CALL_AMO_FETCH(F) d[0] = F(d + 1, 0);
 #define CALL_AMO_OP(F) F(d, d[1], 0);
 #define CALL_AMO_FETCH_OP(F) d[0] = F(d + 1, d[1], 0);
@@ -56,8 +58,8 @@
     }
 #define MEM_OP(STEM, TAIL, SHAPE, NBI, A, B)                                  \
     GSHMEMI_RMA_MEM_##SHAPE(NBI, CALL_RMA_##SHAPE(gshmem_##STEM##mem##TAIL)) \
-    GSHMEMI_RMA_ON_STREAM_##SHAPE(                                            \
-        NBI, CALL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream))
+    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_RMA_ON_STREAM_##SHAPE(               \
+        NBI, CALL_ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream)))
 static void mem(char *d, uint64_t *sig, struct CUstream_st *stream)
 {
     GSHMEM_FOR_RMA_OPS(MEM_OP, , )

@@ -29,7 +29,8 @@ static void print_symbol(const char *name, void (*function)(void))
 #define ON_STREAM(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
     GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI, SYMBOL(gshmemx_##NAME##_##STEM##TAIL##_on_stream))
 #define ON_STREAM_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
-    GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI, SYMBOL(gshmemx_##STEM##mem##TAIL##_on_stream))
+    GSHMEMI_RMA_MEM_##SHAPE(                        \
+        NBI, GSHMEMI_RMA_ON_STREAM_##SHAPE(NBI, SYMBOL(gshmemx_##STEM##mem##TAIL##_on_stream)))
 
 #define RMA(NAME, TYPE, G) \
     GSHMEM_FOR_RMA_OPS(TYPED, NAME, TYPE) GSHMEM_FOR_RMA_OPS(ON_STREAM, NAME, TYPE)

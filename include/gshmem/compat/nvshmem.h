@@ -16,7 +16,7 @@
  *   follows, 3.0).
  * Not here yet (README, "NVSHMEM programs"): NVSHMEMX_INIT_WITH_MPI_COMM
  * with an MPI library other than Open MPI, nvshmemx_buffer_register_symmetric,
- * nvshmemx_cumodule_init, the p/g stream forms.
+ * nvshmemx_cumodule_init.
  */
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
 #define GSHMEM_COMPAT_NVSHMEM_H
