@@ -21,10 +21,13 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
 #define GSHMEM_COMPAT_NVSHMEM_H
 
-#include <gshmem.h>
-#include <gshmemx.h>
+/* gshmem's headers by their place relative to this one, so that the
+ * compat folder alone on the include path is enough (NVSHMEM programs name
+ * one include folder). */
+#include "../../gshmem.h"
+#include "../../gshmemx.h"
 #ifdef __CUDACC__
-#include <gshmem_device.cuh>
+#include "../../gshmem_device.cuh"
 #endif
 
 #include "nvshmem_names.h"
