@@ -11,10 +11,13 @@
 # pkg-config's nvshmem (NVSHMEM's library names) and run with nvshmrun; with
 # NVCC, tests/compat/nvshmem_style.cu is compiled and linked, not run,
 # NVSHMEM's documented way (-lnvshmem_host -lnvshmem_device) with and
-# without -rdc=true.  What is skipped is said in the last line.
-# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-]
+# without -rdc=true.  With CMAKE ('-' for none), examples/hello.c is built
+# through find_package(gshmem) and run, and with NVCC too nvshmem_style.cu
+# through find_package(NVSHMEM) (tests/install/cmake_*).  What is skipped
+# is said in the last line.
+# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-] [CMAKE|-]
 set -eu
-build=$1 src=$2 nvcc=${3:--}
+build=$1 src=$2 nvcc=${3:--} cmake=${4:--}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
@@ -155,5 +158,33 @@ else
     nvshmem="$nvshmem; no nvcc: nvshmem_style.cu not built"
 fi
 
+# ---- CMake packages --------------------------------------------------------
+if [ "$cmake" != - ]; then
+    generator=
+    if command -v ninja >/dev/null; then
+        generator="-G Ninja"
+    fi
+    quiet "$dest/cmake_gshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_gshmem" \
+        -B "$dest/cmake_gshmem" -DCMAKE_PREFIX_PATH="$root"
+    quiet "$dest/cmake_gshmem.log" "$cmake" --build "$dest/cmake_gshmem"
+    needs "$dest/cmake_gshmem/hello"
+    # No LD_LIBRARY_PATH: the imported target gives the program a run path.
+    GSHMEM_HEAP=host "$root/bin/gshmrun" -n 2 "$dest/cmake_gshmem/hello"
+    cmake_note="; find_package(gshmem) builds hello.c, which gshmrun runs"
+    if [ "$nvcc" != - ]; then
+        quiet "$dest/cmake_nvshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_nvshmem" \
+            -B "$dest/cmake_nvshmem" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_CUDA_COMPILER="$nvcc" \
+            -DCMAKE_CUDA_ARCHITECTURES="${arch#sm_}"
+        quiet "$dest/cmake_nvshmem.log" "$cmake" --build "$dest/cmake_nvshmem"
+        needs "$dest/cmake_nvshmem/nvshmem_style_rdc"
+        needs "$dest/cmake_nvshmem/nvshmem_style_whole"
+        cmake_note="$cmake_note, find_package(NVSHMEM) links nvshmem_style.cu with and without separable compilation"
+    else
+        cmake_note="$cmake_note; no nvcc: find_package(NVSHMEM) not tried"
+    fi
+else
+    cmake_note="; no cmake: the CMake packages not tried"
+fi
+
 echo "install: headers, libraries, gshmem.pc, gshmrun, gshmem-info, oshcc and oshrun work from $prefix," \
-    "every table's operation builds as strict C11$cxx$device; $nvshmem"
+    "every table's operation builds as strict C11$cxx$device; $nvshmem$cmake_note"
