@@ -7,9 +7,17 @@
 # without running, a CUDA program against the installed gshmem_device.cuh,
 # and checks that each header of include/gshmem/device/ refuses to be
 # included on its own.
-# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-]
+# NVSHMEM's build files: an NVSHMEM host program in C is built with
+# pkg-config's nvshmem (NVSHMEM's library names) and run with nvshmrun; with
+# NVCC, tests/compat/nvshmem_style.cu is compiled and linked, not run,
+# NVSHMEM's documented way (-lnvshmem_host -lnvshmem_device) with and
+# without -rdc=true.  With CMAKE ('-' for none), examples/hello.c is built
+# through find_package(gshmem) and run, and with NVCC too nvshmem_style.cu
+# through find_package(NVSHMEM) (tests/install/cmake_*).  What is skipped
+# is said in the last line.
+# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-] [CMAKE|-]
 set -eu
-build=$1 src=$2 nvcc=${3:--}
+build=$1 src=$2 nvcc=${3:--} cmake=${4:--}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
@@ -61,6 +69,7 @@ if command -v c++ >/dev/null; then
 fi
 LD_LIBRARY_PATH=$libdir "$root/bin/gshmem-info" | head -2
 device=
+arch=
 if [ "$nvcc" != - ]; then
     arch=$(option gpu_arch)
     "$nvcc" -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
@@ -84,5 +93,98 @@ if [ "$nvcc" != - ]; then
     done
     device=", a CUDA program builds against gshmem_device.cuh, its sub-headers refuse to be included alone"
 fi
+
+# ---- NVSHMEM's build files -------------------------------------------------
+# Its library names: links to libgshmem's shared library and a static
+# device library with no code (src/compat/meson.build).
+for f in libnvshmem_host.so libnvshmem.so; do
+    test "$(readlink "$libdir/$f")" = libgshmem.so.0 ||
+        { echo "$libdir/$f is not a link to libgshmem.so.0"; exit 1; }
+done
+test -f "$libdir/libnvshmem_device.a" || { echo "not installed: libnvshmem_device.a"; exit 1; }
+test -f "$pc/nvshmem.pc" || { echo "not installed: nvshmem.pc"; exit 1; }
+test -x "$root/bin/nvshmrun" || { echo "nvshmrun not installed"; exit 1; }
+# needs PROGRAM: its ELF dynamic section names libgshmem.so.0 (what a link
+# to libnvshmem_host.so must leave) and no NVSHMEM library.
+needs() {
+    command -v readelf >/dev/null || return 0
+    readelf -d "$1" >"$dest/needed.txt"
+    grep -q 'NEEDED.*\[libgshmem\.so\.0\]' "$dest/needed.txt" && ! grep -q 'NEEDED.*nvshmem' "$dest/needed.txt" ||
+        { cat "$dest/needed.txt"; echo "$1 does not need libgshmem.so.0 alone"; exit 1; }
+}
+# quiet LOG COMMAND...: runs it with its output in LOG; a failure or a
+# warning (nvlink's "Skipping incompatible" among them) shows the log and
+# fails the test.
+quiet() {
+    log=$1
+    shift
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log"
+        echo "failed: $*"
+        exit 1
+    fi
+    if grep -qi warning "$log"; then
+        cat "$log"
+        echo "warned: $*"
+        exit 1
+    fi
+}
+nvcflags=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$root" --cflags nvshmem)
+nvlibs=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$root" --libs nvshmem)
+case " $nvlibs " in
+*" -lnvshmem_host -lnvshmem_device "*) ;;
+*) echo "pkg-config --libs nvshmem: $nvlibs, not NVSHMEM's library names"; exit 1 ;;
+esac
+cc -std=c11 -pedantic -Wall -Wextra -Werror $nvcflags -o "$dest/nvshmem_host" \
+    "$src/tests/install/nvshmem_host.c" $nvlibs
+needs "$dest/nvshmem_host"
+LD_LIBRARY_PATH=$libdir GSHMEM_HEAP=host "$root/bin/nvshmrun" -n 2 "$dest/nvshmem_host"
+nvshmem="nvshmem.pc builds an NVSHMEM host program that nvshmrun runs"
+if [ "$nvcc" != - ]; then
+    # As NVSHMEM's installation guide builds, with the compat folder as
+    # the include folder and gshmem's libdir as the library folder.
+    ccbin=
+    if command -v g++ >/dev/null; then
+        ccbin="-ccbin g++"
+    fi
+    for rdc in -rdc=true ""; do
+        quiet "$dest/nvcc.log" "$nvcc" $rdc $ccbin -arch="$arch" -I"$root/include/gshmem/compat" \
+            "$src/tests/compat/nvshmem_style.cu" -o "$dest/nvshmem_style$rdc" \
+            -L"$libdir" -lnvshmem_host -lnvshmem_device
+        needs "$dest/nvshmem_style$rdc"
+    done
+    nvshmem="$nvshmem, nvcc [-rdc=true] ... -lnvshmem_host -lnvshmem_device links nvshmem_style.cu"
+else
+    nvshmem="$nvshmem; no nvcc: nvshmem_style.cu not built"
+fi
+
+# ---- CMake packages --------------------------------------------------------
+if [ "$cmake" != - ]; then
+    generator=
+    if command -v ninja >/dev/null; then
+        generator="-G Ninja"
+    fi
+    quiet "$dest/cmake_gshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_gshmem" \
+        -B "$dest/cmake_gshmem" -DCMAKE_PREFIX_PATH="$root"
+    quiet "$dest/cmake_gshmem.log" "$cmake" --build "$dest/cmake_gshmem"
+    needs "$dest/cmake_gshmem/hello"
+    # No LD_LIBRARY_PATH: the imported target gives the program a run path.
+    GSHMEM_HEAP=host "$root/bin/gshmrun" -n 2 "$dest/cmake_gshmem/hello"
+    cmake_note="; find_package(gshmem) builds hello.c, which gshmrun runs"
+    if [ "$nvcc" != - ]; then
+        quiet "$dest/cmake_nvshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_nvshmem" \
+            -B "$dest/cmake_nvshmem" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_CUDA_COMPILER="$nvcc" \
+            -DCMAKE_CUDA_ARCHITECTURES="${arch#sm_}"
+        quiet "$dest/cmake_nvshmem.log" "$cmake" --build "$dest/cmake_nvshmem"
+        needs "$dest/cmake_nvshmem/nvshmem_style_rdc"
+        needs "$dest/cmake_nvshmem/nvshmem_style_whole"
+        cmake_note="$cmake_note, find_package(NVSHMEM) links nvshmem_style.cu with and without separable compilation"
+    else
+        cmake_note="$cmake_note; no nvcc: find_package(NVSHMEM) not tried"
+    fi
+else
+    cmake_note="; no cmake: the CMake packages not tried"
+fi
+
 echo "install: headers, libraries, gshmem.pc, gshmrun, gshmem-info, oshcc and oshrun work from $prefix," \
-    "every table's operation builds as strict C11$cxx$device"
+    "every table's operation builds as strict C11$cxx$device; $nvshmem$cmake_note"

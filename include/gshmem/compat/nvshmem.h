@@ -1,12 +1,13 @@
 /*
  * NVSHMEM 3.x names on gshmem (DESIGN.md section 10).
  *
- * Put include/gshmem/compat on the include path and link libgshmem: an
- * NVSHMEM program then builds unchanged.  nvshmem_names.h (generated from
- * gshmem's own headers by scripts/gen-compat-names.py) renames every
- * gshmem name into NVSHMEM's prefix: nvshmem_int_put is gshmem_int_put,
- * on the host and in kernels alike.  This file adds what NVSHMEM spells or
- * means otherwise:
+ * Put include/gshmem/compat on the include path and link libgshmem, or
+ * NVSHMEM's library names (-lnvshmem_host -lnvshmem_device; gshmem
+ * installs them, src/compat/meson.build): an NVSHMEM program then builds
+ * unchanged.  nvshmem_names.h (generated from gshmem's own headers by
+ * scripts/gen-compat-names.py) renames every gshmem name into NVSHMEM's
+ * prefix: nvshmem_int_put is gshmem_int_put, on the host and in kernels
+ * alike.  This file adds what NVSHMEM spells or means otherwise:
  * - in kernels, nvshmem_barrier_all and nvshmem_sync_all are called by one
  *   thread of each PE (gshmem's own are grid-wide, for collective
  *   launches), and the _block/_warp forms by one block or warp;
@@ -21,10 +22,13 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
 #define GSHMEM_COMPAT_NVSHMEM_H
 
-#include <gshmem.h>
-#include <gshmemx.h>
+/* gshmem's headers by their place relative to this one, so that the
+ * compat folder alone on the include path is enough (NVSHMEM programs name
+ * one include folder). */
+#include "../../gshmem.h"
+#include "../../gshmemx.h"
 #ifdef __CUDACC__
-#include <gshmem_device.cuh>
+#include "../../gshmem_device.cuh"
 #endif
 
 #include "nvshmem_names.h"

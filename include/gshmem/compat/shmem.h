@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <gshmem.h>
+#include "../../gshmem.h" /* found from here: the compat folder alone on the include path */
 
 /* ---- types and constants ------------------------------------------------ */
 

@@ -6,7 +6,7 @@
 #ifndef GSHMEM_COMPAT_SHMEMX_H
 #define GSHMEM_COMPAT_SHMEMX_H
 
-#include <gshmemx.h>
+#include "../../gshmemx.h" /* found from here, as shmem.h finds gshmem.h */
 
 #include "shmem.h"
 
