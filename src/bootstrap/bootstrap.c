@@ -67,8 +67,11 @@ static int open_backend(unsigned flags, const gshmemx_init_attr_t *attr,
         }
         return open_from_launcher(out);
     }
+    if (strcmp(choice, "mpi") == 0)
+        return gshmemi_bootstrap_mpi_world_open(out);
     if (strcmp(choice, "auto") != 0) {
-        GSHMEMI_ERROR(BOOTSTRAP, "GSHMEM_BOOTSTRAP is '%s': expected auto, pmix or uid", choice);
+        GSHMEMI_ERROR(BOOTSTRAP, "GSHMEM_BOOTSTRAP is '%s': expected auto, pmix, uid or mpi",
+                      choice);
         return GSHMEM_ERR_INVALID_ARG;
     }
     /* gshmrun strips PMIX_* from its PEs, so the two cannot both be present. */

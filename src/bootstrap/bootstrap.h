@@ -50,6 +50,8 @@ int gshmemi_bootstrap_pmix_open(double timeout, struct gshmemi_bootstrap **out);
 int gshmemi_bootstrap_single_open(struct gshmemi_bootstrap **out);
 /* comm: the application's MPI_Comm (its address, as attr.mpi_comm holds it). */
 int gshmemi_bootstrap_mpi_open(const void *comm, struct gshmemi_bootstrap **out);
+/* GSHMEM_BOOTSTRAP=mpi: MPI_COMM_WORLD of the MPI library in the process. */
+int gshmemi_bootstrap_mpi_world_open(struct gshmemi_bootstrap **out);
 int gshmemi_bootstrap_pmix_available(void);
 
 /* The uid root service: the place the ranks meet.  `loopback` picks the

@@ -91,6 +91,18 @@ static void *mpi_symbol(const char *name)
     return f;
 }
 
+int gshmemi_bootstrap_mpi_world_open(struct gshmemi_bootstrap **out)
+{
+    /* Open MPI's MPI_COMM_WORLD is the address of this object. */
+    mpi_handle world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    if (world == NULL) {
+        GSHMEMI_ERROR(BOOTSTRAP, "GSHMEM_BOOTSTRAP=mpi: no Open MPI library in this process "
+                      "(link the program with it and call MPI_Init before gshmem_init)");
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    return gshmemi_bootstrap_mpi_open(&world, out);
+}
+
 int gshmemi_bootstrap_mpi_open(const void *comm_ptr, struct gshmemi_bootstrap **out)
 {
     if (comm_ptr == NULL) {

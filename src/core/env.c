@@ -169,12 +169,14 @@ static const char *translate(const char *var, const char *value)
         {"NVSHMEM_DEBUG", "VERSION", "warn"},  {"NVSHMEM_DEBUG", "ABORT", "error"},
         {"NVSHMEM_BOOTSTRAP", "PMI", "pmix"},  {"NVSHMEM_BOOTSTRAP", "PMIX", "pmix"},
         {"NVSHMEM_BOOTSTRAP", "PMI-2", "pmix"}, {"NVSHMEM_BOOTSTRAP", "PMI2", "pmix"},
+     
         {"NVSHMEM_BOOTSTRAP", "UID", "uid"},
+        {"NVSHMEM_BOOTSTRAP", "MPI", "mpi"},
     };
     for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(map); i++)
         if (strcmp(var, map[i][0]) == 0 && strcasecmp(value, map[i][1]) == 0)
             return map[i][2];
-    if (strcmp(var, "NVSHMEM_BOOTSTRAP") == 0) { /* MPI, SHMEM, plugin: said at init */
+    if (strcmp(var, "NVSHMEM_BOOTSTRAP") == 0) { /* SHMEM, plugin: said at init */
         ignored_bootstrap = value;
         return NULL;
     }
@@ -223,7 +225,7 @@ void gshmemi_env_warn_nvshmem(void)
                      "(gshmem-info --env lists those read)", names, n > 1 ? "s" : "");
     if (ignored_bootstrap != NULL)
         GSHMEMI_WARN(CORE, "NVSHMEM_BOOTSTRAP=%s has no gshmem counterpart (gshmem boots "
-                     "through PMIx, gshmrun or a unique id): ignored", ignored_bootstrap);
+                     "through PMIx, gshmrun, a unique id or MPI): ignored", ignored_bootstrap);
 }
 
 int gshmemi_env_load(void)

@@ -7,18 +7,24 @@
  * and n_pes, a ring of puts, a sum reduction, and that the program's own
  * MPI traffic on the communicator still works after init.
  *
+ * With the argument "world", gshmem_init instead, under GSHMEM_BOOTSTRAP=mpi
+ * (or NVSHMEM_BOOTSTRAP=MPI): the PEs are MPI_COMM_WORLD's ranks.
+ *
  * gshmem does not depend on MPI, and neither does this test's build: it
  * opens Open MPI's library at run time (RTLD_GLOBAL, as a linked program
  * would have it) and exits 77 (skipped) where there is none.
  *
- *   mpirun -np N ./mpi_comm_init
+ *   mpirun -np N ./mpi_comm_init [world]
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gshmem.h>
 #include <gshmemx.h>
+
+extern char **environ;
 
 typedef void *mpi_handle; /* Open MPI's MPI_Comm */
 
@@ -32,8 +38,9 @@ static void *need(void *lib, const char *name)
     return f;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int world_mode = argc > 1 && strcmp(argv[1], "world") == 0;
     static const char *const names[] = {"libmpi.so.40", "libmpi.so"};
     void *lib = NULL;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && lib == NULL; i++)
@@ -58,20 +65,36 @@ int main(void)
         return 1;
     }
     mpi_handle backwards;
-    if (split(world, 0, -wrank, &backwards) != 0) {
+    if (split(world, 0, world_mode ? wrank : -wrank, &backwards) != 0) {
         fprintf(stderr, "mpi_comm_init: MPI_Comm_split failed\n");
         return 1;
     }
     gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
     attr.mpi_comm = &backwards;
-    if (gshmemx_init_attr(GSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
+    if (world_mode) {
+        /* Without PMIx's variables only the MPI bootstrap can see the other
+         * ranks: any other would start a single PE, which the check below
+         * refuses. */
+        for (int again = 1; again;) {
+            again = 0;
+            for (char **e = environ; *e != NULL && !again; e++)
+                if (strncmp(*e, "PMIX_", 5) == 0) {
+                    char name[256];
+                    snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e);
+                    unsetenv(name);
+                    again = 1;
+                }
+        }
+        gshmem_init(); /* GSHMEM_BOOTSTRAP=mpi: the world communicator */
+    } else if (gshmemx_init_attr(GSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
         fprintf(stderr, "mpi_comm_init: rank %d: gshmemx_init_attr failed\n", wrank);
         return 1;
     }
     const int me = gshmem_my_pe(), n = gshmem_n_pes();
-    if (me != wsize - 1 - wrank || n != wsize) {
+    const int want = world_mode ? wrank : wsize - 1 - wrank;
+    if (me != want || n != wsize) {
         fprintf(stderr, "mpi_comm_init: world rank %d of %d is pe %d of %d, want pe %d of %d\n",
-                wrank, wsize, me, n, wsize - 1 - wrank, wsize);
+                wrank, wsize, me, n, want, wsize);
         bad++;
     }
     long *ring = gshmem_calloc(2, sizeof(long)), *sum = gshmem_malloc(sizeof(long));
@@ -99,7 +122,9 @@ int main(void)
     comm_free(&backwards);
     finalize();
     if (bad == 0 && me == 0)
-        printf("mpi_comm_init: %d PEs on a backwards MPI communicator: pe numbers, a ring of "
-               "puts, a sum reduction and the program's own MPI barrier: all checks passed\n", n);
+        printf("mpi_comm_init: %d PEs on %s: pe numbers, a ring of puts, a sum reduction and the "
+               "program's own MPI barrier: all checks passed\n", n,
+               world_mode ? "MPI_COMM_WORLD (GSHMEM_BOOTSTRAP=mpi)"
+                          : "a backwards MPI communicator");
     return bad == 0 ? 0 : 1;
 }
