@@ -175,6 +175,33 @@ static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t
            (!t->mapped || piece <= a.mapped_max / (size_t)t->n);
 }
 
+/* Pieces larger than the area go in rounds of *chunk bytes (a multiple of
+ * esize), each a one-shot call of its own: through the transport, where a
+ * barrier costs round trips, up to ONESHOT_ROUNDS of them (GSHMEM_COLL_ALGO
+ * =ll: any number).  Returns the rounds, 0 for the barrier algorithm. */
+enum { ONESHOT_ROUNDS = 4 };
+
+static size_t oneshot_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
+                             size_t esize, size_t *chunk)
+{
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
+    if (a.sig == NULL || a.cap < esize)
+        return 0;
+    *chunk = a.cap - a.cap % esize;
+    if (piece <= *chunk)
+        return oneshot_fits(t, team, piece) ? 1 : 0;
+    const size_t rounds = (piece + *chunk - 1) / *chunk;
+    const int forced = a.mapped_max == SIZE_MAX;
+    return forced || (!t->mapped && rounds <= ONESHOT_ROUNDS) ? rounds : 0;
+}
+
+/* Round r's share of a piece of `piece` bytes: [*off, *off + *len). */
+static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, size_t *len)
+{
+    *off = r * chunk;
+    *len = piece - *off < chunk ? piece - *off : chunk;
+}
+
 static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
                                            gshmem_team_t team, const struct pieces *pc)
 {
@@ -213,14 +240,19 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
-    if (oneshot_fits(t, team, nbytes)) {
-        const struct pieces pc = {.base = source, .len = t->my == root ? nbytes : 0};
+    size_t per_round, off, len;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        const struct pieces pc = {.base = (const char *)source + off,
+                                  .len = t->my == root ? len : 0};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
         const char *in = oneshot_in(&a, t, &pc, root);
-        if (in != dest)
-            memcpy(dest, in, nbytes);
-        return 0;
+        if (in != (char *)dest + off)
+            memcpy((char *)dest + off, in, len);
     }
+    if (rounds > 0)
+        return 0;
     gshmemi_team_sync(call, t, team);
     if (t->my == root)
         for (int i = 0; i < t->n; i++)
@@ -238,16 +270,21 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
-    if (oneshot_fits(t, team, nbytes)) {
-        const struct pieces pc = {.base = source, .len = nbytes};
+    size_t per_round, off, len;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        const struct pieces pc = {.base = (const char *)source + off, .len = len};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
         for (int i = 0; i < t->n; i++) {
+            char *to = (char *)dest + (size_t)i * nbytes + off;
             const char *in = oneshot_in(&a, t, &pc, i);
-            if (in != (char *)dest + (size_t)i * nbytes) /* in place: my block is there */
-                memcpy((char *)dest + (size_t)i * nbytes, in, nbytes);
+            if (in != to) /* in place: my block is there */
+                memcpy(to, in, len);
         }
-        return 0;
     }
+    if (rounds > 0)
+        return 0;
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
@@ -316,13 +353,17 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
-    if (oneshot_fits(t, team, nbytes)) {
-        const struct pieces pc = {.base = source, .len = nbytes, .stride = nbytes};
+    size_t per_round, off, len;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        const struct pieces pc = {.base = (const char *)source + off, .len = len, .stride = nbytes};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
         for (int i = 0; i < t->n; i++)
-            memcpy((char *)dest + (size_t)i * nbytes, oneshot_in(&a, t, &pc, i), nbytes);
-        return 0;
+            memcpy((char *)dest + (size_t)i * nbytes + off, oneshot_in(&a, t, &pc, i), len);
     }
+    if (rounds > 0)
+        return 0;
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
         const int j = (t->my + k) % t->n;
@@ -575,12 +616,16 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
-    if (oneshot_fits(t, team, nreduce * esize)) {
-        const struct pieces pc = {.base = source, .len = nreduce * esize};
+    size_t per_round, off, n;
+    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nreduce * esize, &off, &n);
+        const struct pieces pc = {.base = (const char *)source + off, .len = n};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        oneshot_fold(call, &a, t, &pc, t->n, pc.len, esize, fn, dest);
-        return 0;
+        oneshot_fold(call, &a, t, &pc, t->n, n, esize, fn, (char *)dest + off);
     }
+    if (rounds > 0)
+        return 0;
     part(nreduce, t->n, t->my, &first, &len);
     const size_t bytes = len * esize, chunk = chunk_of(t, bytes);
     struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
@@ -610,12 +655,17 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
-    if (oneshot_fits(t, team, nreduce * esize)) {
-        const struct pieces pc = {.base = source, .len = nreduce * esize, .stride = nreduce * esize};
+    size_t per_round, off, n;
+    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nreduce * esize, &off, &n);
+        const struct pieces pc = {.base = (const char *)source + off, .len = n,
+                                  .stride = nreduce * esize};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        oneshot_fold(call, &a, t, &pc, t->n, pc.len, esize, fn, dest);
-        return 0;
+        oneshot_fold(call, &a, t, &pc, t->n, n, esize, fn, (char *)dest + off);
     }
+    if (rounds > 0)
+        return 0;
     const size_t bytes = nreduce * esize, chunk = chunk_of(t, bytes);
     const char *mine = (const char *)source + (size_t)t->my * bytes; /* my block */
     struct reduce_scratch *s = scratch_take(call, (in_place(t) ? 2 : 3) * chunk);
@@ -641,15 +691,20 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
-    if (oneshot_fits(t, team, bytes)) { /* to later members only */
-        const struct pieces pc = {.base = source, .len = bytes, .min_to = t->my + 1};
+    size_t per_round, off, n;
+    const size_t rounds = oneshot_rounds(t, team, bytes, esize, &per_round);
+    for (size_t r = 0; r < rounds; r++) { /* to later members only */
+        oneshot_round(r, per_round, bytes, &off, &n);
+        const struct pieces pc = {.base = (const char *)source + off, .len = n,
+                                  .min_to = t->my + 1};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
         if (upto == 0)
-            memset(dest, 0, bytes);
+            memset((char *)dest + off, 0, n);
         else
-            oneshot_fold(call, &a, t, &pc, upto, bytes, esize, fn, dest);
-        return 0;
+            oneshot_fold(call, &a, t, &pc, upto, n, esize, fn, (char *)dest + off);
     }
+    if (rounds > 0)
+        return 0;
     struct reduce_scratch *s = scratch_take(call, bytes + (in_place(t) ? 1 : 2) * chunk);
     /* acc: the whole result, kept until every member has read its sources */
     char *acc = s->data, *tmp = acc + bytes, *in = tmp + chunk;
