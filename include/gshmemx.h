@@ -47,7 +47,8 @@ typedef struct {
 
 enum {
     GSHMEMX_STATUS_NOT_INITIALIZED = 0,
-    GSHMEMX_STATUS_IS_INITIALIZED = 1,
+    GSHMEMX_STATUS_IS_BOOTSTRAPPED = 1, /* never answered: init is one step (NVSHMEM's order) */
+    GSHMEMX_STATUS_IS_INITIALIZED = 2,
 };
 
 /* Makes a unique id and starts, in this process, the root service that the

@@ -32,9 +32,24 @@ struct mpi_bs {
     int (*finalized)(int *);
 };
 
+/* MPI still up: gshmem_finalize must come before MPI_Finalize, and after
+ * it MPI may not be called at all (Open MPI aborts the job). */
+static int mpi_up(const struct mpi_bs *m, const char *what)
+{
+    int done = 1;
+    if (m->finalized(&done) != 0 || done) {
+        GSHMEMI_ERROR(BOOTSTRAP, "mpi: %s after MPI_Finalize: call gshmem_finalize before "
+                      "MPI_Finalize", what);
+        return 0;
+    }
+    return 1;
+}
+
 static int mpi_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len)
 {
     struct mpi_bs *m = (struct mpi_bs *)bs;
+    if (!mpi_up(m, "an all-gather"))
+        return GSHMEM_ERR_BOOTSTRAP;
     if (len > INT_MAX) {
         GSHMEMI_ERROR(BOOTSTRAP, "mpi: an all-gather of %zu bytes a rank is more than MPI's int "
                       "count", len);
@@ -50,6 +65,8 @@ static int mpi_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out
 static int mpi_barrier(struct gshmemi_bootstrap *bs)
 {
     struct mpi_bs *m = (struct mpi_bs *)bs;
+    if (!mpi_up(m, "a barrier"))
+        return GSHMEM_ERR_BOOTSTRAP;
     if (m->barrier(m->comm) != 0) {
         GSHMEMI_ERROR(BOOTSTRAP, "mpi: MPI_Barrier failed");
         return GSHMEM_ERR_BOOTSTRAP;
@@ -60,15 +77,17 @@ static int mpi_barrier(struct gshmemi_bootstrap *bs)
 static void mpi_abort(struct gshmemi_bootstrap *bs, int status, const char *msg)
 {
     struct mpi_bs *m = (struct mpi_bs *)bs;
+    int done = 1;
     (void)msg; /* logged by the caller */
-    m->abort(m->comm, status);
+    if (m->finalized(&done) == 0 && !done)
+        m->abort(m->comm, status);
 }
 
 static void mpi_finalize(struct gshmemi_bootstrap *bs)
 {
     struct mpi_bs *m = (struct mpi_bs *)bs;
     int done = 1;
-    if (m->finalized(&done) == 0 && !done) /* the application may have ended MPI first */
+    if (m->finalized(&done) == 0 && !done) /* an error path may end after MPI_Finalize */
         m->comm_free(&m->comm);
     free(m);
 }
@@ -118,8 +137,10 @@ int gshmemi_bootstrap_mpi_open(const void *comm_ptr, struct gshmemi_bootstrap **
         return GSHMEM_ERR_NOT_SUPPORTED;
     }
     struct mpi_bs *m = calloc(1, sizeof(*m));
-    if (m == NULL)
+    if (m == NULL) {
+        GSHMEMI_ERROR(BOOTSTRAP, "GSHMEMX_INIT_WITH_MPI_COMM: out of host memory");
         return GSHMEM_ERR_NO_MEMORY;
+    }
     int (*initialized)(int *) = (int (*)(int *))mpi_symbol("MPI_Initialized");
     int (*rank_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))mpi_symbol("MPI_Comm_rank");
     int (*size_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))mpi_symbol("MPI_Comm_size");
@@ -143,11 +164,15 @@ int gshmemi_bootstrap_mpi_open(const void *comm_ptr, struct gshmemi_bootstrap **
         goto err;
     }
     const mpi_handle comm = *(const mpi_handle *)comm_ptr;
-    if (dup(comm, &m->comm) != 0 || rank_of(m->comm, &m->base.rank) != 0 ||
-        size_of(m->comm, &m->base.size) != 0) {
+    if (dup(comm, &m->comm) != 0) {
         GSHMEMI_ERROR(BOOTSTRAP, "GSHMEMX_INIT_WITH_MPI_COMM: the communicator at attr.mpi_comm "
-                      "cannot be duplicated or queried");
+                      "cannot be duplicated");
         goto err;
+    }
+    if (rank_of(m->comm, &m->base.rank) != 0 || size_of(m->comm, &m->base.size) != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "GSHMEMX_INIT_WITH_MPI_COMM: the communicator's rank or size "
+                      "cannot be read");
+        goto err_comm;
     }
     m->base.ops = &mpi_ops;
     m->base.local_rank = -1; /* from the hosts' identities (peers.c) */

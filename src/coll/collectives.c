@@ -168,11 +168,27 @@ struct pieces {
     int min_to;
 };
 
+/* Teams reached through the transport: each member sends n - 1 pieces, so
+ * beyond this many members the barriers' log n rounds cost less. */
+enum { ONESHOT_TRANSPORT_MEMBERS = 32 };
+
 static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t piece)
 {
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
     return a.sig != NULL && piece <= a.cap &&
-           (!t->mapped || piece <= a.mapped_max / (size_t)t->n);
+           (t->mapped ? piece <= a.mapped_max / (size_t)t->n
+                      : t->n <= ONESHOT_TRANSPORT_MEMBERS || a.mapped_max == SIZE_MAX);
+}
+
+/* The barrier algorithm's puts and gets check the buffers; the one-shot
+ * one copies into dest and out of source here, so it checks them first. */
+static void oneshot_check(const char *call, const void *dest, size_t dest_bytes,
+                          const void *source, size_t source_bytes)
+{
+    if (dest_bytes > 0)
+        (void)gshmemi_rma_target(call, "dest", dest, dest_bytes, gshmemi_rt.my_pe);
+    if (source_bytes > 0)
+        (void)gshmemi_rma_target(call, "source", source, source_bytes, gshmemi_rt.my_pe);
 }
 
 /* Pieces larger than the area go in rounds of *chunk bytes (a multiple of
@@ -192,7 +208,8 @@ static size_t oneshot_rounds(const struct gshmemi_team *t, gshmem_team_t team, s
         return oneshot_fits(t, team, piece) ? 1 : 0;
     const size_t rounds = (piece + *chunk - 1) / *chunk;
     const int forced = a.mapped_max == SIZE_MAX;
-    return forced || (!t->mapped && rounds <= ONESHOT_ROUNDS) ? rounds : 0;
+    return forced || (!t->mapped && rounds <= ONESHOT_ROUNDS &&
+                      t->n <= ONESHOT_TRANSPORT_MEMBERS) ? rounds : 0;
 }
 
 /* Round r's share of a piece of `piece` bytes: [*off, *off + *len). */
@@ -214,7 +231,8 @@ static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team
             gshmemi_rma_put(call, block, pc->base + (size_t)j * pc->stride, pc->len, t->pes[j], 0);
         gshmemi_signal_op(call, &a.sig[t->my], call_no, GSHMEM_SIGNAL_SET, t->pes[j]);
     }
-    __atomic_store_n(&a.sig[t->my], call_no, __ATOMIC_RELAXED); /* no member writes mine */
+    atomic_store_explicit((_Atomic uint64_t *)&a.sig[t->my], call_no,
+                          memory_order_relaxed); /* no member writes mine */
     const struct gshmemi_wait w = {.call = call, .ivars = a.sig, .nelems = (size_t)t->n,
                                    .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
                                    .value = call_no, .access = gshmemi_heap.access};
@@ -242,13 +260,15 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     size_t per_round, off, len;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nbytes, &off, &len);
         const struct pieces pc = {.base = (const char *)source + off,
                                   .len = t->my == root ? len : 0};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
         const char *in = oneshot_in(&a, t, &pc, root);
-        if (in != (char *)dest + off)
+        if (len > 0 && in != (char *)dest + off)
             memcpy((char *)dest + off, in, len);
     }
     if (rounds > 0)
@@ -272,11 +292,13 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     size_t per_round, off, len;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, total, source, nbytes);
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nbytes, &off, &len);
         const struct pieces pc = {.base = (const char *)source + off, .len = len};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        for (int i = 0; i < t->n; i++) {
+        for (int i = 0; i < t->n && len > 0; i++) {
             char *to = (char *)dest + (size_t)i * nbytes + off;
             const char *in = oneshot_in(&a, t, &pc, i);
             if (in != to) /* in place: my block is there */
@@ -314,12 +336,18 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
             off += i < t->my ? sizes[i] : 0;
             most = sizes[i] > most ? sizes[i] : most;
         }
+        uint64_t total = 0;
+        for (int i = 0; i < t->n; i++)
+            total += sizes[i];
+        gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
         if (oneshot_fits(t, team, most)) {
+            oneshot_check(call, dest, total, source, nbytes);
             const struct pieces pc = {.base = source, .len = nbytes};
             const struct gshmemi_team_oneshot b = oneshot(call, t, team, &pc);
             char *at = dest;
             for (int i = 0; i < t->n; i++) {
-                memcpy(at, oneshot_in(&b, t, &pc, i), sizes[i]);
+                if (sizes[i] > 0)
+                    memcpy(at, oneshot_in(&b, t, &pc, i), sizes[i]);
                 at += sizes[i];
             }
             scratch_give(s);
@@ -355,11 +383,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     size_t per_round, off, len;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, total, source, total);
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nbytes, &off, &len);
         const struct pieces pc = {.base = (const char *)source + off, .len = len, .stride = nbytes};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        for (int i = 0; i < t->n; i++)
+        for (int i = 0; i < t->n && len > 0; i++)
             memcpy((char *)dest + (size_t)i * nbytes + off, oneshot_in(&a, t, &pc, i), len);
     }
     if (rounds > 0)
@@ -383,9 +413,12 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
     if (nelems > 0) { /* the spans of all n blocks, as the strides lay them out */
-        const size_t last = (size_t)t->n * nelems - 1;
-        gshmemi_coll_check_overlap(call, dest, (last * (size_t)dst + 1) * esize, source,
-                                   (last * (size_t)sst + 1) * esize, NULL);
+        const size_t last = gshmemi_rma_bytes(call, (size_t)t->n, nelems) - 1;
+        const size_t dspan = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, last, (size_t)dst) + 1,
+                                               esize);
+        const size_t sspan = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, last, (size_t)sst) + 1,
+                                               esize);
+        gshmemi_coll_check_overlap(call, dest, dspan, source, sspan, NULL);
     }
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALLS, NONE), nelems * esize, -1);
     gshmemi_team_sync(call, t, team);
@@ -591,6 +624,8 @@ static void oneshot_fold(const char *call, const struct gshmemi_team_oneshot *a,
                          size_t n, size_t esize, combine_fn *fn, char *dest)
 {
     const char *acc = oneshot_in(a, t, pc, 0);
+    if (n == 0)
+        return;
     if (upto == 1) {
         if (acc != dest)
             memcpy(dest, acc, n);
@@ -618,6 +653,8 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nreduce * esize, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n};
@@ -657,6 +694,8 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, nreduce * esize, source, all);
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nreduce * esize, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n,
@@ -693,11 +732,15 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     const int upto = inclusive ? t->my + 1 : t->my;
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, bytes, esize, &per_round);
+    if (rounds > 0)
+        oneshot_check(call, dest, bytes, source, bytes);
     for (size_t r = 0; r < rounds; r++) { /* to later members only */
         oneshot_round(r, per_round, bytes, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n,
                                   .min_to = t->my + 1};
         const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        if (n == 0)
+            continue;
         if (upto == 0)
             memset((char *)dest + off, 0, n);
         else

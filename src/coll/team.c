@@ -83,15 +83,19 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
 }
 
 /* The host heap's one-shot capacity per member: GSHMEM_COLL_LL_MAX, within
- * 32 KiB per parity and slot (64 KiB a slot: 4 MiB for 64 teams), at least
- * 256 bytes; none under GSHMEM_COLL_ALGO=simple or grid. */
+ * 32 KiB per parity and slot (64 KiB a slot: 4 MiB for 64 teams); none
+ * where that leaves less than 256 bytes (jobs of more than 128 PEs, where
+ * every member's piece to every other would not pay anyway) or under
+ * GSHMEM_COLL_ALGO=simple or grid. */
 static size_t oneshot_cap(void)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
     if (strcmp(algo, "simple") == 0 || strcmp(algo, "grid") == 0)
         return 0;
     size_t cap = (32u << 10) / (size_t)gshmemi_rt.n_pes;
-    cap = cap < 256 ? 256 : cap & ~(size_t)63;
+    if (cap < 256)
+        return 0;
+    cap &= ~(size_t)63;
     if (strcmp(algo, "ll") != 0 && (size_t)gshmemi_env.COLL_LL_MAX < cap)
         cap = (size_t)gshmemi_env.COLL_LL_MAX & ~(size_t)7;
     return cap;
@@ -300,15 +304,15 @@ int gshmemi_teams_init(void)
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }
-    tm.oneshot_cap = gshmemi_heap.on_device || !gshmemi_heap.access->host_direct ? 0 : oneshot_cap();
+    tm.oneshot_cap =
+        gshmemi_heap.on_device || !gshmemi_heap.access->host_direct ? 0 : oneshot_cap();
     /* Where every member is mapped, the barriers cost little and the
      * one-shot's second copy (into the area, then out) much: it wins up to
      * about 8 KiB moved a member (2 KiB pieces on 4 PEs, the 2-core VM). */
     tm.oneshot_mapped_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? SIZE_MAX : 8u << 10;
+    const size_t oneshot_bytes = (size_t)tm.n_slots * 2 * oneshot_parity_bytes();
     if (tm.oneshot_cap > 0 &&
-        (tm.oneshot = gshmemi_heap_alloc_internal("teams' one-shot areas",
-                                                  (size_t)tm.n_slots * 2 * oneshot_parity_bytes())) ==
-            NULL) {
+        (tm.oneshot = gshmemi_heap_alloc_internal("teams' one-shot areas", oneshot_bytes)) == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }

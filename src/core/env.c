@@ -167,9 +167,10 @@ static const char *translate(const char *var, const char *value)
 {
     static const char *const map[][3] = {
         {"NVSHMEM_DEBUG", "VERSION", "warn"},  {"NVSHMEM_DEBUG", "ABORT", "error"},
-        {"NVSHMEM_BOOTSTRAP", "PMI", "pmix"},  {"NVSHMEM_BOOTSTRAP", "PMIX", "pmix"},
-        {"NVSHMEM_BOOTSTRAP", "PMI-2", "pmix"}, {"NVSHMEM_BOOTSTRAP", "PMI2", "pmix"},
-     
+        /* NVSHMEM's default: auto finds PMIx where there is a server, and
+         * gshmrun's own variables under gshmrun (nvshmrun) */
+        {"NVSHMEM_BOOTSTRAP", "PMI", "auto"},  {"NVSHMEM_BOOTSTRAP", "PMIX", "pmix"},
+        {"NVSHMEM_BOOTSTRAP", "PMI-2", "auto"}, {"NVSHMEM_BOOTSTRAP", "PMI2", "auto"},
         {"NVSHMEM_BOOTSTRAP", "UID", "uid"},
         {"NVSHMEM_BOOTSTRAP", "MPI", "mpi"},
     };
@@ -237,9 +238,9 @@ int gshmemi_env_load(void)
         if (value == NULL || (value[0] == '\0' && strcmp(#TYPE, "STRING") != 0))       \
             value = DEF;                                                               \
         if (GSHMEMI_ENV_PARSE_##TYPE(value, &gshmemi_env.NAME) != 0) {                 \
-            GSHMEMI_ERROR(CORE, "GSHMEM_" #NAME "%s is '%s': not a valid %s value",    \
+            GSHMEMI_ERROR(CORE, "%s is '%s': not a valid %s value",                    \
                           getenv("GSHMEM_" #NAME) == NULL && nvshmem_alias(#NAME) != NULL \
-                              ? " (from NVSHMEM's)" : "",                              \
+                              ? nvshmem_alias(#NAME) : "GSHMEM_" #NAME,                \
                           value, gshmemi_env_type_word(#TYPE));                        \
             status = -1;                                                               \
         }                                                                              \

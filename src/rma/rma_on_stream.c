@@ -141,16 +141,23 @@ static void p_on(const char *call, void *dest, const void *value, size_t size, i
     uint64_t bits = 0;
     gshmemi_rma_need_device_heap(call);
     (void)target(call, "dest", dest, size, pe);
+    gshmemi_rma_check_aligned(call, "dest", dest, size);
     memcpy(&bits, value, size);
     launched(call, gshmemi_launch_p(stream, dest, bits, (int)size, pe));
 }
 
-/* g: returns a value, so it waits for the stream's work before it, then
- * reads as the host's g does. */
+/* g: returns a value, so it waits for the stream's work before it (through
+ * the proxy, until that work is complete at its targets: the host's get
+ * does not follow the proxy's puts), then reads as the host's g does.  A
+ * stream being captured cannot be waited for. */
 static void g_on(const char *call, void *value, const void *source, size_t size, int pe,
                  struct CUstream_st *stream)
 {
     gshmemi_rma_need_device_heap(call);
+    if (gshmemi_gpu_capturing(stream))
+        gshmemi_rma_fail(call, "returns a value, so it cannot be captured in a graph");
+    if (target(call, "source", source, size, pe) == NULL)
+        launched(call, gshmemi_launch_proxy_quiet(stream));
     gshmemi_gpu_stream_sync(call, stream);
     gshmemi_rma_get(call, value, source, size, pe, 1);
 }

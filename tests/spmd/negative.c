@@ -148,6 +148,8 @@ int main(int argc, char **argv)
             gshmem_int_broadcast(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1, 1, npes);
         } else if (strcmp(c, "coll-overlap") == 0) {
             gshmem_int_alltoall(GSHMEM_TEAM_WORLD, (int *)heap_ptr + 1, (int *)heap_ptr, 2);
+        } else if (strcmp(c, "coll-dest-not-heap") == 0) { /* small: the one-shot algorithm */
+            gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, &local, (int *)heap_ptr, 1);
         } else if (strcmp(c, "coll-overlap-strided") == 0) { /* the spans cross */
             gshmem_alltoallsmem(GSHMEM_TEAM_WORLD, heap_ptr + 8, heap_ptr, 2, 2, 4);
         } else if (strcmp(c, "coll-bad-stride") == 0) {

@@ -43,12 +43,11 @@
 #define NVSHMEM_VENDOR_MINOR_VERSION 0
 #define NVSHMEM_VENDOR_PATCH_VERSION 0
 
-/* gshmem initialises in one step: bootstrapped is initialised. */
+/* In NVSHMEM's order; gshmem initialises in one step, so it never answers
+ * IS_BOOTSTRAPPED. */
 #define NVSHMEM_STATUS_NOT_INITIALIZED GSHMEMX_STATUS_NOT_INITIALIZED
-#define NVSHMEM_STATUS_IS_BOOTSTRAPPED GSHMEMX_STATUS_IS_INITIALIZED
+#define NVSHMEM_STATUS_IS_BOOTSTRAPPED GSHMEMX_STATUS_IS_BOOTSTRAPPED
 #define NVSHMEM_STATUS_IS_INITIALIZED GSHMEMX_STATUS_IS_INITIALIZED
-
-#define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
 
 #if defined(__CUDACC__)
 #define NVSHMEMI_COMPAT_HD static inline __host__ __device__
@@ -104,9 +103,18 @@ NVSHMEMI_COMPAT_DEVICE void nvshmemx_barrier_all_block(void)
 {
     gshmemx_barrier_block(GSHMEM_TEAM_WORLD);
 }
-NVSHMEMI_COMPAT_DEVICE void nvshmemx_barrier_all_warp(void) { gshmemx_barrier_warp(GSHMEM_TEAM_WORLD); }
-NVSHMEMI_COMPAT_DEVICE void nvshmemx_sync_all_block(void) { gshmemx_team_sync_block(GSHMEM_TEAM_WORLD); }
-NVSHMEMI_COMPAT_DEVICE void nvshmemx_sync_all_warp(void) { gshmemx_team_sync_warp(GSHMEM_TEAM_WORLD); }
+NVSHMEMI_COMPAT_DEVICE void nvshmemx_barrier_all_warp(void)
+{
+    gshmemx_barrier_warp(GSHMEM_TEAM_WORLD);
+}
+NVSHMEMI_COMPAT_DEVICE void nvshmemx_sync_all_block(void)
+{
+    gshmemx_team_sync_block(GSHMEM_TEAM_WORLD);
+}
+NVSHMEMI_COMPAT_DEVICE void nvshmemx_sync_all_warp(void)
+{
+    gshmemx_team_sync_warp(GSHMEM_TEAM_WORLD);
+}
 #endif
 
 #endif /* GSHMEM_COMPAT_NVSHMEM_H */
