@@ -167,6 +167,8 @@ static void reap(struct job *j)
 static int proxy_forced(void)
 {
     const char *p2p = getenv("GSHMEM_DISABLE_P2P"), *t = getenv("GSHMEM_TRANSPORT");
+    if (p2p == NULL) /* NVSHMEM's, read by gshmem where gshmem's is unset (nvshmrun) */
+        p2p = getenv("NVSHMEM_DISABLE_P2P");
     int off = 0;
     return (p2p != NULL && gshmemi_parse_bool(p2p, &off) == 0 && off) ||
            (t != NULL && *t != '\0' && strcmp(t, "auto") != 0);

@@ -194,8 +194,10 @@ static void oneshot_check(const char *call, const void *dest, size_t dest_bytes,
 /* Pieces larger than the area go in rounds of *chunk bytes (a multiple of
  * esize), each a one-shot call of its own: through the transport, where a
  * barrier costs round trips, up to ONESHOT_ROUNDS of them (GSHMEM_COLL_ALGO
- * =ll: any number).  Returns the rounds, 0 for the barrier algorithm. */
-enum { ONESHOT_ROUNDS = 4 };
+ * =ll: any number): through tcp on the 2-core VM a round cost about what
+ * the barriers save at 4 PEs, so 4 rounds lost to them by 1.1-1.4x, and
+ * one round won by 2-4x.  Returns the rounds, 0 for the barrier algorithm. */
+enum { ONESHOT_ROUNDS = 2 };
 
 static size_t oneshot_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
                              size_t esize, size_t *chunk)

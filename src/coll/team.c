@@ -307,9 +307,10 @@ int gshmemi_teams_init(void)
     tm.oneshot_cap =
         gshmemi_heap.on_device || !gshmemi_heap.access->host_direct ? 0 : oneshot_cap();
     /* Where every member is mapped, the barriers cost little and the
-     * one-shot's second copy (into the area, then out) much: it wins up to
-     * about 8 KiB moved a member (2 KiB pieces on 4 PEs, the 2-core VM). */
-    tm.oneshot_mapped_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? SIZE_MAX : 8u << 10;
+     * one-shot's second copy (into the area, then out) much: on the 2-core
+     * VM it won 2x at 8 B, tied at 2 KiB pieces on 4 PEs and lost 2x at
+     * 2 KiB on 2 PEs, so it stops at 2 KiB moved a member. */
+    tm.oneshot_mapped_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? SIZE_MAX : 2u << 10;
     const size_t oneshot_bytes = (size_t)tm.n_slots * 2 * oneshot_parity_bytes();
     if (tm.oneshot_cap > 0 &&
         (tm.oneshot = gshmemi_heap_alloc_internal("teams' one-shot areas", oneshot_bytes)) == NULL) {

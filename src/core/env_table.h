@@ -70,7 +70,7 @@
       "packets in kernels and in stream order up to GSHMEM_COLL_LL_MAX bytes per member on " \
       "teams whose members are all mapped, then, in stream order, many blocks from "         \
       "GSHMEM_COLL_GRID_MIN bytes; host forms on the host heap one-shot, puts with signals " \
-      "into the team's area, up to GSHMEM_COLL_LL_MAX, 8 KiB moved a member where all are "  \
+      "into the team's area, up to GSHMEM_COLL_LL_MAX, 2 KiB moved a member where all are "  \
       "mapped), simple (barrier, move, barrier), ll (flag packets and one-shot wherever "    \
       "they fit) or grid (many blocks in stream order wherever they apply).")                \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \

@@ -42,6 +42,8 @@ def read(path):
         target = present
         if words[0] == "absent":
             target, words = absent, words[1:]
+            if words and words[0] in ("device", "cudahost"):  # checked in C only
+                sys.exit(f"{path}:{lineno}: an absent name must be one C sees: {line!r}")
         if words[0] == "init" and len(words) == 3:
             target.append(("init", words[2], words[1]))
             continue
