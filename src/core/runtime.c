@@ -35,12 +35,14 @@ void gshmemi_abort_job(int status, const char *why)
 
     if (__atomic_exchange_n(&aborting, 1, __ATOMIC_SEQ_CST))
         _exit(status);
-    run_hook(GSHMEMI_ABORT_TELL_LAUNCHER, status, why);
-    /* Node-local peers end now rather than report this PE as lost (told
-     * first through shared memory: a signal can come after they see this
-     * PE's connections close).  Those of another node, simulated ones on
-     * this machine included, are ended by the bootstrap's end below. */
+    /* Node-local peers end now rather than report this PE as lost: told
+     * first, through shared memory, before the launcher hears of it and
+     * signals every PE, this one included (a peer may see this PE's
+     * connections close before its own signal comes).  Those of another
+     * node, simulated ones on this machine included, are ended by the
+     * bootstrap's end below. */
     run_hook(GSHMEMI_ABORT_TELL_PEERS, status, why);
+    run_hook(GSHMEMI_ABORT_TELL_LAUNCHER, status, why);
     if (rt->peers != NULL)
         for (int i = 0; i < rt->n_local; i++)
             if (rt->local_pes[i] != rt->my_pe)

@@ -43,9 +43,9 @@ extern struct gshmemi_runtime gshmemi_rt;
 /* What ending a job does, in this order; each stage has at most one hook,
  * set by the layer that owns it while it is up (NULL: nothing). */
 enum gshmemi_abort_stage {
+    GSHMEMI_ABORT_TELL_PEERS,    /* node-local peers learn the job is ending (before any
+                                  * signal, so they do not report this PE as lost) */
     GSHMEMI_ABORT_TELL_LAUNCHER, /* the launcher learns which PE ended the job and how */
-    GSHMEMI_ABORT_TELL_PEERS,    /* node-local peers learn the job is ending (before core
-                                  * signals them, so they do not report this PE as lost) */
     GSHMEMI_ABORT_END,           /* the bootstrap ends the job as the launcher allows */
     GSHMEMI_ABORT_STAGES
 };
