@@ -206,12 +206,11 @@ static size_t oneshot_rounds(const struct gshmemi_team *t, gshmem_team_t team, s
     if (a.sig == NULL || a.cap < esize)
         return 0;
     *chunk = a.cap - a.cap % esize;
-    if (piece <= *chunk)
-        return oneshot_fits(t, team, piece) ? 1 : 0;
-    const size_t rounds = (piece + *chunk - 1) / *chunk;
+    const size_t rounds = piece <= *chunk ? 1 : (piece + *chunk - 1) / *chunk;
+    if (!oneshot_fits(t, team, rounds == 1 ? piece : *chunk))
+        return 0;
     const int forced = a.mapped_max == SIZE_MAX;
-    return forced || (!t->mapped && rounds <= ONESHOT_ROUNDS &&
-                      t->n <= ONESHOT_TRANSPORT_MEMBERS) ? rounds : 0;
+    return rounds == 1 || forced || (!t->mapped && rounds <= ONESHOT_ROUNDS) ? rounds : 0;
 }
 
 /* Round r's share of a piece of `piece` bytes: [*off, *off + *len). */
@@ -250,6 +249,27 @@ static const char *oneshot_in(const struct gshmemi_team_oneshot *a, const struct
 }
 
 /* ---- moving data ------------------------------------------------------------- */
+
+/* fcollect (stride 0: my block to every member) and alltoall (stride
+ * nbytes: my block j to member j), one-shot: member i's block lands at
+ * block i of dest (in place, mine is already there). */
+static void oneshot_gather(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                           void *dest, const void *source, size_t nbytes, size_t stride,
+                           size_t rounds, size_t per_round)
+{
+    size_t off, len;
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        const struct pieces pc = {.base = (const char *)source + off, .len = len, .stride = stride};
+        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        for (int i = 0; i < t->n && len > 0; i++) {
+            char *to = (char *)dest + (size_t)i * nbytes + off;
+            const char *in = oneshot_in(&a, t, &pc, i);
+            if (in != to)
+                memcpy(to, in, len);
+        }
+    }
+}
 
 static int broadcast(const char *call, gshmem_team_t team, void *dest, const void *source,
                      size_t nbytes, int root)
@@ -292,23 +312,13 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
-    size_t per_round, off, len;
+    size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
-    if (rounds > 0)
+    if (rounds > 0) {
         oneshot_check(call, dest, total, source, nbytes);
-    for (size_t r = 0; r < rounds; r++) {
-        oneshot_round(r, per_round, nbytes, &off, &len);
-        const struct pieces pc = {.base = (const char *)source + off, .len = len};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        for (int i = 0; i < t->n && len > 0; i++) {
-            char *to = (char *)dest + (size_t)i * nbytes + off;
-            const char *in = oneshot_in(&a, t, &pc, i);
-            if (in != to) /* in place: my block is there */
-                memcpy(to, in, len);
-        }
-    }
-    if (rounds > 0)
+        oneshot_gather(call, t, team, dest, source, nbytes, 0, rounds, per_round);
         return 0;
+    }
     gshmemi_team_sync(call, t, team);
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + (size_t)t->my * nbytes, source, nbytes, t->pes[i], 0);
@@ -383,19 +393,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
-    size_t per_round, off, len;
+    size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
-    if (rounds > 0)
+    if (rounds > 0) {
         oneshot_check(call, dest, total, source, total);
-    for (size_t r = 0; r < rounds; r++) {
-        oneshot_round(r, per_round, nbytes, &off, &len);
-        const struct pieces pc = {.base = (const char *)source + off, .len = len, .stride = nbytes};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        for (int i = 0; i < t->n && len > 0; i++)
-            memcpy((char *)dest + (size_t)i * nbytes + off, oneshot_in(&a, t, &pc, i), len);
-    }
-    if (rounds > 0)
+        oneshot_gather(call, t, team, dest, source, nbytes, nbytes, rounds, per_round);
         return 0;
+    }
     gshmemi_team_sync(call, t, team);
     for (int k = 1; k <= t->n; k++) { /* starting after me: not all onto one PE at once */
         const int j = (t->my + k) % t->n;
