@@ -9,6 +9,7 @@
 #define GSHMEMI_ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 #define GSHMEMI_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GSHMEMI_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GSHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GSHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Status propagation without logging: the origin has logged. */

@@ -31,6 +31,10 @@
     X(MAX_HEAP, SIZE, "64g",                                                                \
       "Largest size each PE's symmetric heap may grow to (address space reserved at "       \
       "init, not memory).")                                                                 \
+    X(SYMMETRIC_DATA, BOOL, "1",                                                            \
+      "Make the program's global and static variables symmetric (OpenSHMEM): at init the "  \
+      "executable's data and bss move in place onto shared memory, mapped by node-local "   \
+      "peers and reached through the transport by the others. 0 leaves them private.")      \
     X(HEAP, STRING, "auto",                                                                 \
       "Memory of the symmetric heap: auto (device when a usable GPU exists), device or "    \
       "host.")                                                                              \

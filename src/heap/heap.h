@@ -49,6 +49,10 @@ struct gshmemi_heap_access {
     void (*nic_written)(const char *call);
 };
 
+/* Host code's own loads and stores: the host heap's access, and the one of
+ * memory that is host memory whatever the heap is (static data). */
+extern const struct gshmemi_heap_access gshmemi_host_access;
+
 struct gshmemi_heap {
     char *va_base;       /* slot 0 */
     size_t stride;       /* bytes between slots = max heap size */

@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "heap/backend.h"
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "heap/heap_priv.h"
 
 /* ---- collective allocation ----------------------------------------------- */
@@ -398,15 +399,18 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
 
 GSHMEM_API void *gshmem_ptr(const void *dest, int pe)
 {
-    if (!gshmemi_rt.initialized || pe < 0 || pe >= gshmemi_rt.n_pes || !gshmemi_heap_contains(dest))
+    if (!gshmemi_rt.initialized || pe < 0 || pe >= gshmemi_rt.n_pes)
         return NULL;
-    return gshmemi_heap_peer_addr(dest, pe);
+    if (gshmemi_heap_contains(dest))
+        return gshmemi_heap_peer_addr(dest, pe);
+    if (gshmemi_static_contains(dest, 1))
+        return gshmemi_static_peer_addr(dest, pe);
+    return NULL;
 }
 
 GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe)
 {
-    return gshmemi_rt.initialized && pe >= 0 && pe < gshmemi_rt.n_pes &&
-           gshmemi_heap_contains(addr) && gshmemi_heap.slot_of_pe[pe] >= 0;
+    return gshmem_ptr(addr, pe) != NULL;
 }
 
 GSHMEM_API int gshmem_pe_accessible(int pe)

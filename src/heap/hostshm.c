@@ -198,7 +198,7 @@ static void host_quiet(const char *call)
 
 static void host_nic_written(const char *call) { (void)call; }
 
-static const struct gshmemi_heap_access hostshm_access = {
+const struct gshmemi_heap_access gshmemi_host_access = {
     .host_direct = 1,
     .copy = host_copy,
     .copy_strided = host_copy_strided,
@@ -214,7 +214,7 @@ static const struct gshmemi_heap_access hostshm_access = {
 const struct gshmemi_heap_backend_ops gshmemi_hostshm_ops = {
     .name = "hostshm",
     .on_device = 0,
-    .access = &hostshm_access,
+    .access = &gshmemi_host_access,
     .open = hostshm_open,
     .plan = hostshm_plan,
     .close = hostshm_close,

@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "coll/team.h"
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "rma/rma.h"
 #include "device/device_state.h"
 #include "proxy/proxy.h"
@@ -57,6 +58,7 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
         GSHMEMI_ERROR(CORE, "gshmem_init_thread: unknown thread level %d", requested);
         return GSHMEM_ERR_INVALID_ARG;
     }
+    gshmemi_static_move(); /* before any thread of ours runs */
     st = gshmemi_bootstrap_open(flags, attr, &rt->bs);
     if (app_root != NULL) {
         /* This process made the unique id: its root has served the meeting. */
@@ -76,6 +78,8 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
         gshmemi_env_warn_nvshmem();
     GSHMEMI_CHECK_GOTO(gshmemi_peers_init(), st, err_bootstrap);
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
+    if ((st = gshmemi_static_share()) != 0)
+        goto err_heap;
     rt->initialized = 1; /* the transport's checks and threads see the heap */
     st = gshmemi_transport_init();
     if (st == 0 && (st = gshmemi_proxy_start()) != 0)
@@ -92,6 +96,7 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     }
     if (st != 0) {
         rt->initialized = 0;
+        gshmemi_static_fini();
         goto err_heap;
     }
     GSHMEMI_INFO(CORE, "initialised: pe %d of %d, local rank %d of %d, node %d of %d, bootstrap %s",
@@ -159,6 +164,7 @@ GSHMEM_API void gshmem_finalize(void)
     gshmemi_proxy_stop();
     gshmemi_transport_fini();
     gshmemi_buffers_release();
+    gshmemi_static_fini();
     gshmemi_heap_fini();
     gshmemi_peers_fini();
     gshmemi_bootstrap_close(rt->bs);

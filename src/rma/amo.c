@@ -17,7 +17,8 @@ static void amo(const char *call, const void *dest, int pe, int op, size_t size,
                 const void *b, void *old)
 {
     uint64_t a_bits = 0, b_bits = 0, old_bits;
-    char *r = gshmemi_rma_atomic_target(call, "dest", dest, size, pe);
+    const struct gshmemi_heap_access *access;
+    char *r = gshmemi_rma_atomic_target(call, "dest", dest, size, pe, &access);
     gshmemi_rma_check_aligned(call, "dest", dest, size);
     if (a != NULL)
         memcpy(&a_bits, a, size);
@@ -27,7 +28,7 @@ static void amo(const char *call, const void *dest, int pe, int op, size_t size,
         old_bits = gshmemi_transport_atomic(call, pe, gshmemi_rma_off(dest), op, size, a_bits,
                                              b_bits, old != NULL);
     else
-        old_bits = gshmemi_heap.access->atomic(call, r, op, size, a_bits, b_bits, old != NULL);
+        old_bits = access->atomic(call, r, op, size, a_bits, b_bits, old != NULL);
     if (old != NULL)
         memcpy(old, &old_bits, size);
 }

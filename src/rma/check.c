@@ -19,8 +19,25 @@ void gshmemi_rma_fail(const char *call, const char *fmt, ...)
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
 }
 
+char *gshmemi_rma_static_target(const char *call, const char *what, const void *addr, size_t len,
+                                int pe, const struct gshmemi_heap_access **access)
+{
+    const struct gshmemi_static_data *s = &gshmemi_static;
+    const char *p = addr;
+    if (!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes || p < s->base ||
+        p >= s->base + s->size)
+        gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 0);
+    if (len > (size_t)(s->base + s->size - p))
+        gshmemi_rma_fail(call, "%s range [%p, +%zu) crosses the end of the program's static data "
+                         "at %p", what, addr, len, (void *)(s->base + s->size));
+    if (s->peer_base[pe] == NULL && gshmemi_transport == NULL)
+        gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 0);
+    *access = &gshmemi_host_access;
+    return gshmemi_static_peer_addr(addr, pe);
+}
+
 void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *addr, size_t len,
-                               int pe)
+                               int pe, int heap_only)
 {
     const struct gshmemi_heap *h = &gshmemi_heap;
     const char *p = addr, *end = h->my_base + h->size;
@@ -34,12 +51,24 @@ void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *a
                          gshmemi_rt.n_pes, gshmemi_rt.n_pes - 1);
     if (p == NULL)
         gshmemi_rma_fail(call, "%s is NULL with %zu bytes to transfer", what, len);
-    if (p < h->my_base || p >= end)
-        gshmemi_rma_fail(call, "%s %p is not in the symmetric heap [%p, %p)", what, addr,
-                         (void *)h->my_base, (void *)end);
-    if (len > (size_t)(end - p))
-        gshmemi_rma_fail(call, "%s range [%p, +%zu) crosses the end of the symmetric heap at %p",
-                         what, addr, len, (void *)end);
+    if (gshmemi_static_contains(p, 1) && heap_only)
+        gshmemi_rma_fail(call, "%s %p is in the program's static data, which only host calls "
+                         "reach: this call needs memory from the symmetric heap", what, addr);
+    if (!gshmemi_static_contains(p, 1)) {
+        if ((p < h->my_base || p >= end) && heap_only)
+            gshmemi_rma_fail(call, "%s %p is not in the symmetric heap [%p, %p)", what, addr,
+                             (void *)h->my_base, (void *)end);
+        if ((p < h->my_base || p >= end) && gshmemi_static.why_not[0] != '\0')
+            gshmemi_rma_fail(call, "%s %p is not in the symmetric heap [%p, %p), and the "
+                             "program's static data is not symmetric: %s", what, addr,
+                             (void *)h->my_base, (void *)end, gshmemi_static.why_not);
+        if (p < h->my_base || p >= end)
+            gshmemi_rma_fail(call, "%s %p is neither in the symmetric heap [%p, %p) nor in the "
+                             "program's static data", what, addr, (void *)h->my_base, (void *)end);
+        if (len > (size_t)(end - p))
+            gshmemi_rma_fail(call, "%s range [%p, +%zu) crosses the end of the symmetric heap at "
+                             "%p", what, addr, len, (void *)end);
+    }
     gshmemi_rma_fail(call, "pe %d is not reachable from this pe: its heap is not mapped%s and "
                      "this build has no network transport yet", pe,
                      gshmemi_env.DISABLE_P2P ? " (GSHMEM_DISABLE_P2P is set)" : "");

@@ -15,25 +15,27 @@
 static inline void rma_put(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                            int blocking)
 {
+    const struct gshmemi_heap_access *access;
     char *r;
-    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r))
+    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r, &access))
         return;
     if (GSHMEMI_UNLIKELY(r == NULL))
         gshmemi_transport_put(call, pe, gshmemi_rma_off(dest), src, nbytes);
     else
-        gshmemi_heap.access->copy(call, r, src, nbytes, blocking);
+        access->copy(call, r, src, nbytes, blocking);
 }
 
 static inline void rma_get(const char *call, void *dest, const void *src, size_t nbytes, int pe,
                            int blocking)
 {
+    const struct gshmemi_heap_access *access;
     char *r;
-    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r))
+    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r, &access))
         return;
     if (GSHMEMI_UNLIKELY(r == NULL))
         gshmemi_transport_get(call, pe, gshmemi_rma_off(src), dest, nbytes);
     else
-        gshmemi_heap.access->copy(call, dest, r, nbytes, blocking);
+        access->copy(call, dest, r, nbytes, blocking);
 }
 
 /* Bytes spanned by nelems elements at a stride: ((nelems-1)*stride+1)*esize. */
@@ -58,7 +60,8 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     }
     size_t dspan = strided_span(call, nelems, dst, esize);
     (void)strided_span(call, nelems, sst, esize);
-    char *r = gshmemi_rma_target(call, "dest", dest, dspan, pe);
+    const struct gshmemi_heap_access *access;
+    char *r = gshmemi_rma_sym_target(call, "dest", dest, dspan, pe, &access);
     const char *s = src;
     gshmemi_rma_check_local(call, "source", src, 1);
     if (r == NULL) /* element by element, in order */
@@ -66,8 +69,7 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
             gshmemi_transport_put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
                                    s + i * (size_t)sst * esize, esize);
     else
-        gshmemi_heap.access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize,
-                                          esize, nelems);
+        access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
 }
 
 static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -79,7 +81,8 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     }
     size_t sspan = strided_span(call, nelems, sst, esize);
     (void)strided_span(call, nelems, dst, esize);
-    const char *r = gshmemi_rma_target(call, "source", src, sspan, pe);
+    const struct gshmemi_heap_access *access;
+    const char *r = gshmemi_rma_sym_target(call, "source", src, sspan, pe, &access);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
     if (r == NULL && sspan <= (4u << 20)) {
@@ -89,6 +92,7 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
         if (span == NULL)
             gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
         gshmemi_transport_get(call, pe, gshmemi_rma_off(src), span, sspan);
+        /* the heap's access: dest may be GPU memory */
         gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, span, (size_t)sst * esize,
                                           esize, nelems);
         free(span);
@@ -97,14 +101,14 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
             gshmemi_transport_get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
                                    d + i * (size_t)dst * esize, esize);
     else
-        gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize,
-                                          esize, nelems);
+        access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
 }
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
+    const struct gshmemi_heap_access *access;
     uint64_t *r = (uint64_t *)gshmemi_rma_atomic_target(call, "sig_addr", sig_addr,
-                                                        sizeof(*sig_addr), pe);
+                                                        sizeof(*sig_addr), pe, &access);
     gshmemi_rma_check_aligned(call, "sig_addr", sig_addr, sizeof(*sig_addr));
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
@@ -113,7 +117,7 @@ void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, in
         gshmemi_transport_signal(call, pe, gshmemi_rma_off(sig_addr), signal,
                                   sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
     else /* a release: the data put before the signal is seen before it */
-        gshmemi_heap.access->signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
+        access->signal(call, r, signal, sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);
 }
 
 static inline void rma_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
@@ -121,7 +125,8 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
                                   int blocking)
 {
     /* Check the signal before moving data, so a bad call changes nothing. */
-    (void)gshmemi_rma_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    const struct gshmemi_heap_access *access;
+    (void)gshmemi_rma_sym_target(call, "sig_addr", sig_addr, sizeof(*sig_addr), pe, &access);
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);

@@ -9,18 +9,25 @@
 #include "core/api.h"
 #include "core/runtime.h"
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "transport/transport.h"
 
 /* Ends the job after logging `call: <formatted reason>`. */
 void gshmemi_rma_fail(const char *call, const char *fmt, ...)
     __attribute__((noreturn, cold, format(printf, 2, 3)));
+/* Slow path of gshmemi_rma_sym_target: the range in the static data (its
+ * address at pe as there, access set), else the job ends saying why. */
+char *gshmemi_rma_static_target(const char *call, const char *what, const void *addr, size_t len,
+                                int pe, const struct gshmemi_heap_access **access);
 /* Slow path: finds and reports what is wrong with a symmetric range. */
 void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *addr, size_t len,
-                               int pe) __attribute__((noreturn, cold));
+                               int pe, int heap_only) __attribute__((noreturn, cold));
 
-/* The address at pe of the symmetric range [addr, addr+len), or NULL where
- * pe's heap is not mapped and the transport reaches it (at the heap offset
- * addr - my_base).  Bad arguments end the job. */
+/* The address at pe of the range [addr, addr+len) of the symmetric heap,
+ * or NULL where pe's heap is not mapped and the transport reaches it (at
+ * the heap offset addr - my_base).  Bad arguments end the job.  For the
+ * forms whose memory must be the heap's (stream-ordered, collectives'
+ * scratch); host RMA takes gshmemi_rma_sym_target. */
 static inline char *gshmemi_rma_target(const char *call, const char *what, const void *addr,
                                        size_t len, int pe)
 {
@@ -30,17 +37,36 @@ static inline char *gshmemi_rma_target(const char *call, const char *what, const
                          p < h->my_base || p >= h->my_base + h->size ||
                          len > (size_t)(h->my_base + h->size - p) ||
                          (h->slot_of_pe[pe] < 0 && gshmemi_transport == NULL)))
-        gshmemi_rma_bad_symmetric(call, what, addr, len, pe);
+        gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 1);
     return (char *)gshmemi_heap_peer_addr(addr, pe);
 }
 
-/* Like gshmemi_rma_target, for atomics and signals: NULL (the transport)
+/* Like gshmemi_rma_target, for the host forms, which also reach the
+ * program's static data: *access says how to reach the returned address
+ * (the heap's, or host code's own for static data). */
+static inline char *gshmemi_rma_sym_target(const char *call, const char *what, const void *addr,
+                                           size_t len, int pe,
+                                           const struct gshmemi_heap_access **access)
+{
+    const struct gshmemi_heap *h = &gshmemi_heap;
+    const char *p = addr;
+    if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
+                         p < h->my_base || p >= h->my_base + h->size ||
+                         len > (size_t)(h->my_base + h->size - p) ||
+                         (h->slot_of_pe[pe] < 0 && gshmemi_transport == NULL)))
+        return gshmemi_rma_static_target(call, what, addr, len, pe, access);
+    *access = h->access;
+    return (char *)gshmemi_heap_peer_addr(addr, pe);
+}
+
+/* Like gshmemi_rma_sym_target, for atomics and signals: NULL (the transport)
  * also for this PE itself when the transport's atomics are the NIC's, which
  * are atomic only among themselves. */
 static inline char *gshmemi_rma_atomic_target(const char *call, const char *what, const void *addr,
-                                              size_t len, int pe)
+                                              size_t len, int pe,
+                                              const struct gshmemi_heap_access **access)
 {
-    char *r = gshmemi_rma_target(call, what, addr, len, pe);
+    char *r = gshmemi_rma_sym_target(call, what, addr, len, pe, access);
     if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->ops->nic_atomics &&
                          pe == gshmemi_rt.my_pe))
         return NULL;
@@ -50,7 +76,7 @@ static inline char *gshmemi_rma_atomic_target(const char *call, const char *what
 static inline void gshmemi_rma_check_pe(const char *call, int pe)
 {
     if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes))
-        gshmemi_rma_bad_symmetric(call, "dest", NULL, 0, pe);
+        gshmemi_rma_bad_symmetric(call, "dest", NULL, 0, pe, 0);
 }
 
 /* A local (not necessarily symmetric) buffer. */
@@ -64,24 +90,28 @@ static inline void gshmemi_rma_check_local(const char *call, const char *what, c
 /* The checks of a transfer of n bytes between pe's copy of the symmetric
  * `sym` and the local buffer `local` (each named as the call names it):
  * returns 0 when there is nothing to move (pe checked), else 1 with
- * *remote set to pe's copy as mapped here (NULL: through the transport). */
+ * *remote set to pe's copy as mapped here (NULL: through the transport)
+ * and *access to how it is reached (access NULL: sym must be in the heap). */
 static inline int gshmemi_rma_resolve(const char *call, const char *sym_what, const void *sym,
                                       const char *local_what, const void *local, size_t n, int pe,
-                                      char **remote)
+                                      char **remote, const struct gshmemi_heap_access **access)
 {
     if (n == 0) {
         gshmemi_rma_check_pe(call, pe);
         return 0;
     }
-    *remote = gshmemi_rma_target(call, sym_what, sym, n, pe);
+    if (access == NULL) /* a stream-ordered form: the heap only */
+        *remote = gshmemi_rma_target(call, sym_what, sym, n, pe);
+    else
+        *remote = gshmemi_rma_sym_target(call, sym_what, sym, n, pe, access);
     gshmemi_rma_check_local(call, local_what, local, n);
     return 1;
 }
 
-/* The heap offset of a symmetric address (for the transport). */
+/* The symmetric offset of a checked symmetric address (for the transport). */
 static inline uint64_t gshmemi_rma_off(const void *addr)
 {
-    return (uint64_t)((const char *)addr - gshmemi_heap.my_base);
+    return gshmemi_sym_off(addr);
 }
 
 /* nelems * esize, or the job ends naming the call. */

@@ -49,7 +49,7 @@ static inline void put_on(const char *call, void *dest, const void *src, size_t 
 {
     char *r;
     gshmemi_rma_need_device_heap(call);
-    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r))
+    if (!gshmemi_rma_resolve(call, "dest", dest, "source", src, nbytes, pe, &r, NULL))
         return;
     need_proxy(call, r, pe);
     if (r != NULL) {
@@ -65,7 +65,7 @@ static inline void get_on(const char *call, void *dest, const void *src, size_t 
 {
     char *r;
     gshmemi_rma_need_device_heap(call);
-    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r))
+    if (!gshmemi_rma_resolve(call, "source", src, "dest", dest, nbytes, pe, &r, NULL))
         return;
     need_proxy(call, r, pe);
     if (r != NULL) {

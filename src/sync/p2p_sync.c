@@ -3,13 +3,14 @@
 #include <gshmem.h>
 
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "sync/wait.h"
 
 #define WAIT_DESC(TYPE, ivars_, n, st, cmp_, v, vals)                                    \
     {                                                                                    \
         .call = __func__, .ivars = (void *)(ivars_), .nelems = (n), .esize = sizeof(TYPE), \
         .is_signed = (TYPE)-1 < (TYPE)1, .status = (st), .cmp = (cmp_),                  \
-        .value = (uint64_t)(v), .values = (vals), .access = gshmemi_heap.access       \
+        .value = (uint64_t)(v), .values = (vals), .access = gshmemi_sym_access(ivars_)  \
     }
 
 /* cmp_values of the vector forms, checked. */

@@ -7,13 +7,15 @@
 static uint64_t read_signal(const char *call, const uint64_t *sig_addr)
 {
     uint64_t v;
-    gshmemi_heap.access->read(call, &v, sig_addr, sizeof(v));
+    gshmemi_sym_access(sig_addr)->read(call, &v, sig_addr, sizeof(v));
     return v;
 }
 
 GSHMEM_API uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
 {
-    (void)gshmemi_rma_target(__func__, "sig_addr", sig_addr, sizeof(*sig_addr), gshmemi_rt.my_pe);
+    const struct gshmemi_heap_access *access;
+    (void)gshmemi_rma_sym_target(__func__, "sig_addr", sig_addr, sizeof(*sig_addr),
+                                 gshmemi_rt.my_pe, &access);
     gshmemi_rma_check_aligned(__func__, "sig_addr", sig_addr, sizeof(*sig_addr));
     return read_signal(__func__, sig_addr);
 }
@@ -22,7 +24,7 @@ GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64
 {
     const struct gshmemi_wait w = {.call = __func__, .ivars = sig_addr, .nelems = 1,
                                    .esize = sizeof(uint64_t), .cmp = cmp, .value = cmp_value,
-                                   .access = gshmemi_heap.access};
+                                   .access = gshmemi_sym_access(sig_addr)};
     gshmemi_wait_check(&w);
     (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
     return read_signal(__func__, sig_addr);

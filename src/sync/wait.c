@@ -100,8 +100,10 @@ void gshmemi_wait_check(const struct gshmemi_wait *w)
         gshmemi_rma_fail(w->call, "cmp %d is not one of GSHMEM_CMP_EQ..GSHMEM_CMP_GE", w->cmp);
     if (w->nelems == 0)
         return;
-    (void)gshmemi_rma_target(w->call, "ivars", w->ivars,
-                             gshmemi_rma_bytes(w->call, w->nelems, w->esize), gshmemi_rt.my_pe);
+    const struct gshmemi_heap_access *access;
+    (void)gshmemi_rma_sym_target(w->call, "ivars", w->ivars,
+                                 gshmemi_rma_bytes(w->call, w->nelems, w->esize), gshmemi_rt.my_pe,
+                                 &access);
     gshmemi_rma_check_aligned(w->call, "ivars", w->ivars, w->esize);
 }
 
@@ -150,6 +152,9 @@ static void wait_timed_out(const struct gshmemi_wait *w)
     char where[64];
     if (gshmemi_heap_contains(at))
         snprintf(where, sizeof(where), "heap offset %zu", (size_t)(at - gshmemi_heap.my_base));
+    else if (gshmemi_static_contains(at, 1))
+        snprintf(where, sizeof(where), "offset %zu of the program's static data",
+                 (size_t)(at - gshmemi_static.base));
     else
         snprintf(where, sizeof(where), "the runtime's control segment");
     GSHMEMI_ERROR(SYNC, "%s timed out after %g s (GSHMEM_TIMEOUT): waiting for %p (%s, element "

@@ -41,6 +41,7 @@
 #include "gpu/gpu.h"
 #include "heap/ctrl.h"
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "transport/nic.h"
 #include "transport/transport.h"
 
@@ -66,10 +67,14 @@ struct peer_info { /* what each PE publishes about itself */
     uint64_t beats_base; /* this PE's beat words, one per PE */
     uint32_t beats_rkey;
     uint32_t pad2;
+    uint64_t static_base; /* the program's static data (heap/static_data.h) */
 };
 
+/* A registered range of symmetric offsets: of the heap, or of the static
+ * data from GSHMEMI_STATIC_OFF. */
 struct chunk {
-    size_t off, size;
+    uint64_t off;
+    size_t size;
     struct ibv_mr *mr;
     uint32_t *rkeys; /* by PE */
 };
@@ -111,8 +116,8 @@ static const char *op_name(enum ibv_wr_opcode op)
     }
 }
 
-/* The chunk holding heap offset off, and the bytes left in it (the
- * callers' checks keep off inside the heap). */
+/* The chunk holding symmetric offset off, and the bytes left in it (the
+ * callers' checks keep off inside the heap or the static data). */
 static struct chunk *chunk_at(struct ibrc *ib, uint64_t off, size_t *left)
 {
     for (int i = 0; i < ib->n_chunks; i++)
@@ -120,9 +125,17 @@ static struct chunk *chunk_at(struct ibrc *ib, uint64_t off, size_t *left)
             *left = ib->chunks[i].off + ib->chunks[i].size - off;
             return &ib->chunks[i];
         }
-    GSHMEMI_ERROR(TRANSPORT, "ibrc: heap offset %llu is in no registered chunk",
+    GSHMEMI_ERROR(TRANSPORT, "ibrc: symmetric offset %#llx is in no registered chunk",
                   (unsigned long long)off);
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "ibrc");
+}
+
+/* pe's virtual address of symmetric offset off. */
+static uint64_t remote_addr(const struct ibrc *ib, int pe, uint64_t off)
+{
+    if (off >= GSHMEMI_STATIC_OFF)
+        return ib->info[pe].static_base + (off - GSHMEMI_STATIC_OFF);
+    return ib->info[pe].heap_base + off;
 }
 
 /* A heartbeat's completion (signaled ones, and any that failed). */
@@ -183,9 +196,9 @@ static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opc
  * elsewhere (the staging buffer; *len cut to it). */
 static int local_key(struct ibrc *ib, const void *p, size_t *len, uint32_t *lkey)
 {
-    if (gshmemi_heap_contains(p)) {
+    if (gshmemi_heap_contains(p) || gshmemi_static_contains(p, 1)) {
         size_t left = 0;
-        struct chunk *c = chunk_at(ib, (uint64_t)((const char *)p - gshmemi_heap.my_base), &left);
+        struct chunk *c = chunk_at(ib, gshmemi_sym_off(p), &left);
         *len = GSHMEMI_MIN(GSHMEMI_MIN(*len, left), MAX_MESSAGE);
         *lkey = c->mr->lkey;
         return 1;
@@ -213,7 +226,7 @@ static int ibrc_put(struct gshmemi_transport *t, const char *call, int pe, uint6
             from = ib->staging.base;
         }
         post_wait(ib, call, pe, IBV_WR_RDMA_WRITE, (void *)from, lkey, len,
-                  ib->info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
+                  remote_addr(ib, pe, off + done), c->rkeys[pe], 0, 0);
         done += len;
     }
     pthread_mutex_unlock(&ib->lock);
@@ -234,7 +247,7 @@ static int ibrc_get(struct gshmemi_transport *t, const char *call, int pe, uint6
         len = GSHMEMI_MIN(len, n - done);
         const int direct = local_key(ib, to, &len, &lkey);
         post_wait(ib, call, pe, IBV_WR_RDMA_READ, direct ? to : ib->staging.base, lkey, len,
-                  ib->info[pe].heap_base + off + done, c->rkeys[pe], 0, 0);
+                  remote_addr(ib, pe, off + done), c->rkeys[pe], 0, 0);
         if (direct)
             into_heap = 1;
         else
@@ -262,7 +275,7 @@ static uint64_t apply_atomic(struct ibrc *ib, const char *call, int pe, uint64_t
 {
     size_t left = 0;
     struct chunk *c = chunk_at(ib, off & ~7ull, &left);
-    const uint64_t word = ib->info[pe].heap_base + (off & ~7ull);
+    const uint64_t word = remote_addr(ib, pe, off & ~7ull);
     uint64_t old;
 
     pthread_mutex_lock(&ib->lock);
@@ -380,9 +393,10 @@ static struct ibv_mr *register_heap(struct ibrc *ib, char *addr, size_t len)
     return NULL;
 }
 
-/* Registers heap bytes [from, to) as a new chunk and learns every PE's rkey
- * for it: collective (growth is), and every PE fails if one does. */
-static int register_chunk(struct ibrc *ib, size_t from, size_t to)
+/* Registers this PE's symmetric bytes [from, to) (offsets) as a new chunk
+ * and learns every PE's rkey for it: collective (growth is), and every PE
+ * fails if one does. */
+static int register_chunk(struct ibrc *ib, uint64_t from, uint64_t to)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     struct chunk *c;
@@ -400,8 +414,14 @@ static int register_chunk(struct ibrc *ib, size_t from, size_t to)
     c->size = to - from;
     c->rkeys = calloc((size_t)bs->size, sizeof(uint32_t));
     all = calloc((size_t)bs->size, sizeof(*all));
-    c->mr = c->rkeys != NULL && all != NULL ? register_heap(ib, gshmemi_heap.my_base + from, to - from)
-                                            : NULL;
+    if (c->rkeys == NULL || all == NULL)
+        c->mr = NULL;
+    else if (from < GSHMEMI_STATIC_OFF)
+        c->mr = register_heap(ib, gshmemi_heap.my_base + from, to - from);
+    else if ((c->mr = ibv_reg_mr(ib->pd, gshmemi_static.base + (from - GSHMEMI_STATIC_OFF),
+                                 to - from, HEAP_ACCESS)) == NULL)
+        GSHMEMI_ERROR(TRANSPORT, "ibrc: cannot register the program's static data (%llu bytes): "
+                      "%s", (unsigned long long)(to - from), strerror(errno));
     if (c->mr != NULL) {
         mine.rkey = c->mr->rkey;
         mine.ok = 1;
@@ -410,8 +430,8 @@ static int register_chunk(struct ibrc *ib, size_t from, size_t to)
     for (int pe = 0; st == 0 && pe < bs->size; pe++) {
         if (!all[pe].ok) {
             if (c->mr != NULL) /* the one that failed said why */
-                GSHMEMI_ERROR(TRANSPORT, "ibrc: pe %d could not register its heap bytes %zu-%zu", pe,
-                              from, to);
+                GSHMEMI_ERROR(TRANSPORT, "ibrc: pe %d could not register its symmetric bytes "
+                              "%#llx-%#llx", pe, (unsigned long long)from, (unsigned long long)to);
             st = GSHMEM_ERR_IO;
         }
         c->rkeys[pe] = all[pe].rkey;
@@ -647,6 +667,7 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
     mine.lid = pa.lid;
     memcpy(mine.gid, gid.raw, 16);
     mine.heap_base = (uint64_t)(uintptr_t)gshmemi_heap.my_base;
+    mine.static_base = (uint64_t)(uintptr_t)gshmemi_static.base;
     mine.ctrl_base = (uint64_t)(uintptr_t)gshmemi_ctrl_word(me, 0);
     mine.ctrl_rkey = ib->ctrl_mr->rkey;
     mine.beats_base = (uint64_t)(uintptr_t)ib->beats;
@@ -667,6 +688,9 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
         }
     }
     GSHMEMI_CHECK_GOTO(register_chunk(ib, 0, gshmemi_heap.size), st, err);
+    if (gshmemi_static.size > 0) /* the same on every PE (static_data.c agreed) */
+        GSHMEMI_CHECK_GOTO(register_chunk(ib, GSHMEMI_STATIC_OFF,
+                                          GSHMEMI_STATIC_OFF + gshmemi_static.size), st, err);
     ib->heap_listener = (struct gshmemi_heap_listener){.grown = heap_grown, .arg = ib};
     gshmemi_heap_listen(&ib->heap_listener);
     if ((errno = pthread_create(&ib->beat_thread, NULL, beat_main, ib)) != 0) {

@@ -24,6 +24,7 @@
 #include "gpu/gpu.h"
 #include "heap/ctrl.h"
 #include "heap/heap.h"
+#include "heap/static_data.h"
 #include "transport/tcp_priv.h"
 
 #define SMALL_PUT 4096  /* GPU heap: puts up to this are batched from the receive buffer */
@@ -176,7 +177,7 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
 static void check_frame(int pe, const struct gshmemi_tcp_frame *f)
 {
     char why[160];
-    if (gshmemi_tcp_frame_check(f, gshmemi_heap.size, why, sizeof(why)) != 0) {
+    if (gshmemi_tcp_frame_check(f, gshmemi_heap.size, gshmemi_static.size, why, sizeof(why)) != 0) {
         GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d sent %s", pe, why);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
@@ -203,13 +204,20 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         check_frame(pe, &f[n++]);
         c->rx_head += sizeof(struct gshmemi_tcp_frame);
     }
+    const struct gshmemi_heap_access *access[GSHMEMI_AMO_BATCH];
+    int mixed = 0;
     for (size_t i = 0; i < n; i++) {
-        ops[i] = (struct gshmemi_amo_req){.addr = gshmemi_heap.my_base + f[i].off, .a = f[i].a,
-                                          .b = f[i].b, .op = (int32_t)f[i].op,
+        ops[i] = (struct gshmemi_amo_req){.addr = gshmemi_sym_local(f[i].off, &access[i]),
+                                          .a = f[i].a, .b = f[i].b, .op = (int32_t)f[i].op,
                                           .size = (int32_t)f[i].size};
         fetch |= f[i].fetch != 0;
+        mixed |= access[i] != access[0];
     }
-    gshmemi_heap.access->atomics("tcp", ops, n, fetch ? old : NULL);
+    if (!mixed)
+        access[0]->atomics("tcp", ops, n, fetch ? old : NULL);
+    else /* heap and static data: each by its own access, still in order */
+        for (size_t i = 0; i < n; i++)
+            access[i]->atomics("tcp", &ops[i], 1, fetch ? &old[i] : NULL);
     if (!fetch)
         return;
     gshmemi_tcp_in_batch = 1; /* the answers leave corked, together */
@@ -268,9 +276,10 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
      * stream's order, after the puts before it. */
     if (f.type != GSHMEMI_TCP_PUT)
         put_batch_flush(t);
-    /* For the frames that touch the heap: in it (checked above). */
+    /* For the frames that touch symmetric memory: in it (checked above),
+     * and how it is reached (static data is host memory). */
     p = f.type == GSHMEMI_TCP_PUT || f.type == GSHMEMI_TCP_GET || f.type == GSHMEMI_TCP_SIGNAL
-            ? gshmemi_heap.my_base + f.off
+            ? gshmemi_sym_local(f.off, &access)
             : NULL;
     switch (f.type) {
     case GSHMEMI_TCP_PUT:
@@ -298,7 +307,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         __atomic_fetch_add(gshmemi_ctrl_word(gshmemi_rt.my_pe, f.off), f.a, __ATOMIC_RELEASE);
         break;
     case GSHMEMI_TCP_QUIET:
-        access->quiet("tcp");
+        gshmemi_heap.access->quiet("tcp");
         gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
         break;
     case GSHMEMI_TCP_REPLY:

@@ -6,20 +6,25 @@
 
 #include "core/amo.h"
 #include "heap/ctrl.h"
+#include "heap/static_data.h"
 #include "transport/tcp_wire.h"
 
-static int in_heap(uint64_t off, uint64_t len, uint64_t heap_size)
+/* In the heap, or in the static data at GSHMEMI_STATIC_OFF and above. */
+static int in_sym(uint64_t off, uint64_t len, uint64_t heap_size, uint64_t static_size)
 {
-    return off <= heap_size && len <= heap_size - off;
+    if (off < GSHMEMI_STATIC_OFF)
+        return off <= heap_size && len <= heap_size - off;
+    off -= GSHMEMI_STATIC_OFF;
+    return off <= static_size && len <= static_size - off;
 }
 
-int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size, char *why,
-                            size_t why_len)
+int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size,
+                            uint64_t static_size, char *why, size_t why_len)
 {
     const unsigned long long off = f->off, len = f->len;
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
-        if (!in_heap(f->off, f->len, heap_size))
+        if (!in_sym(f->off, f->len, heap_size, static_size))
             break;
         if ((f->op & ~GSHMEMI_TCP_PUT_FENCED) != 0) {
             snprintf(why, why_len, "a put with unknown flags %#x", f->op);
@@ -32,7 +37,7 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
                      GSHMEMI_TCP_GET_CHUNK);
             return GSHMEM_ERR_INVALID_ARG;
         }
-        if (!in_heap(f->off, f->len, heap_size))
+        if (!in_sym(f->off, f->len, heap_size, static_size))
             break;
         return 0;
     case GSHMEMI_TCP_AMO:
@@ -42,7 +47,7 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
                      f->size, off);
             return GSHMEM_ERR_INVALID_ARG;
         }
-        if (!in_heap(f->off, f->size, heap_size))
+        if (!in_sym(f->off, f->size, heap_size, static_size))
             break;
         return 0;
     case GSHMEMI_TCP_SIGNAL:
@@ -50,7 +55,7 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
             snprintf(why, why_len, "a signal of op %u at heap offset %llu", f->op, off);
             return GSHMEM_ERR_INVALID_ARG;
         }
-        if (!in_heap(f->off, 8, heap_size))
+        if (!in_sym(f->off, 8, heap_size, static_size))
             break;
         return 0;
     case GSHMEMI_TCP_CTRL:
@@ -79,9 +84,14 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
         snprintf(why, why_len, "a frame of unknown type %u", f->type);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    snprintf(why, why_len, "heap range [%llu, +%llu) beyond this heap (%llu bytes)", off,
-             f->type == GSHMEMI_TCP_AMO ? (unsigned long long)f->size
-             : f->type == GSHMEMI_TCP_SIGNAL ? 8ull : len, (unsigned long long)heap_size);
+    const unsigned long long n = f->type == GSHMEMI_TCP_AMO ? (unsigned long long)f->size
+                                 : f->type == GSHMEMI_TCP_SIGNAL ? 8ull : len;
+    if (f->off >= GSHMEMI_STATIC_OFF)
+        snprintf(why, why_len, "static data range [%llu, +%llu) beyond this pe's static data "
+                 "(%llu bytes)", off - GSHMEMI_STATIC_OFF, n, (unsigned long long)static_size);
+    else
+        snprintf(why, why_len, "heap range [%llu, +%llu) beyond this heap (%llu bytes)", off, n,
+                 (unsigned long long)heap_size);
     return GSHMEM_ERR_INVALID_ARG;
 }
 

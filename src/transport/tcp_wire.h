@@ -4,7 +4,8 @@
  * that carry data.  Both ends run the same build on the same kind of host:
  * fields are in host byte order.  The target checks every frame before it
  * acts on it (gshmemi_tcp_frame_check): a frame that would reach outside
- * its heap, or that it cannot make sense of, ends the job naming the PE. */
+ * its heap and static data, or that it cannot make sense of, ends the job
+ * naming the PE. */
 #ifndef GSHMEMI_TRANSPORT_TCP_WIRE_H
 #define GSHMEMI_TRANSPORT_TCP_WIRE_H
 
@@ -51,10 +52,11 @@ struct gshmemi_tcp_hello {
     int32_t pad;
 };
 
-/* Whether a target whose heap holds heap_size bytes may serve frame f:
- * 0, or GSHMEM_ERR_INVALID_ARG with the reason in why. */
-int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size, char *why,
-                            size_t why_len);
+/* Whether a target whose heap holds heap_size bytes and whose symmetric
+ * static data static_size (at offsets from GSHMEMI_STATIC_OFF) may serve
+ * frame f: 0, or GSHMEM_ERR_INVALID_ARG with the reason in why. */
+int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size,
+                            uint64_t static_size, char *why, size_t why_len);
 /* Whether a hello carries the magic and this job's secret (its rank is
  * checked by the caller, who knows whom it expects). */
 int gshmemi_tcp_hello_valid(const struct gshmemi_tcp_hello *h,

@@ -21,8 +21,15 @@ ABORT = 255
 cases = {
     "put-pe-range": (H + r"gshmem_int_put: pe 2 is out of range: there are 2 PEs \(0 to 1\)$", ABORT, {}),
     "put-pe-negative": (H + r"gshmem_putmem: pe -1 is out of range: there are 2 PEs \(0 to 1\)$", ABORT, {}),
-    "put-not-heap": (H + rf"gshmem_int_put: dest {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
-    "get-not-heap": (H + rf"gshmem_getmem: source {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
+    "put-not-heap": (H + rf"gshmem_int_put: dest {P} is neither in the symmetric heap \[{P}, {P}\) nor in "
+                     r"the program's static data$", ABORT, {}),
+    "get-not-heap": (H + rf"gshmem_getmem: source {P} is neither in the symmetric heap \[{P}, {P}\) nor "
+                     r"in the program's static data$", ABORT, {}),
+    "put-static-disabled": (H + rf"gshmem_long_p: dest {P} is not in the symmetric heap \[{P}, {P}\), and "
+                            r"the program's static data is not symmetric: GSHMEM_SYMMETRIC_DATA is 0$",
+                            ABORT, {"GSHMEM_SYMMETRIC_DATA": "0"}),
+    "put-static-crosses-end": (H + rf"gshmem_putmem: dest range \[{P}, \+1099511627776\) crosses the end "
+                               rf"of the program's static data at {P}$", ABORT, {}),
     "put-crosses-end": (H + rf"gshmem_putmem: dest range \[{P}, \+16\) crosses the end of the symmetric heap at {P}$",
                         ABORT, {"GSHMEM_SYMMETRIC_SIZE": "2m"}),
     "put-null-dest": (H + r"gshmem_putmem: dest is NULL with 8 bytes to transfer$", ABORT, {}),
@@ -36,7 +43,8 @@ cases = {
     "set-lock-twice": (H + rf"gshmem_set_lock: this PE already holds the lock at {P}$", ABORT, {}),
     "ctx-quiet-invalid": (H + r"gshmem_ctx_quiet: the context is GSHMEM_CTX_INVALID$", ABORT, {}),
     "ctx-put-invalid": (H + r"shmem_ctx_int_put: the context is GSHMEM_CTX_INVALID$", ABORT, {}),
-    "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is not in the symmetric heap \[{P}, {P}\)$", ABORT, {}),
+    "wait-not-heap": (H + rf"gshmem_int_wait_until: ivars {P} is neither in the symmetric heap \[{P}, {P}\) "
+                      r"nor in the program's static data$", ABORT, {}),
     "timeout": (H + rf"gshmem_long_wait_until timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for {P} "
                 r"\(heap offset {OFF}, element 0 of 1\) to be EQ 1; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
     "on-stream-host-heap": (H + r"gshmemx_putmem_on_stream: needs the symmetric heap in GPU memory "

@@ -12,6 +12,7 @@
 #include <shmem.h> /* the OpenSHMEM names' own checks */
 
 static int me, npes;
+static long static_word; /* symmetric unless GSHMEM_SYMMETRIC_DATA=0 */
 
 /* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
  * (the runtime keeps areas of its own in the heap: the test does not
@@ -97,6 +98,10 @@ int main(int argc, char **argv)
             gshmem_int_put(&local, &local, 1, 0);
         else if (strcmp(c, "get-not-heap") == 0)
             gshmem_getmem(&local, &local, 4, 0);
+        else if (strcmp(c, "put-static-disabled") == 0)
+            gshmem_long_p(&static_word, 1, 0);
+        else if (strcmp(c, "put-static-crosses-end") == 0)
+            gshmem_putmem(&static_word, &local, (size_t)1 << 40, 0);
         else if (strcmp(c, "put-crosses-end") == 0)
             ; /* below: it needs a collective allocation first */
         else if (strcmp(c, "put-null-dest") == 0)

@@ -1,8 +1,8 @@
 /* The tcp transport's wire format: the target's check of every frame
  * (transport/tcp_wire.h) accepts what a peer of the same build sends and
- * refuses, with a reason, whatever would reach outside the heap or that
- * the target cannot make sense of; random frames never get through with a
- * range outside the heap.  And the hello: magic and secret. */
+ * refuses, with a reason, whatever would reach outside the heap and the
+ * static data or that the target cannot make sense of; random frames never
+ * get through with a range outside them.  And the hello: magic and secret. */
 #include <stdint.h>
 #include <string.h>
 
@@ -10,15 +10,18 @@
 
 #include "core/amo.h"
 #include "heap/ctrl.h"
+#include "heap/static_data.h"
 #include "transport/tcp_wire.h"
 #include "test_util.h"
 
 #define HEAP (4ull << 20)
+#define STATIC (64ull << 10) /* the program's static data, at GSHMEMI_STATIC_OFF */
+#define S GSHMEMI_STATIC_OFF
 
 static int ok(struct gshmemi_tcp_frame f)
 {
     char why[160] = "";
-    int st = gshmemi_tcp_frame_check(&f, HEAP, why, sizeof(why));
+    int st = gshmemi_tcp_frame_check(&f, HEAP, STATIC, why, sizeof(why));
     if (st != 0 && why[0] == '\0')
         return -1; /* refused without a reason */
     return st == 0;
@@ -49,19 +52,22 @@ static struct gshmemi_tcp_frame with_op(struct gshmemi_tcp_frame f, uint32_t op)
     return f;
 }
 
-/* The bytes of the heap a frame that passed the check touches. */
+/* The bytes of the heap or static data a frame that passed the check
+ * touches. */
 static int inside(const struct gshmemi_tcp_frame *f)
 {
-    unsigned __int128 end;
+    unsigned __int128 n;
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
-    case GSHMEMI_TCP_GET: end = (unsigned __int128)f->off + f->len; break;
-    case GSHMEMI_TCP_AMO: end = (unsigned __int128)f->off + f->size; break;
-    case GSHMEMI_TCP_SIGNAL: end = (unsigned __int128)f->off + 8; break;
+    case GSHMEMI_TCP_GET: n = f->len; break;
+    case GSHMEMI_TCP_AMO: n = f->size; break;
+    case GSHMEMI_TCP_SIGNAL: n = 8; break;
     case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8;
     default: return 1;
     }
-    return end <= HEAP;
+    if (f->off >= S)
+        return (unsigned __int128)(f->off - S) + n <= STATIC;
+    return (unsigned __int128)f->off + n <= HEAP;
 }
 
 int main(void)
@@ -105,6 +111,24 @@ int main(void)
     EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, 12, 0), 0)) == 0, "a misaligned signal");
     EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, HEAP, 0), 0)) == 0, "a signal past the heap");
 
+    /* the static data: from GSHMEMI_STATIC_OFF, no further than its size */
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, S, STATIC)) == 1, "a put of all the static data");
+    EXPECT(ok(frame(GSHMEMI_TCP_GET, S + STATIC - 8, 8)) == 1, "a get at the static data's end");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, S + STATIC - 8, 9)) == 0, "a put crossing its end");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, S - 8, 16)) == 0, "a put crossing into it from below");
+    EXPECT(ok(frame(GSHMEMI_TCP_PUT, S + STATIC + 1, 0)) == 0, "a put past it");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 8, S + STATIC - 8, 1)) == 1, "an atomic at its end");
+    EXPECT(ok(amo(GSHMEMI_AMO_ADD, 8, S + STATIC, 1)) == 0, "an atomic past it");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, S + 8, 0), 1)) == 1, "a signal in it");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, S + STATIC, 0), 1)) == 0, "a signal past it");
+    {
+        char why[160] = "";
+        struct gshmemi_tcp_frame f = frame(GSHMEMI_TCP_PUT, S + STATIC, 8);
+        EXPECT(gshmemi_tcp_frame_check(&f, HEAP, 0, why, sizeof(why)) != 0 &&
+                   strstr(why, "static data") != NULL,
+               "a put into a target without symmetric static data is refused naming it: %s", why);
+    }
+
     /* control words, replies and the bare frames */
     EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8 - 1, 0)) == 1, "the last control word");
     EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8, 0)) == 0, "a control word past the end");
@@ -134,6 +158,8 @@ int main(void)
         f.len = test_rand(&seed) % scale[test_rand(&seed) % 4];
         if (test_rand(&seed) % 2)
             f.off = HEAP - f.off % HEAP;
+        else if (test_rand(&seed) % 3 == 0) /* near the static data's edges */
+            f.off = S + STATIC - f.off % (2 * STATIC) + (test_rand(&seed) % 2 ? STATIC : 0);
         f.a = test_rand(&seed);
         f.b = test_rand(&seed);
         f.size = (uint32_t)(1u << (test_rand(&seed) % 5));

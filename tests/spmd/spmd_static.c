@@ -1,0 +1,303 @@
+/* The program's global and static variables as symmetric data objects
+ * (OpenSHMEM): initialised (.data) and zero (.bss) globals, file- and
+ * function-scope statics, reached by every host family: put/get/p/g,
+ * strided, atomics of 4 and 8 bytes, locks, put_signal and signal waits,
+ * wait_until on a static array, gshmem_ptr; mixed with heap objects; their
+ * contents kept across the move at init; a child of fork no longer shares
+ * them.  Random data, checked against values every PE can regenerate. */
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gshmem.h>
+#include <gshmemx.h>
+
+#include "spmd_util.h"
+
+#define BIG (8u << 20) /* .bss: more than one tcp request, pieces per PE */
+
+long initialized_long = 0x1234567890abcdefL; /* .data */
+static int initialized_array[7] = {3, 1, 4, 1, 5, 9, 2};
+static unsigned char big[BIG];
+long counters[16];
+static long amo_words[4];
+static int int_counters[4];
+static long swap_word;
+static long fork_word;
+static uint64_t sig;
+static long lock_word;
+static long under_lock;
+static int ivars[8];
+static double strided[64];
+static unsigned char landing[4096];
+
+static uint64_t seed;
+
+static void check_initial_values(void)
+{
+    static const int want[7] = {3, 1, 4, 1, 5, 9, 2};
+    CHECK(initialized_long == 0x1234567890abcdefL, "initialized_long is %#lx after init",
+          initialized_long);
+    CHECK(memcmp(initialized_array, want, sizeof(want)) == 0, "initialized_array changed");
+    CHECK(spmd_all_bytes(big, 4096, 0) && spmd_all_bytes(big + BIG - 4096, 4096, 0),
+          "the .bss array is not zero after init");
+}
+
+/* Reach matches the heap's: where a peer's heap is mapped, so are its
+ * static data, and the mapping is that PE's copy. */
+static void check_ptr(int me, int n)
+{
+    long *heap_obj = gshmem_malloc(sizeof(long));
+    CHECK(gshmem_ptr(&counters[3], me) == (void *)&counters[3], "gshmem_ptr of my own static");
+    CHECK(gshmem_addr_accessible(&counters[3], me), "my own static is not accessible");
+    CHECK(gshmem_ptr(&landing[0], -1) == NULL && gshmem_ptr(&landing[0], n) == NULL,
+          "gshmem_ptr of a PE out of range");
+    int local_dummy = 0;
+    CHECK(gshmem_ptr(&local_dummy, me) == NULL, "gshmem_ptr of a stack variable");
+    for (int pe = 0; pe < n; pe++) {
+        long *p = gshmem_ptr(&counters[3], pe);
+        CHECK((p != NULL) == (gshmem_ptr(heap_obj, pe) != NULL),
+              "pe %d: static data reach (%p) differs from the heap's", pe, (void *)p);
+        CHECK((p != NULL) == gshmem_addr_accessible(&counters[3], pe), "pe %d: accessible", pe);
+    }
+    /* Store through the mapping into the next PE's copy; it checks. */
+    gshmem_barrier_all();
+    long *next = gshmem_ptr(&counters[3], (me + 1) % n);
+    if (next != NULL)
+        *next = 1000 + me;
+    else
+        gshmem_long_p(&counters[3], 1000 + me, (me + 1) % n);
+    gshmem_barrier_all();
+    CHECK(counters[3] == 1000 + (me + n - 1) % n, "counters[3] holds %ld", counters[3]);
+    gshmem_free(heap_obj);
+}
+
+/* Every PE puts its random piece into big on every PE, then gets its right
+ * neighbour's piece from a third PE; odd sizes and offsets. */
+static void check_put_get(int me, int n)
+{
+    const size_t piece = BIG / (size_t)n - 13;
+    unsigned char *mine = malloc(piece), *want = malloc(piece), *got = malloc(piece);
+    spmd_fill(mine, piece, seed, me, 1);
+    for (int k = 0; k < n; k++) {
+        int pe = (me + k) % n;
+        gshmem_putmem(big + (size_t)me * (piece + 13) + 7, mine, piece, pe);
+    }
+    gshmem_barrier_all();
+    for (int src = 0; src < n; src++) {
+        spmd_fill(want, piece, seed, src, 1);
+        CHECK(memcmp(big + (size_t)src * (piece + 13) + 7, want, piece) == 0,
+              "pe %d's piece in my big is wrong", src);
+    }
+    const int from = (me + 2) % n, whose = (me + 1) % n;
+    memset(got, POISON, piece);
+    gshmem_getmem(got, big + (size_t)whose * (piece + 13) + 7, piece, from);
+    spmd_fill(want, piece, seed, whose, 1);
+    CHECK(memcmp(got, want, piece) == 0, "getmem of pe %d's piece from pe %d", whose, from);
+    /* nbi forms, completed by quiet */
+    memset(got, POISON, 4096);
+    gshmem_getmem_nbi(got, big + (size_t)whose * (piece + 13) + 7, 4096, from);
+    gshmem_quiet();
+    CHECK(memcmp(got, want, 4096) == 0, "getmem_nbi");
+    gshmem_barrier_all();
+    free(mine);
+    free(want);
+    free(got);
+}
+
+/* Typed p/g, and strided puts and gets on a static double array. */
+static void check_typed_and_strided(int me, int n)
+{
+    for (int pe = 0; pe < n; pe++)
+        gshmem_long_p(&counters[me % 16], (long)spmd_mix(seed + (uint64_t)me * 131 + (uint64_t)pe),
+                      pe);
+    gshmem_barrier_all();
+    for (int src = 0; src < n && src < 16; src++) {
+        if (src + 16 < n)
+            continue; /* several PEs wrote the slot: the last one's value is unknown */
+        long want = (long)spmd_mix(seed + (uint64_t)src * 131 + (uint64_t)me);
+        CHECK(counters[src] == want, "counters[%d] = %ld, want %ld", src, counters[src], want);
+        const int peer = (me + 1) % n;
+        long want_there = (long)spmd_mix(seed + (uint64_t)src * 131 + (uint64_t)peer);
+        CHECK(gshmem_long_g(&counters[src], peer) == want_there, "long_g of counters[%d] on pe %d",
+              src, peer);
+    }
+    gshmem_barrier_all();
+
+    double vals[16], back[16];
+    for (int i = 0; i < 16; i++)
+        vals[i] = (double)spmd_mix(seed ^ (uint64_t)(me * 16 + i)) / 3.0;
+    const int to = (me + 1) % n;
+    gshmem_double_iput(strided, vals, 4, 1, 16, to); /* every 4th element on the next PE */
+    gshmem_barrier_all();
+    const int from = (me + n - 1) % n;
+    for (int i = 0; i < 16; i++) {
+        double w = (double)spmd_mix(seed ^ (uint64_t)(from * 16 + i)) / 3.0;
+        CHECK(strided[4 * i] == w, "strided[%d] from pe %d", 4 * i, from);
+    }
+    gshmem_double_iget(back, strided, 1, 4, 16, to); /* what I put there */
+    CHECK(memcmp(back, vals, sizeof(vals)) == 0, "iget of the strided elements");
+    gshmem_barrier_all();
+}
+
+/* Atomics of 8 and 4 bytes on static words, from every PE to every PE. */
+static void check_atomics(int me, int n)
+{
+    gshmem_barrier_all();
+    const int rounds = 50;
+    long fetched_sum = 0;
+    for (int r = 0; r < rounds; r++) {
+        gshmem_long_atomic_add(&amo_words[0], me + 1, 0);
+        fetched_sum += gshmem_long_atomic_fetch_inc(&amo_words[1], 0);
+        for (int pe = 0; pe < n; pe++)
+            gshmem_int_atomic_add(&int_counters[0], 1, pe);
+    }
+    /* a compare-and-swap increment loop on a 4-byte word next to a busy one */
+    for (int r = 0; r < rounds; r++) {
+        int cur = gshmem_int_atomic_fetch(&int_counters[1], (me + 1) % n);
+        for (;;) {
+            int seen = gshmem_int_atomic_compare_swap(&int_counters[1], cur, cur + 1, (me + 1) % n);
+            if (seen == cur)
+                break;
+            cur = seen;
+        }
+    }
+    gshmem_barrier_all();
+    /* fetch_inc handed out 0 .. rounds*n-1, once each: their sum */
+    gshmem_long_atomic_add(&amo_words[2], fetched_sum, 0);
+    gshmem_barrier_all();
+    if (me == 0) {
+        const long total = (long)rounds * n;
+        CHECK(amo_words[0] == (long)rounds * n * (n + 1) / 2, "atomic_add total %ld", amo_words[0]);
+        CHECK(amo_words[1] == total, "fetch_inc total %ld", amo_words[1]);
+        CHECK(amo_words[2] == total * (total - 1) / 2, "fetch_inc handed out values summing to "
+              "%ld", amo_words[2]);
+    }
+    CHECK(int_counters[0] == rounds * n, "int atomic_add total %d", int_counters[0]);
+    CHECK(int_counters[1] == rounds, "cswap increments %d", int_counters[1]);
+    long swapped = gshmem_long_atomic_swap(&swap_word, me + 100, me);
+    CHECK(swapped == 0 && swap_word == me + 100, "swap on myself: old %ld now %ld", swapped,
+          swap_word);
+    gshmem_barrier_all();
+}
+
+/* A lock in static data guards a read-modify-write of PE 0's counter. */
+static void check_lock(int me, int n)
+{
+    const int rounds = 20;
+    for (int r = 0; r < rounds; r++) {
+        gshmem_set_lock(&lock_word);
+        long v = gshmem_long_g(&under_lock, 0);
+        gshmem_long_p(&under_lock, v + 1, 0);
+        gshmem_quiet();
+        gshmem_clear_lock(&lock_word);
+    }
+    gshmem_barrier_all();
+    if (me == 0)
+        CHECK(under_lock == (long)rounds * n, "under_lock is %ld, want %d", under_lock, rounds * n);
+}
+
+/* put_signal into static data, the signal in static data; a fence orders a
+ * plain put before a flag. */
+static void check_signals(int me, int n)
+{
+    const int to = (me + 1) % n, from = (me + n - 1) % n;
+    unsigned char msg[1000], want[1000];
+    for (int r = 1; r <= 5; r++) {
+        spmd_fill(msg, sizeof(msg), seed, me, 100 + (uint64_t)r);
+        gshmem_putmem_signal(landing, msg, sizeof(msg), &sig, 1, GSHMEM_SIGNAL_ADD, to);
+        uint64_t v = gshmem_signal_wait_until(&sig, GSHMEM_CMP_GE, (uint64_t)r);
+        CHECK(v == (uint64_t)r, "signal is %llu in round %d", (unsigned long long)v, r);
+        spmd_fill(want, sizeof(want), seed, from, 100 + (uint64_t)r);
+        CHECK(memcmp(landing, want, sizeof(want)) == 0, "round %d: data before its signal", r);
+        CHECK(gshmem_signal_fetch(&sig) == (uint64_t)r, "signal_fetch");
+        gshmem_barrier_all(); /* the next round's put may land */
+    }
+    /* put, fence, flag: the flag never arrives before the data */
+    spmd_fill(msg, sizeof(msg), seed, me, 200);
+    gshmem_putmem(landing + 2000, msg, sizeof(msg), to);
+    gshmem_fence();
+    gshmem_int_atomic_set(&ivars[me % 8], me + 1, to);
+    gshmem_int_wait_until(&ivars[from % 8], GSHMEM_CMP_EQ, from + 1);
+    spmd_fill(want, sizeof(want), seed, from, 200);
+    CHECK(memcmp(landing + 2000, want, sizeof(want)) == 0, "data before the fenced flag");
+    gshmem_barrier_all();
+}
+
+/* wait_until_all over a static array that every PE sets a word of. */
+static void check_wait_all(int me, int n)
+{
+    const int m = n < 8 ? n : 8;
+    memset(ivars, 0, sizeof(ivars));
+    gshmem_barrier_all();
+    if (me < 8)
+        for (int pe = 0; pe < n; pe++)
+            gshmem_int_atomic_set(&ivars[me], 7 * me + 1, pe);
+    gshmem_int_wait_until_all(ivars, (size_t)m, NULL, GSHMEM_CMP_NE, 0);
+    for (int i = 0; i < m; i++)
+        CHECK(ivars[i] == 7 * i + 1, "ivars[%d] = %d", i, ivars[i]);
+    gshmem_barrier_all();
+}
+
+/* Static and heap objects in one transfer each way. */
+static void check_mixed(int me, int n)
+{
+    unsigned char *heap = gshmem_malloc(4096), data[4096], got[4096];
+    const int to = (me + 1) % n, from = (me + n - 1) % n;
+    spmd_fill(landing, sizeof(landing), seed, me, 300);
+    gshmem_barrier_all();
+    gshmem_putmem(heap, landing, sizeof(landing), to); /* static source, heap dest */
+    gshmem_barrier_all();
+    spmd_load(data, heap, sizeof(data));
+    spmd_fill(got, sizeof(got), seed, from, 300);
+    CHECK(memcmp(data, got, sizeof(got)) == 0, "static source into a heap dest");
+    gshmem_barrier_all();
+    gshmem_getmem(landing, heap, sizeof(landing), to); /* heap source, static dest */
+    spmd_fill(got, sizeof(got), seed, me, 300);
+    CHECK(memcmp(landing, got, sizeof(got)) == 0, "heap source into a static dest");
+    gshmem_barrier_all();
+    gshmem_free(heap);
+}
+
+/* A function-scope static, and a child of fork that must not write into
+ * this PE's (or its peers') copy. */
+static void check_fork(int me)
+{
+    static long mine_only = 77;
+    mine_only = 5000 + me;
+    pid_t child = fork();
+    CHECK(child >= 0, "fork failed");
+    if (child == 0) {
+        int ok = mine_only == 5000 + me && initialized_long == 0x1234567890abcdefL;
+        mine_only = -1;
+        initialized_long = -1;
+        fork_word = -1;
+        _exit(ok ? 0 : 3);
+    }
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child, "waitpid");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw other values (status %d)",
+          status);
+    CHECK(mine_only == 5000 + me && initialized_long == 0x1234567890abcdefL && fork_word == 0,
+          "the child's writes reached the parent's static data");
+}
+
+int main(void)
+{
+    gshmem_init();
+    const int me = gshmem_my_pe(), n = gshmem_n_pes();
+    seed = spmd_seed();
+    if (me == 0)
+        printf("seed %llu\n", (unsigned long long)seed);
+    check_initial_values();
+    check_ptr(me, n);
+    check_put_get(me, n);
+    check_typed_and_strided(me, n);
+    check_atomics(me, n);
+    check_lock(me, n);
+    check_signals(me, n);
+    check_wait_all(me, n);
+    check_mixed(me, n);
+    check_fork(me);
+    SPMD_DONE();
+}
