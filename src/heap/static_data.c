@@ -22,9 +22,8 @@
 
 struct gshmemi_static_data gshmemi_static;
 
-/* What the move found and made; kept for the life of the process. */
+/* What the move found and made, from init to finalize. */
 static struct {
-    int tried;
     char *start;         /* page-aligned */
     size_t size;         /* whole pages */
     uint64_t link_off;   /* start minus the executable's load bias */
@@ -97,16 +96,13 @@ static int page_touched(int pagemap, const char *p, size_t page)
     return (e >> 62) != 0; /* bit 63 present, bit 62 swapped */
 }
 
-/* In a child of fork: the segment must not stay shared with the parent.
- * The child has one thread, so moving private pages in is safe. */
-static void privatize_in_child(void)
+/* Puts private pages with the memfd's contents back in place of it and
+ * closes it; 0, or -1 where no memory could be had (the segment stays). */
+static int unshare_segment(void)
 {
-    void *tmp;
-    if (seg.fd < 0)
-        return;
-    tmp = mmap(NULL, seg.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *tmp = mmap(NULL, seg.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (tmp == MAP_FAILED)
-        _exit(GSHMEMI_EXIT_ERROR);
+        return -1;
     /* Only the memfd's allocated ranges: the holes are zeros already. */
     for (off_t at = 0; at < (off_t)seg.size;) {
         off_t data = lseek(seg.fd, at, SEEK_DATA);
@@ -118,10 +114,23 @@ static void privatize_in_child(void)
         memcpy((char *)tmp + data, seg.start + data, (size_t)(hole - data));
         at = hole;
     }
-    if (mremap(tmp, seg.size, seg.size, MREMAP_MAYMOVE | MREMAP_FIXED, seg.start) == MAP_FAILED)
-        _exit(GSHMEMI_EXIT_ERROR);
+    if (mremap(tmp, seg.size, seg.size, MREMAP_MAYMOVE | MREMAP_FIXED, seg.start) == MAP_FAILED) {
+        munmap(tmp, seg.size);
+        return -1;
+    }
     close(seg.fd);
     seg.fd = -1;
+    return 0;
+}
+
+/* In a child of fork: the segment must not stay shared with the parent.
+ * The child has one thread, so moving private pages in is safe. */
+static void privatize_in_child(void)
+{
+    if (seg.fd < 0)
+        return;
+    if (unshare_segment() != 0)
+        _exit(GSHMEMI_EXIT_ERROR);
     memset(&gshmemi_static, 0, sizeof(gshmemi_static));
 }
 
@@ -186,9 +195,10 @@ void gshmemi_static_move(void)
     long page = sysconf(_SC_PAGESIZE);
     char why[160];
 
-    if (seg.tried) /* once per process: a second init finds it moved */
+    static int at_fork;
+    gshmemi_static.why_not[0] = '\0';
+    if (seg.fd >= 0) /* still moved: a finalize could not put it back */
         return;
-    seg.tried = 1;
     if (!gshmemi_env.SYMMETRIC_DATA) {
         snprintf(gshmemi_static.why_not, sizeof(gshmemi_static.why_not),
                  "GSHMEM_SYMMETRIC_DATA is 0");
@@ -199,7 +209,8 @@ void gshmemi_static_move(void)
     if (f.n_writable == 0)
         snprintf(why, sizeof(why), "the executable has no writable segment");
     else if (move_segment(&f, (size_t)page, why, sizeof(why)) == 0) {
-        pthread_atfork(NULL, NULL, privatize_in_child);
+        if (!at_fork++)
+            pthread_atfork(NULL, NULL, privatize_in_child);
         GSHMEMI_INFO(HEAP, "the program's static data [%p, +%zu) is on shared memory%s",
                      (void *)seg.start, seg.size,
                      f.n_writable > 1 ? " (only the first of its writable segments)" : "");
@@ -290,6 +301,13 @@ out:
     if (st != 0)
         gshmemi_static_fini();
     return st;
+}
+
+void gshmemi_static_restore(void)
+{
+    if (seg.fd >= 0 && unshare_segment() != 0)
+        GSHMEMI_WARN(HEAP, "the program's static data stays on shared memory after "
+                     "gshmem_finalize: no memory to copy it back (%zu bytes)", seg.size);
 }
 
 void gshmemi_static_fini(void)

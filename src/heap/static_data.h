@@ -36,11 +36,14 @@ struct gshmemi_static_data {
 
 extern struct gshmemi_static_data gshmemi_static;
 
-/* Moves the segment onto shared memory (GSHMEM_SYMMETRIC_DATA; once per
- * process, kept across finalize).  Called before any thread of gshmem's
- * starts; another thread of the program writing its globals meanwhile may
- * lose that write.  Failure is not fatal: the segment stays private. */
+/* Moves the segment onto shared memory (GSHMEM_SYMMETRIC_DATA), at each
+ * init.  Called before any thread of gshmem's starts; another thread of the
+ * program writing its globals meanwhile may lose that write.  Failure is
+ * not fatal: the segment stays private. */
 void gshmemi_static_move(void);
+/* At finalize, after gshmemi_static_fini: private pages again, the memfd
+ * closed (nothing of the job outlives it). */
+void gshmemi_static_restore(void);
 /* After the heap's init: every PE checks that all run the same program
  * with the segment moved, then node-local mapped peers map each other's
  * (collective). */

@@ -68,8 +68,10 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
             gshmemi_uid_root_stop(app_root);
         app_root = NULL;
     }
-    if (st != 0)
+    if (st != 0) {
+        gshmemi_static_restore();
         return st;
+    }
     rt->my_pe = rt->bs->rank;
     rt->n_pes = rt->bs->size;
     rt->thread_level = requested;
@@ -111,6 +113,7 @@ err_peers:
 err_bootstrap:
     gshmemi_bootstrap_close(rt->bs);
     rt->bs = NULL;
+    gshmemi_static_restore();
     rt->my_pe = -1;
     gshmemi_log_set_pe(-1);
     return st;
@@ -169,6 +172,7 @@ GSHMEM_API void gshmem_finalize(void)
     gshmemi_peers_fini();
     gshmemi_bootstrap_close(rt->bs);
     rt->bs = NULL;
+    gshmemi_static_restore(); /* every thread of ours has stopped */
     GSHMEMI_INFO(CORE, "finalised");
     rt->my_pe = -1;
     rt->n_pes = 0;

@@ -3,8 +3,8 @@
  * function-scope statics, reached by every host family: put/get/p/g,
  * strided, atomics of 4 and 8 bytes, locks, put_signal and signal waits,
  * wait_until on a static array, gshmem_ptr; mixed with heap objects; their
- * contents kept across the move at init; a child of fork no longer shares
- * them.  Random data, checked against values every PE can regenerate. */
+ * contents kept across the move at init and back at finalize; a child of
+ * fork no longer shares them.  Random data, checked against values every PE can regenerate. */
 #include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -282,6 +282,24 @@ static void check_fork(int me)
           "the child's writes reached the parent's static data");
 }
 
+/* finalize puts private pages back and init moves them again: the
+ * contents survive both, and the variables are symmetric again. */
+static void check_reinit(int me, int n)
+{
+    unsigned char before[4096];
+    memcpy(before, big + BIG / 2, sizeof(before));
+    gshmem_finalize();
+    CHECK(memcmp(before, big + BIG / 2, sizeof(before)) == 0 &&
+              initialized_long == 0x1234567890abcdefL,
+          "static data changed across gshmem_finalize");
+    gshmem_init();
+    CHECK(gshmem_my_pe() == me && memcmp(before, big + BIG / 2, sizeof(before)) == 0,
+          "static data changed across a second gshmem_init");
+    gshmem_long_p(&swap_word, 9000 + me, (me + 1) % n);
+    gshmem_barrier_all();
+    CHECK(swap_word == 9000 + (me + n - 1) % n, "after re-init swap_word is %ld", swap_word);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -299,5 +317,6 @@ int main(void)
     check_wait_all(me, n);
     check_mixed(me, n);
     check_fork(me);
+    check_reinit(me, n);
     SPMD_DONE();
 }
