@@ -18,6 +18,10 @@ enum {
     GSHMEMX_INIT_WITH_PMIX = 2,     /* PMIx, wherever GSHMEM_BOOTSTRAP points */
     GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm (Open MPI's
                                      * library, found in the process) */
+    /* or'ed with one of the above: where GSHMEM_HEAP is auto, the heap goes
+     * in host memory even on a machine with a GPU (the OpenSHMEM layer's
+     * choice: its programs load and store symmetric memory on the host) */
+    GSHMEMX_INIT_HOST_HEAP = 8,
 };
 
 #define GSHMEMX_UNIQUEID_BYTES 128

@@ -36,8 +36,8 @@
       "executable's data and bss move in place onto shared memory, mapped by node-local "   \
       "peers and reached through the transport by the others. 0 leaves them private.")      \
     X(HEAP, STRING, "auto",                                                                 \
-      "Memory of the symmetric heap: auto (device when a usable GPU exists), device or "    \
-      "host.")                                                                              \
+      "Memory of the symmetric heap: auto (device when a usable GPU exists, except for "     \
+      "OpenSHMEM programs, whose shmem_init asks for host), device or host.")                \
     X(DEVICE, INT, "-1",                                                                    \
       "GPU of this PE (an ordinal among those the process sees); default: the device the "  \
       "application made current before gshmem_init, else the local rank modulo the count.") \

@@ -32,6 +32,7 @@ struct gshmemi_runtime {
     int n_machines;         /* real ones: n_nodes / sim_nodes */
     int machine_local_rank; /* among the PEs of this machine: picks the GPU */
     int thread_level;
+    int host_heap_default; /* GSHMEMX_INIT_HOST_HEAP: GSHMEM_HEAP=auto means host */
     struct gshmemi_bootstrap *bs;
     struct gshmemi_peer *peers;
     int *local_pes; /* PEs on this node, ascending */

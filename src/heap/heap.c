@@ -262,6 +262,12 @@ static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
         *ops = &gshmemi_hostshm_ops;
         return 0;
     }
+    if (strcmp(want, "auto") == 0 && gshmemi_rt.host_heap_default) {
+        GSHMEMI_INFO(HEAP, "the heap is in host memory: the program asked for it where "
+                     "GSHMEM_HEAP is auto (OpenSHMEM's shmem_init)");
+        *ops = &gshmemi_hostshm_ops;
+        return 0;
+    }
     if (strcmp(want, "auto") != 0 && strcmp(want, "device") != 0) {
         GSHMEMI_ERROR(HEAP, "GSHMEM_HEAP is '%s': expected auto, device or host", want);
         return GSHMEM_ERR_INVALID_ARG;

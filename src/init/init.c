@@ -58,6 +58,8 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
         GSHMEMI_ERROR(CORE, "gshmem_init_thread: unknown thread level %d", requested);
         return GSHMEM_ERR_INVALID_ARG;
     }
+    rt->host_heap_default = (flags & GSHMEMX_INIT_HOST_HEAP) != 0;
+    flags &= ~(unsigned)GSHMEMX_INIT_HOST_HEAP;
     gshmemi_static_move(); /* before any thread of ours runs */
     st = gshmemi_bootstrap_open(flags, attr, &rt->bs);
     if (app_root != NULL) {

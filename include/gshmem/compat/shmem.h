@@ -19,8 +19,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../../gshmem.h" /* found from here: the compat folder alone on the include path */
+#include "../../gshmemx.h"
 
 /* ---- types and constants ------------------------------------------------ */
 
@@ -98,10 +100,21 @@ typedef gshmem_ctx_t shmem_ctx_t;
 
 /* ---- setup, query, exit --------------------------------------------------- */
 
-SHMEMI_INLINE void shmem_init(void) { gshmem_init(); }
+/* OpenSHMEM programs load and store symmetric memory on the host: where
+ * GSHMEM_HEAP is auto, their heap is in host memory on GPU machines too. */
+SHMEMI_INLINE void shmem_init(void)
+{
+    if (gshmemx_init_attr(GSHMEMX_INIT_HOST_HEAP, NULL) != 0)
+        exit(1); /* the reason is logged */
+}
 SHMEMI_INLINE int shmem_init_thread(int requested, int *provided)
 {
-    return gshmem_init_thread(requested, provided);
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        return gshmem_init_thread(requested, provided); /* refused, with the reason */
+    int st = gshmemx_init_attr(GSHMEMX_INIT_HOST_HEAP, NULL);
+    if (st == 0 && provided != NULL) /* host calls are thread safe at every level */
+        *provided = SHMEM_THREAD_MULTIPLE;
+    return st;
 }
 SHMEMI_INLINE void shmem_query_thread(int *provided) { gshmem_query_thread(provided); }
 SHMEMI_INLINE void shmem_finalize(void) { gshmem_finalize(); }
@@ -146,7 +159,7 @@ SHMEMI_INLINE void *shmem_malloc_with_hints(size_t size, long hints)
 SHMEMI_INLINE void start_pes(int npes)
 {
     (void)npes; /* the launcher sets the number of PEs */
-    gshmem_init();
+    shmem_init();
 }
 SHMEMI_INLINE int _my_pe(void) { return gshmem_my_pe(); }
 SHMEMI_INLINE int _num_pes(void) { return gshmem_n_pes(); }
