@@ -20,7 +20,7 @@ T=${T:-120}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$b"
 proxy_path() {
     export GSHMEM_DISABLE_P2P=1
-    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team gpu_on_stream; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team spmd_static gpu_on_stream; do
         echo "=== $p tcp 2" >>"$log"
         GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" >>"$log" 2>&1
         echo "$p tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-120)"
@@ -77,7 +77,7 @@ if [ -n "${PROXY_ONLY:-}" ]; then
 fi
 ./build/tools/gshmem-info | sed -n '3,16p'
 for np in ${NPS:-1 2 4}; do
-    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team gpu_on_stream; do
+    for p in spmd_rma spmd_amo spmd_sync spmd_heap spmd_generic spmd_team spmd_static gpu_on_stream; do
         echo "=== $p $np" >>"$log"
         GSHMEM_SYMMETRIC_SIZE=4m timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" "build/tests/$p" >>"$log" 2>&1
         echo "$p np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
@@ -116,6 +116,17 @@ for ex in ring jacobi; do
     done
 done
 GSHMEM_HEAP=host ./build/tests/gpu_host_heap | tail -1
+# NVSHMEM- and OpenSHMEM-style programs (the latter with GSHMEM_HEAP unset:
+# shmem_init keeps their heap in host memory)
+for np in ${NPS:-1 2 4}; do
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/nvshmem_style >>"$log" 2>&1
+    echo "nvshmem_style np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
+for p in compat_all ex_static; do
+    env -u GSHMEM_HEAP timeout "$T" sh tests/spmd/launch.sh gshmrun 2 "build/tests/compat/compat_$p" \
+        >>"$log" 2>&1
+    echo "OpenSHMEM $p np=2, GSHMEM_HEAP unset: rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
 sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tools/gshmrun \
     build/tests/negative put-pe-range put-not-heap atomic-misaligned bad-cmp \
     malloc-asymmetric free-not-heap free-interior free-twice 2>&1 | tail -1
