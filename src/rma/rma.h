@@ -28,15 +28,21 @@ void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *a
  * the heap offset addr - my_base).  Bad arguments end the job.  For the
  * forms whose memory must be the heap's (stream-ordered, collectives'
  * scratch); host RMA takes gshmemi_rma_sym_target. */
-static inline char *gshmemi_rma_target(const char *call, const char *what, const void *addr,
-                                       size_t len, int pe)
+/* Whether [addr, addr+len) lies in the heap, with pe valid and reachable. */
+static inline int gshmemi_rma_heap_ok(const void *addr, size_t len, int pe)
 {
     const struct gshmemi_heap *h = &gshmemi_heap;
     const char *p = addr;
-    if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
-                         p < h->my_base || p >= h->my_base + h->size ||
-                         len > (size_t)(h->my_base + h->size - p) ||
-                         (h->slot_of_pe[pe] < 0 && gshmemi_transport == NULL)))
+    return gshmemi_rt.initialized && (unsigned)pe < (unsigned)gshmemi_rt.n_pes &&
+           p >= h->my_base && p < h->my_base + h->size &&
+           len <= (size_t)(h->my_base + h->size - p) &&
+           (h->slot_of_pe[pe] >= 0 || gshmemi_transport != NULL);
+}
+
+static inline char *gshmemi_rma_target(const char *call, const char *what, const void *addr,
+                                       size_t len, int pe)
+{
+    if (GSHMEMI_UNLIKELY(!gshmemi_rma_heap_ok(addr, len, pe)))
         gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 1);
     return (char *)gshmemi_heap_peer_addr(addr, pe);
 }
@@ -48,14 +54,9 @@ static inline char *gshmemi_rma_sym_target(const char *call, const char *what, c
                                            size_t len, int pe,
                                            const struct gshmemi_heap_access **access)
 {
-    const struct gshmemi_heap *h = &gshmemi_heap;
-    const char *p = addr;
-    if (GSHMEMI_UNLIKELY(!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
-                         p < h->my_base || p >= h->my_base + h->size ||
-                         len > (size_t)(h->my_base + h->size - p) ||
-                         (h->slot_of_pe[pe] < 0 && gshmemi_transport == NULL)))
+    if (GSHMEMI_UNLIKELY(!gshmemi_rma_heap_ok(addr, len, pe)))
         return gshmemi_rma_static_target(call, what, addr, len, pe, access);
-    *access = h->access;
+    *access = gshmemi_heap.access;
     return (char *)gshmemi_heap_peer_addr(addr, pe);
 }
 
