@@ -122,6 +122,15 @@ for np in ${NPS:-1 2 4}; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/nvshmem_style >>"$log" 2>&1
     echo "nvshmem_style np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
 done
+# the same source started by unique id, under gshmem and built against NVSHMEM
+for np in 1 2; do
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/nvshmem_style uid >>"$log" 2>&1
+    echo "nvshmem_style uid np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+    if [ -x build/bench/nvshmem_style_nvshmem ]; then
+        timeout "$T" ./build/tools/gshmrun -n "$np" build/bench/nvshmem_style_nvshmem uid >>"$log" 2>&1
+        echo "nvshmem_style built against NVSHMEM, uid np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
+    fi
+done
 for p in compat_all ex_static; do
     env -u GSHMEM_HEAP timeout "$T" sh tests/spmd/launch.sh gshmrun 2 "build/tests/compat/compat_$p" \
         >>"$log" 2>&1

@@ -9,10 +9,18 @@
  * (PE, step, index) and the program exits 1.
  *
  *   gshmrun -n N ./nvshmem_style        (GPU heap; N >= 1)
+ *   gshmrun -n N ./nvshmem_style uid    (init by a unique id that rank 0
+ *                                        makes and hands out in a file)
+ *
+ * The same source builds against NVSHMEM itself (bench's twin build,
+ * nvshmem_style_nvshmem), where the uid form is how it starts under
+ * gshmrun, which only starts the processes.
  */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 #include <nvshmem.h>
@@ -89,9 +97,76 @@ __global__ void ping_pong(int *flag, int iters, long long *cycles)
     *cycles = clock64() - t0;
 }
 
-int main(void)
+static int env_int(const char *name)
 {
-    nvshmem_init();
+    const char *v = getenv(name);
+    if (v == NULL) {
+        fprintf(stderr, "nvshmem_style: %s is not set (run under gshmrun)\n", name);
+        exit(2);
+    }
+    return atoi(v);
+}
+
+/* NVSHMEM's documented unique-id start: rank 0 makes the id, the
+ * application hands it to the others (here through a file named after the
+ * launch), every rank passes its rank and the size. */
+static void init_by_uniqueid(void)
+{
+    const int rank = env_int("GSHMEM_LAUNCH_RANK"), size = env_int("GSHMEM_LAUNCH_SIZE");
+    const char *job = getenv("GSHMEM_LAUNCH_UNIQUEID");
+    unsigned long h = 5381;
+    for (const char *c = job != NULL ? job : ""; *c != '\0'; c++)
+        h = h * 33 + (unsigned char)*c;
+    char file[128], tmp[140];
+    snprintf(file, sizeof(file), "/tmp/nvshmem-style-uid-%lx", h);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+    int ngpu = 1;
+    CUDA_CHECK(cudaGetDeviceCount(&ngpu));
+    CUDA_CHECK(cudaSetDevice(rank % ngpu));
+    nvshmemx_uniqueid_t uid = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (rank == 0) {
+        nvshmemx_get_uniqueid(&uid);
+        FILE *f = fopen(tmp, "wb");
+        if (f == NULL || fwrite(&uid, sizeof(uid), 1, f) != 1 || fclose(f) != 0 ||
+            rename(tmp, file) != 0) {
+            fprintf(stderr, "nvshmem_style: cannot write %s\n", file);
+            exit(2);
+        }
+    } else {
+        FILE *f;
+        for (int waited = 0; (f = fopen(file, "rb")) == NULL; waited++) {
+            if (waited == 60000) {
+                fprintf(stderr, "nvshmem_style: rank %d: no unique id in %s\n", rank, file);
+                exit(2);
+            }
+            usleep(1000);
+        }
+        if (fread(&uid, sizeof(uid), 1, f) != 1)
+            exit(2);
+        fclose(f);
+    }
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr);
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) {
+        fprintf(stderr, "nvshmem_style: rank %d: nvshmemx_init_attr failed\n", rank);
+        exit(1);
+    }
+    if (nvshmem_my_pe() != rank || nvshmem_n_pes() != size) {
+        fprintf(stderr, "nvshmem_style: rank %d of %d became pe %d of %d\n", rank, size,
+                nvshmem_my_pe(), nvshmem_n_pes());
+        exit(1);
+    }
+    nvshmem_barrier_all();
+    if (rank == 0)
+        unlink(file);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "uid") == 0)
+        init_by_uniqueid();
+    else
+        nvshmem_init();
     me = nvshmem_my_pe();
     npes = nvshmem_n_pes();
     if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED) {
