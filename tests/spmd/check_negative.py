@@ -28,6 +28,9 @@ cases = {
     "put-static-disabled": (H + rf"gshmem_long_p: dest {P} is not in the symmetric heap \[{P}, {P}\), and "
                             r"the program's static data is not symmetric: GSHMEM_SYMMETRIC_DATA is 0$",
                             ABORT, {"GSHMEM_SYMMETRIC_DATA": "0"}),
+    "on-stream-static": (H + rf"gshmemx_putmem_on_stream: dest {P} is in the program's static data, which "
+                         r"only host calls reach: this call needs memory from the symmetric heap$",
+                         ABORT, {"GSHMEM_HEAP": "device"}),
     "put-static-crosses-end": (H + rf"gshmem_putmem: dest range \[{P}, \+1099511627776\) crosses the end "
                                rf"of the program's static data at {P}$", ABORT, {}),
     "put-crosses-end": (H + rf"gshmem_putmem: dest range \[{P}, \+16\) crosses the end of the symmetric heap at {P}$",
@@ -141,8 +144,10 @@ if only[:1] == ["--device"]:
     cases, only = device_cases, only[1:]
 elif only[:1] == ["--proxy"]:
     cases, only = proxy_cases, only[1:]
+# Cases that need a GPU heap run only when named (the GPU suite names them).
+gpu_only = {"on-stream-static"}
 for name, (pattern, want_status, env) in cases.items():
-    if only and name not in only:
+    if (only and name not in only) or (not only and name in gpu_only):
         continue
     e = dict(os.environ)
     e.update({"GSHMEM_TIMEOUT": "30", **env})

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
             gshmem_getmem(&local, &local, 4, 0);
         else if (strcmp(c, "put-static-disabled") == 0)
             gshmem_long_p(&static_word, 1, 0);
+        else if (strcmp(c, "on-stream-static") == 0) /* GPU heap: stream forms need the heap */
+            gshmemx_putmem_on_stream(&static_word, &local, 4, 0, NULL);
         else if (strcmp(c, "put-static-crosses-end") == 0)
             gshmem_putmem(&static_word, &local, (size_t)1 << 40, 0);
         else if (strcmp(c, "put-crosses-end") == 0)
