@@ -34,6 +34,7 @@
 #include "device/device_state.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "coll/pipe.h"
 #include "coll/team.h"
 
 /* ---- the calls' common parts ------------------------------------------------ */
@@ -220,6 +221,44 @@ static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, siz
     *len = piece - *off < chunk ? piece - *off : chunk;
 }
 
+/* ---- the pipelined algorithms' table (pipe.c) ----------------------------------- */
+
+enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
+
+/* Per collective: the payload from which auto takes the pipelined form
+ * on a team with members through the transport (bytes as the call counts
+ * them: broadcast's and reduce's vector, each member's block of fcollect,
+ * alltoall and reducescatter, collect's largest block), and whether it
+ * has a hierarchical form for teams that span nodes (SIZE_MAX: never by
+ * itself; GSHMEM_COLL_ALGO=ring or hier still force it). */
+struct pipe_row {
+    size_t ring_min, hier_min;
+};
+static const struct pipe_row PIPE_BROADCAST = {SIZE_MAX, SIZE_MAX};
+static const struct pipe_row PIPE_COLLECT = {SIZE_MAX, SIZE_MAX};
+static const struct pipe_row PIPE_ALLTOALL = {SIZE_MAX, SIZE_MAX};
+static const struct pipe_row PIPE_REDUCE = {SIZE_MAX, SIZE_MAX};
+static const struct pipe_row PIPE_REDUCESCATTER = {SIZE_MAX, SIZE_MAX};
+
+/* hier: whether the collective has a hierarchical form. */
+static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
+                                const struct pipe_row *row, int hier)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team))
+        return PIPE_NONE;
+    const int spans = hier && gshmemi_pipe_spans_nodes(t);
+    if (strcmp(algo, "ring") == 0)
+        return PIPE_RING;
+    if (strcmp(algo, "hier") == 0)
+        return spans ? PIPE_HIER : PIPE_RING;
+    if (t->mapped) /* auto: where all are mapped, the barrier algorithm's loads and stores */
+        return PIPE_NONE;
+    if (spans && bytes >= row->hier_min)
+        return PIPE_HIER;
+    return bytes >= row->ring_min ? PIPE_RING : PIPE_NONE;
+}
+
 static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
                                            gshmem_team_t team, const struct pieces *pc)
 {
@@ -280,6 +319,13 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, 1);
+    if (pa != PIPE_NONE) {
+        oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
+        (pa == PIPE_HIER ? gshmemi_hier_broadcast : gshmemi_ring_broadcast)(call, t, team, dest,
+                                                                           source, nbytes, root);
+        return 0;
+    }
     size_t per_round, off, len;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0)
@@ -312,6 +358,17 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, 1);
+    if (pa != PIPE_NONE) {
+        oneshot_check(call, dest, total, source, nbytes);
+        size_t *off = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *len = off + t->n;
+        for (int i = 0; i < t->n; i++)
+            off[i] = (size_t)i * nbytes, len[i] = nbytes;
+        (pa == PIPE_HIER ? gshmemi_hier_collect : gshmemi_ring_collect)(call, t, team, dest,
+                                                                       source, off, len);
+        free(off);
+        return 0;
+    }
     size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0) {
@@ -352,6 +409,19 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         for (int i = 0; i < t->n; i++)
             total += sizes[i];
         gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
+        const enum pipe_algo pa = pipe_pick(t, team, most, &PIPE_COLLECT, 1);
+        if (pa != PIPE_NONE) {
+            oneshot_check(call, dest, total, source, nbytes);
+            size_t *offs = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *lens = offs + t->n;
+            size_t at = 0;
+            for (int i = 0; i < t->n; at += sizes[i++])
+                offs[i] = at, lens[i] = sizes[i];
+            scratch_give(s);
+            (pa == PIPE_HIER ? gshmemi_hier_collect : gshmemi_ring_collect)(call, t, team, dest,
+                                                                           source, offs, lens);
+            free(offs);
+            return 0;
+        }
         if (oneshot_fits(t, team, most)) {
             oneshot_check(call, dest, total, source, nbytes);
             const struct pieces pc = {.base = source, .len = nbytes};
@@ -393,6 +463,11 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
+    if (pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, 0) != PIPE_NONE) {
+        oneshot_check(call, dest, total, source, total);
+        gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
+        return 0;
+    }
     size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0) {
@@ -444,8 +519,7 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
 /* out[i] = a[i] OP b[i] for n elements; out overlaps neither a nor b.  Two
  * inputs: the first step combines two members' sources with no copy of
  * the first before it; the later steps alternate between two buffers. */
-typedef void combine_fn(void *restrict out, const void *restrict a, const void *restrict b,
-                        size_t n);
+typedef gshmemi_combine_fn combine_fn;
 
 #define OP_AND(a, b) ((a) & (b))
 #define OP_OR(a, b) ((a) | (b))
@@ -657,6 +731,11 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, 0) != PIPE_NONE) {
+        oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
+        gshmemi_chain_reduce(call, t, team, dest, source, nreduce * esize, esize, fn);
+        return 0;
+    }
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
     if (rounds > 0)
@@ -698,6 +777,11 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCESCATTER, 0) != PIPE_NONE) {
+        oneshot_check(call, dest, nreduce * esize, source, all);
+        gshmemi_chain_reducescatter(call, t, team, dest, source, nreduce * esize, esize, fn);
+        return 0;
+    }
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
     if (rounds > 0)

@@ -1,0 +1,513 @@
+/*
+ * Pipelined host collectives on the host heap: puts with signals between
+ * neighbours of the team, chunk by chunk, and no barrier.  For large
+ * payloads through the transport, where the barrier algorithm's barriers
+ * and its many-to-one traffic cost most.
+ *
+ * Synchronisation is by the words of the team slot's pipe area (team.h):
+ * go[i] (member i is in this call: its dest is free; and how many chunks
+ * of the chain's partial results it has taken out of this PE's buffers)
+ * and got[i] (how many chunks member i has delivered here).  Each word has
+ * one writer, which writes it in order, and holds call << 32 | count, so
+ * a word only grows and every wait is a >=.  A member writes into
+ * another's dest or buffers only after that one's go for this call: that
+ * one has finished the call before (its buffers are free, its dest is no
+ * longer the previous call's), and a slow member's dest is never written
+ * early.  Each member returns once everything it is sent has arrived; its
+ * puts are complete locally on return (the source may be reused), so back
+ * to back calls need nothing more.
+ *
+ * Only the chained reductions use the area's buffers (NBUF chunks in
+ * flight a link); everything else lands in dest, in chunks of FWD bytes
+ * so that the next member can pass a chunk on while the following one
+ * arrives.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/api.h"
+#include "core/runtime.h"
+#include "heap/heap.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+#include "coll/pipe.h"
+#include "coll/team.h"
+
+/* The chunk passed on along a ring or to a node (bytes). */
+enum { FWD = 256 << 10 };
+
+struct pipe {
+    const char *call;
+    struct gshmemi_team *t;
+    struct gshmemi_team_pipe a;
+    uint64_t e; /* this call's number on the team */
+};
+
+int gshmemi_pipe_ready(gshmem_team_t team) { return gshmemi_team_pipe_area(team).buf != NULL; }
+
+static struct pipe pipe_begin(const char *call, struct gshmemi_team *t, gshmem_team_t team)
+{
+    const struct pipe p = {.call = call, .t = t, .a = gshmemi_team_pipe_area(team),
+                           .e = ++t->pipes};
+    return p;
+}
+
+static uint64_t tag(const struct pipe *p, uint64_t k) { return p->e << 32 | k; }
+
+/* Tell member i: I am in this call and have taken k chunks from my buffers. */
+static void say_go(const struct pipe *p, int i, uint64_t k)
+{
+    gshmemi_signal_op(p->call, &p->a.go[p->t->my], tag(p, k), GSHMEM_SIGNAL_SET, p->t->pes[i]);
+}
+
+/* Tell member i: k chunks of this call have been delivered to it. */
+static void say_got(const struct pipe *p, int i, uint64_t k)
+{
+    gshmemi_signal_op(p->call, &p->a.got[p->t->my], tag(p, k), GSHMEM_SIGNAL_SET, p->t->pes[i]);
+}
+
+static void wait_word(const struct pipe *p, uint64_t *word, uint64_t value)
+{
+    const struct gshmemi_wait w = {.call = p->call, .ivars = word, .nelems = 1,
+                                   .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                   .value = value, .access = gshmemi_heap.access};
+    (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+}
+
+/* Member i has said go with at least k. */
+static void wait_go(const struct pipe *p, int i, uint64_t k) { wait_word(p, &p->a.go[i], tag(p, k)); }
+/* Member i has delivered at least k chunks here. */
+static void wait_got(const struct pipe *p, int i, uint64_t k) { wait_word(p, &p->a.got[i], tag(p, k)); }
+
+static int succ_of(const struct gshmemi_team *t, int i) { return (i + 1) % t->n; }
+static int pred_of(const struct gshmemi_team *t, int i) { return (i + t->n - 1) % t->n; }
+
+static size_t chunks(size_t bytes, size_t chunk) { return (bytes + chunk - 1) / chunk; }
+
+/* Chunk c of `bytes` in chunks of `chunk`: [*off, *off + return). */
+static size_t chunk_at(size_t c, size_t chunk, size_t bytes, size_t *off)
+{
+    *off = c * chunk;
+    return bytes - *off < chunk ? bytes - *off : chunk;
+}
+
+static void copy_own(char *to, const char *from, size_t n)
+{
+    if (n > 0 && to != from)
+        memcpy(to, from, n);
+}
+
+/* ---- moving data ------------------------------------------------------------- */
+
+/* Step s (0..n-2): pass block my - s on to my successor (s 0: mine, from
+ * source; after that the block my predecessor sent at step s - 1, from my
+ * dest as each of its chunks arrives).  The chunks my predecessor delivers
+ * are counted over the whole call, in the order it sends them. */
+void gshmemi_ring_collect(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                          char *dest, const char *source, const size_t *off, const size_t *len)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my, succ = succ_of(t, my), pred = pred_of(t, my);
+    size_t in = 0, out = 0; /* chunks received before this block, sent so far */
+    copy_own(dest + off[my], source, len[my]);
+    if (n == 1)
+        return;
+    say_go(&p, pred, 0);
+    wait_go(&p, succ, 0);
+    for (int s = 0; s < n - 1; s++) {
+        const int b = (my - s + n) % n;
+        const size_t m = chunks(len[b], FWD);
+        for (size_t c = 0; c < m; c++) {
+            size_t at;
+            const size_t k = chunk_at(c, FWD, len[b], &at);
+            if (s > 0)
+                wait_got(&p, pred, in + c + 1);
+            gshmemi_rma_put(call, dest + off[b] + at, (s == 0 ? source : dest + off[b]) + at, k,
+                            t->pes[succ], 0);
+            say_got(&p, succ, ++out);
+        }
+        if (s > 0)
+            in += m;
+    }
+    /* the last block, which I do not pass on: my successor's */
+    const size_t last = chunks(len[succ], FWD);
+    if (last > 0)
+        wait_got(&p, pred, in + last);
+}
+
+/* Root's chunks along the ring root, root + 1, ..., root - 1; each member
+ * but the last passes each chunk on from its dest as it arrives. */
+void gshmemi_ring_broadcast(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                            char *dest, const char *source, size_t nbytes, int root)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int my = t->my, succ = succ_of(t, my), pred = pred_of(t, my);
+    const size_t m = chunks(nbytes, FWD);
+    if (my == root)
+        copy_own(dest, source, nbytes);
+    else
+        say_go(&p, pred, 0);
+    if (succ == root) { /* the last (or alone) */
+        if (my != root)
+            wait_got(&p, pred, m);
+        return;
+    }
+    wait_go(&p, succ, 0);
+    for (size_t c = 0; c < m; c++) {
+        size_t at;
+        const size_t k = chunk_at(c, FWD, nbytes, &at);
+        if (my != root)
+            wait_got(&p, pred, c + 1);
+        gshmemi_rma_put(call, dest + at, (my == root ? source : dest) + at, k, t->pes[succ], 0);
+        say_got(&p, succ, c + 1);
+    }
+}
+
+void gshmemi_direct_alltoall(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                             char *dest, const char *source, size_t nbytes)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my;
+    for (int k = 1; k < n; k++)
+        say_go(&p, (my + k) % n, 0);
+    copy_own(dest + (size_t)my * nbytes, source + (size_t)my * nbytes, nbytes);
+    for (int k = 1; k < n; k++) { /* starting after me: not all onto one PE at once */
+        const int j = (my + k) % n;
+        wait_go(&p, j, 0);
+        gshmemi_rma_put(call, dest + (size_t)my * nbytes, source + (size_t)j * nbytes, nbytes,
+                        t->pes[j], 0);
+        say_got(&p, j, 1);
+    }
+    for (int k = 1; k < n; k++)
+        wait_got(&p, (my + n - k) % n, 1);
+}
+
+/* ---- hierarchical: within nodes over mapped peers, between them through
+ * the transport ---------------------------------------------------------------- */
+
+static int node_of(const struct gshmemi_team *t, int i) { return gshmemi_rt.peers[t->pes[i]].node; }
+
+int gshmemi_pipe_spans_nodes(const struct gshmemi_team *t)
+{
+    int spans = 0, shared = 0;
+    for (int i = 1; i < t->n; i++) {
+        spans |= node_of(t, i) != node_of(t, 0);
+        for (int j = 0; j < i && !shared; j++)
+            shared = node_of(t, i) == node_of(t, j);
+    }
+    return spans && shared;
+}
+
+/* *lead: the team index of each member's node's first member. */
+static int *leaders(const char *call, const struct gshmemi_team *t)
+{
+    int *lead = malloc(sizeof(int) * (size_t)t->n);
+    if (lead == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    for (int i = 0; i < t->n; i++) {
+        lead[i] = i;
+        for (int j = 0; j < i && lead[i] == i; j++)
+            if (node_of(t, j) == node_of(t, i))
+                lead[i] = j;
+    }
+    return lead;
+}
+
+/* Every member puts its block into the dest of each member of its node;
+ * each node's first member (its leader) then sends its node's blocks to
+ * every other leader, and passes the blocks of each other node on to its
+ * node's members as they arrive.  got counts: 1 from each member of my
+ * node (its block); from a leader, 1 (its node's blocks, to the other
+ * leaders), then 2 (every other node's blocks, to its node's members). */
+void gshmemi_hier_collect(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                          char *dest, const char *source, const size_t *off, const size_t *len)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my;
+    int *lead = leaders(call, t);
+    const int leader = lead[my] == my;
+    for (int k = 1; k < n; k++) {
+        const int i = (my + k) % n;
+        if (lead[i] == lead[my] || (leader && lead[i] == i))
+            say_go(&p, i, 0);
+    }
+    copy_own(dest + off[my], source, len[my]);
+    for (int k = 1; k < n; k++) {
+        const int i = (my + k) % n;
+        if (lead[i] != lead[my])
+            continue;
+        wait_go(&p, i, 0);
+        gshmemi_rma_put(call, dest + off[my], source, len[my], t->pes[i], 0);
+        say_got(&p, i, 1);
+    }
+    for (int i = 0; i < n; i++)
+        if (i != my && lead[i] == lead[my])
+            wait_got(&p, i, 1);
+    if (leader) {
+        for (int k = 1; k < n; k++) { /* my node's blocks to the other leaders */
+            const int l = (my + k) % n;
+            if (lead[l] != l)
+                continue;
+            wait_go(&p, l, 0);
+            for (int i = 0; i < n; i++)
+                if (lead[i] == my)
+                    gshmemi_rma_put(call, dest + off[i], dest + off[i], len[i], t->pes[l], 0);
+            say_got(&p, l, 1);
+        }
+        for (int k = 1; k < n; k++) { /* each other node's, on to my node's members */
+            const int l = (my + k) % n;
+            if (lead[l] != l)
+                continue;
+            wait_got(&p, l, 1);
+            for (int x = 0; x < n; x++)
+                for (int i = 0; x != my && lead[x] == my && i < n; i++)
+                    if (lead[i] == l)
+                        gshmemi_rma_put(call, dest + off[i], dest + off[i], len[i], t->pes[x], 0);
+        }
+        for (int x = 0; x < n; x++)
+            if (x != my && lead[x] == my)
+                say_got(&p, x, 2);
+    } else {
+        wait_got(&p, lead[my], 2);
+    }
+    free(lead);
+}
+
+/* The root sends each chunk to the first member of every other node and
+ * to the members of its own; those first members pass it on to the
+ * members of theirs as it arrives. */
+void gshmemi_hier_broadcast(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                            char *dest, const char *source, size_t nbytes, int root)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my;
+    int *head = leaders(call, t);
+    for (int i = 0; i < n; i++) /* the root heads its own node */
+        if (head[i] == head[root])
+            head[i] = root;
+    const size_t m = chunks(nbytes, FWD);
+    /* my targets: the root's, every other head and its own node's members;
+     * another head's, its node's members */
+    int *to = malloc(sizeof(int) * (size_t)n), nto = 0;
+    if (to == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    for (int k = 1; k < n; k++) {
+        const int i = (my + k) % n;
+        if ((my == root && head[i] == i) || (head[my] == my && head[i] == my))
+            to[nto++] = i;
+    }
+    if (my == root) {
+        copy_own(dest, source, nbytes);
+    } else {
+        say_go(&p, head[my] == my ? root : head[my], 0);
+    }
+    for (int j = 0; j < nto; j++)
+        wait_go(&p, to[j], 0);
+    for (size_t c = 0; c < m; c++) {
+        size_t at;
+        const size_t k = chunk_at(c, FWD, nbytes, &at);
+        if (my != root)
+            wait_got(&p, head[my] == my ? root : head[my], c + 1);
+        for (int j = 0; j < nto; j++) {
+            gshmemi_rma_put(call, dest + at, (my == root ? source : dest) + at, k,
+                            t->pes[to[j]], 0);
+            say_got(&p, to[j], c + 1);
+        }
+    }
+    free(to);
+    free(head);
+}
+
+/* ---- reductions: a chain in team order -------------------------------------------- */
+
+/* Phase 1: member 0 puts its chunks into member 1's buffers, member j
+ * (0 < j < n-1) combines each chunk from its predecessor's with its own
+ * and puts the result into member j+1's buffers, member n-1 combines the
+ * last: the result, chunk by chunk, in team order.  A buffer is reused
+ * once its taker has said (go) it took the chunk: NBUF chunks in flight.
+ * The result's chunk c of [first, first + bytes) of the source stream
+ * goes to final(). */
+struct chain {
+    const struct pipe *p;
+    const char *source;
+    size_t bytes, esize, chunk;
+    size_t block, per_block; /* chunks never span blocks of `block` bytes (0: one block) */
+    gshmemi_combine_fn *fn;
+    char *tmp; /* a chunk */
+};
+
+/* The chain's chunk c: [*at, *at + return) of the stream. */
+static size_t chain_at(const struct chain *ch, size_t c, size_t *at)
+{
+    if (ch->block == 0)
+        return chunk_at(c, ch->chunk, ch->bytes, at);
+    const size_t b = c / ch->per_block;
+    const size_t k = chunk_at(c % ch->per_block, ch->chunk, ch->block, at);
+    *at += b * ch->block;
+    return k;
+}
+
+/* final(ch, c, at, res, k, ctx): member n-1 has chunk c of the result at
+ * res (its own scratch), k bytes from `at` of the stream. */
+typedef void chain_final_fn(const struct chain *ch, size_t c, size_t at, const char *res, size_t k,
+                            void *ctx);
+
+static void chain_run(const struct chain *ch, chain_final_fn *final, void *ctx)
+{
+    const struct pipe *p = ch->p;
+    const struct gshmemi_team *t = p->t;
+    const int n = t->n, my = t->my, succ = succ_of(t, my), pred = my - 1;
+    const size_t m = ch->block == 0 ? chunks(ch->bytes, ch->chunk) : ch->per_block * (size_t)n;
+    const size_t nbuf = (size_t)p->a.nbuf;
+    if (my > 0)
+        say_go(p, pred, 0);
+    for (size_t c = 0; c < m; c++) {
+        size_t at;
+        const size_t k = chain_at(ch, c, &at);
+        char *slot = p->a.buf + (c % nbuf) * ch->chunk; /* at my successor, and mine */
+        if (my == 0) {
+            wait_go(p, succ, c + 1 > nbuf ? c + 1 - nbuf : 0);
+            gshmemi_rma_put(p->call, slot, ch->source + at, k, t->pes[succ], 0);
+            say_got(p, succ, c + 1);
+            continue;
+        }
+        wait_got(p, pred, c + 1);
+        char *out = ch->tmp;
+        if (my < n - 1) { /* straight into my successor's buffer where it is mapped */
+            wait_go(p, succ, c + 1 > nbuf ? c + 1 - nbuf : 0);
+            char *r = gshmemi_rma_target(p->call, "scratch", slot, k, t->pes[succ]);
+            if (r != NULL)
+                out = r;
+        }
+        ch->fn(out, slot, ch->source + at, k / ch->esize);
+        say_go(p, pred, c + 1); /* my buffer is free again */
+        if (my < n - 1) {
+            if (out == ch->tmp)
+                gshmemi_rma_put(p->call, slot, out, k, t->pes[succ], 0);
+            say_got(p, succ, c + 1);
+        } else {
+            final(ch, c, at, out, k, ctx);
+        }
+    }
+}
+
+struct reduce_ctx {
+    char *dest;
+};
+
+/* Member n-1: the result's chunk into my dest and on to member 0. */
+static void reduce_final(const struct chain *ch, size_t c, size_t at, const char *res, size_t k,
+                         void *ctx)
+{
+    struct reduce_ctx *r = ctx;
+    const struct pipe *p = ch->p;
+    memcpy(r->dest + at, res, k);
+    gshmemi_rma_put(p->call, r->dest + at, r->dest + at, k, p->t->pes[0], 0);
+    say_got(p, 0, c + 1);
+}
+
+static char *chunk_buffer(const char *call, size_t chunk)
+{
+    char *tmp = malloc(chunk);
+    if (tmp == NULL)
+        gshmemi_rma_fail(call, "out of host memory for %zu bytes of scratch", chunk);
+    return tmp;
+}
+
+static size_t chain_chunk(const struct pipe *p, size_t esize)
+{
+    return p->a.chunk - p->a.chunk % esize;
+}
+
+/* Phase 2: the result from member n-1 around the ring, n-1, 0, 1, ...,
+ * n-2, into each dest (every member has entered: it sent its part; a
+ * chunk of the result comes after the member read its source's chunk, so
+ * dest may be source).  got from my predecessor counts on from phase 1. */
+void gshmemi_chain_reduce(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                          char *dest, const char *source, size_t nbytes, size_t esize,
+                          gshmemi_combine_fn *fn)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my;
+    if (n == 1) {
+        copy_own(dest, source, nbytes);
+        return;
+    }
+    const size_t chunk = chain_chunk(&p, esize), m = chunks(nbytes, chunk);
+    struct chain ch = {.p = &p, .source = source, .bytes = nbytes, .esize = esize,
+                       .chunk = chunk, .fn = fn, .tmp = chunk_buffer(call, chunk)};
+    struct reduce_ctx rc = {.dest = dest};
+    chain_run(&ch, reduce_final, &rc);
+    free(ch.tmp);
+    if (my == n - 1)
+        return;
+    const int pred = my == 0 ? n - 1 : my - 1, succ = my + 1;
+    const size_t base = my == 0 ? 0 : m; /* member 0 got nothing in phase 1 */
+    for (size_t c = 0; c < m; c++) {
+        size_t at;
+        const size_t k = chunk_at(c, chunk, nbytes, &at);
+        wait_got(&p, pred, base + c + 1);
+        if (succ < n - 1) {
+            gshmemi_rma_put(call, dest + at, dest + at, k, t->pes[succ], 0);
+            say_got(&p, succ, m + c + 1);
+        }
+    }
+}
+
+/* The stream is the n blocks one after the other, each in its own chunks
+ * (none spans two blocks); member n-1 puts each chunk of the result into
+ * its block's member's dest, where that member has said (where[], then
+ * go) its dest lies: in place, each member's dest is its own block of the
+ * source, at another address on each.  got from member n-1 counts that
+ * block's chunks (member n-1 sends nothing else to any member here). */
+struct scatter_ctx {
+    char *dest;
+    size_t nbytes, per_block; /* chunks a block */
+};
+
+static void scatter_final(const struct chain *ch, size_t c, size_t at, const char *res, size_t k,
+                          void *ctx)
+{
+    struct scatter_ctx *r = ctx;
+    const struct pipe *p = ch->p;
+    const int b = (int)(c / r->per_block);
+    const size_t in = at - (size_t)b * r->nbytes;
+    if (b == p->t->my) {
+        memcpy(r->dest + in, res, k);
+        return;
+    }
+    if (c % r->per_block == 0)
+        wait_go(p, b, 0);
+    char *to = gshmemi_heap.my_base + p->a.where[b] + in;
+    gshmemi_rma_put(p->call, to, res, k, p->t->pes[b], 0);
+    say_got(p, b, c % r->per_block + 1);
+}
+
+void gshmemi_chain_reducescatter(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                                 char *dest, const char *source, size_t nbytes, size_t esize,
+                                 gshmemi_combine_fn *fn)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my;
+    if (n == 1) {
+        copy_own(dest, source, nbytes);
+        return;
+    }
+    if (my < n - 1) { /* where member n-1 is to put my block */
+        const uint64_t off = gshmemi_rma_off(dest);
+        gshmemi_rma_put(call, &p.a.where[my], &off, sizeof(off), t->pes[n - 1], 0);
+        say_go(&p, n - 1, 0);
+    }
+    const size_t chunk = chain_chunk(&p, esize), per_block = chunks(nbytes, chunk);
+    struct chain ch = {.p = &p, .source = source, .bytes = nbytes * (size_t)n, .esize = esize,
+                       .chunk = chunk, .per_block = per_block, .block = nbytes, .fn = fn,
+                       .tmp = chunk_buffer(call, chunk)};
+    struct scatter_ctx rc = {.dest = dest, .nbytes = nbytes, .per_block = per_block};
+    chain_run(&ch, scatter_final, &rc);
+    free(ch.tmp);
+    if (my < n - 1)
+        wait_got(&p, n - 1, per_block);
+}
