@@ -226,33 +226,39 @@ static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, siz
 enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
 
 /* Per collective: the payload from which auto takes the pipelined form
- * on a team with members through the transport (bytes as the call counts
- * them: broadcast's and reduce's vector, each member's block of fcollect,
- * alltoall and reducescatter, collect's largest block), and whether it
- * has a hierarchical form for teams that span nodes (SIZE_MAX: never by
- * itself; GSHMEM_COLL_ALGO=ring or hier still force it). */
+ * (ring) on a team with members through the transport, and its
+ * hierarchical form (hier) on a team that spans nodes; bytes as the call
+ * counts them (broadcast's and reduce's vector, each member's block of
+ * fcollect, alltoall and reducescatter, collect's largest block); SIZE_MAX:
+ * never (hier: there is none; GSHMEM_COLL_ALGO=hier takes the ring form).
+ * Below the one-shot algorithm's limit auto keeps that.  Through tcp on
+ * the 2-core VM (docs/performance.md) the pipelined forms took 0.1-0.8x
+ * the barrier algorithm's time from 2 KiB to 4 MiB, and about the same
+ * (within the noise of 4 PEs on 2 cores) at the few sizes where they did
+ * not win; the hierarchical forms of fcollect moved less and won more,
+ * so they start where the one-shot algorithm stops. */
 struct pipe_row {
     size_t ring_min, hier_min;
 };
-static const struct pipe_row PIPE_BROADCAST = {SIZE_MAX, SIZE_MAX};
-static const struct pipe_row PIPE_COLLECT = {SIZE_MAX, SIZE_MAX};
-static const struct pipe_row PIPE_ALLTOALL = {SIZE_MAX, SIZE_MAX};
-static const struct pipe_row PIPE_REDUCE = {SIZE_MAX, SIZE_MAX};
-static const struct pipe_row PIPE_REDUCESCATTER = {SIZE_MAX, SIZE_MAX};
+static const struct pipe_row PIPE_BROADCAST = {0, 0};
+static const struct pipe_row PIPE_COLLECT = {0, 0};
+static const struct pipe_row PIPE_ALLTOALL = {0, SIZE_MAX};
+static const struct pipe_row PIPE_REDUCE = {0, SIZE_MAX};
+static const struct pipe_row PIPE_REDUCESCATTER = {0, SIZE_MAX};
 
-/* hier: whether the collective has a hierarchical form. */
+/* oneshot: whether the one-shot algorithm would take it. */
 static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
-                                const struct pipe_row *row, int hier)
+                                const struct pipe_row *row, int oneshot)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
     if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team))
         return PIPE_NONE;
-    const int spans = hier && gshmemi_pipe_spans_nodes(t);
+    const int spans = row->hier_min != SIZE_MAX && gshmemi_pipe_spans_nodes(t);
     if (strcmp(algo, "ring") == 0)
         return PIPE_RING;
     if (strcmp(algo, "hier") == 0)
         return spans ? PIPE_HIER : PIPE_RING;
-    if (t->mapped) /* auto: where all are mapped, the barrier algorithm's loads and stores */
+    if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
         return PIPE_NONE;
     if (spans && bytes >= row->hier_min)
         return PIPE_HIER;
@@ -319,15 +325,15 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
-    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, 1);
+    size_t per_round, off, len;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
         (pa == PIPE_HIER ? gshmemi_hier_broadcast : gshmemi_ring_broadcast)(call, t, team, dest,
                                                                            source, nbytes, root);
         return 0;
     }
-    size_t per_round, off, len;
-    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0)
         oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
     for (size_t r = 0; r < rounds; r++) {
@@ -358,7 +364,9 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
-    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, 1);
+    size_t per_round;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, total, source, nbytes);
         size_t *off = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *len = off + t->n;
@@ -369,8 +377,6 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
         free(off);
         return 0;
     }
-    size_t per_round;
-    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, nbytes);
         oneshot_gather(call, t, team, dest, source, nbytes, 0, rounds, per_round);
@@ -409,7 +415,8 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         for (int i = 0; i < t->n; i++)
             total += sizes[i];
         gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
-        const enum pipe_algo pa = pipe_pick(t, team, most, &PIPE_COLLECT, 1);
+        const enum pipe_algo pa =
+            pipe_pick(t, team, most, &PIPE_COLLECT, oneshot_fits(t, team, most));
         if (pa != PIPE_NONE) {
             oneshot_check(call, dest, total, source, nbytes);
             size_t *offs = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *lens = offs + t->n;
@@ -463,13 +470,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
-    if (pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, 0) != PIPE_NONE) {
+    size_t per_round;
+    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    if (pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0) != PIPE_NONE) {
         oneshot_check(call, dest, total, source, total);
         gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
         return 0;
     }
-    size_t per_round;
-    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, total);
         oneshot_gather(call, t, team, dest, source, nbytes, nbytes, rounds, per_round);
@@ -731,13 +738,13 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
-    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, 0) != PIPE_NONE) {
+    size_t per_round, off, n;
+    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, rounds > 0) != PIPE_NONE) {
         oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
         gshmemi_chain_reduce(call, t, team, dest, source, nreduce * esize, esize, fn);
         return 0;
     }
-    size_t per_round, off, n;
-    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
     if (rounds > 0)
         oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
     for (size_t r = 0; r < rounds; r++) {
@@ -777,13 +784,13 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
-    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCESCATTER, 0) != PIPE_NONE) {
+    size_t per_round, off, n;
+    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCESCATTER, rounds > 0) != PIPE_NONE) {
         oneshot_check(call, dest, nreduce * esize, source, all);
         gshmemi_chain_reducescatter(call, t, team, dest, source, nreduce * esize, esize, fn);
         return 0;
     }
-    size_t per_round, off, n;
-    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
     if (rounds > 0)
         oneshot_check(call, dest, nreduce * esize, source, all);
     for (size_t r = 0; r < rounds; r++) {
