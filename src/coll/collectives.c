@@ -225,44 +225,56 @@ static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, siz
 
 enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
 
-/* Per collective: the payload from which auto takes the pipelined form
- * (ring) on a team with members through the transport, and its
- * hierarchical form (hier) on a team that spans nodes; bytes as the call
- * counts them (broadcast's and reduce's vector, each member's block of
- * fcollect, alltoall and reducescatter, collect's largest block); SIZE_MAX:
- * never (hier: there is none; GSHMEM_COLL_ALGO=hier takes the ring form).
- * Below the one-shot algorithm's limit auto keeps that.  Through tcp on
- * the 2-core VM (docs/performance.md) the pipelined forms took 0.1-0.8x
- * the barrier algorithm's time from 2 KiB to 4 MiB, and about the same
- * (within the noise of 4 PEs on 2 cores) at the few sizes where they did
- * not win; the hierarchical forms of fcollect moved less and won more,
- * so they start where the one-shot algorithm stops. */
+/* Per collective and peer class of a team with members through the
+ * transport, the payloads for which auto takes the pipelined form, from
+ * the one-shot algorithm's limit (below it, one-shot) up to `max`
+ * (SIZE_MAX: any; 0: never); bytes as the call counts them (broadcast's
+ * and reduce's vector, each member's block of fcollect, alltoall and
+ * reducescatter, collect's largest block).
+ *   flat: any other team (all on one node with GSHMEM_DISABLE_P2P=1, one
+ *         member a node, ...): the ring forms, links through the transport;
+ *   spread: the team spans nodes and some node holds several members: the
+ *         hierarchical forms where there is one (hier), else the ring forms,
+ *         some links mapped.
+ * From an A/B against the barrier algorithm through tcp on the 2-core VM,
+ * 4 PEs (docs/performance.md): spread (2 simulated nodes of 2) the
+ * pipelined forms took 0.2-0.8x its time up to 128 KiB and up to 4 MiB
+ * 0.5-0.8x for broadcast, fcollect and alltoall; the chained reductions
+ * were even with it (0.8-1.2x, within the noise) from 512 KiB.  Flat
+ * (GSHMEM_DISABLE_P2P=1): the ring's fcollect and direct alltoall took
+ * 0.14-0.96x, the chained reduce 0.4-0.9x up to 128 KiB and 1.1-1.4x from
+ * 512 KiB, the chained reducescatter (all n blocks through every link) and
+ * the ring's broadcast (n - 1 hops where the barrier algorithm's root puts
+ * to each member at once) 1.1-2x at every size. */
 struct pipe_row {
-    size_t ring_min, hier_min;
+    size_t flat_max, spread_max;
+    int hier; /* has a hierarchical form */
 };
-static const struct pipe_row PIPE_BROADCAST = {0, 0};
-static const struct pipe_row PIPE_COLLECT = {0, 0};
-static const struct pipe_row PIPE_ALLTOALL = {0, SIZE_MAX};
-static const struct pipe_row PIPE_REDUCE = {0, SIZE_MAX};
-static const struct pipe_row PIPE_REDUCESCATTER = {0, SIZE_MAX};
+static const struct pipe_row PIPE_BROADCAST = {.flat_max = 0, .spread_max = SIZE_MAX, .hier = 1};
+static const struct pipe_row PIPE_COLLECT = {.flat_max = SIZE_MAX, .spread_max = SIZE_MAX,
+                                             .hier = 1};
+static const struct pipe_row PIPE_ALLTOALL = {.flat_max = SIZE_MAX, .spread_max = SIZE_MAX};
+static const struct pipe_row PIPE_REDUCE = {.flat_max = 256 << 10, .spread_max = 512 << 10};
+static const struct pipe_row PIPE_REDUCESCATTER = {.flat_max = 0, .spread_max = 256 << 10};
 
-/* oneshot: whether the one-shot algorithm would take it. */
+/* oneshot: whether the one-shot algorithm would take it.  GSHMEM_COLL_ALGO
+ * =ring forces the ring forms wherever there is a pipe area, hier the
+ * hierarchical ones where the team spreads and the ring ones elsewhere. */
 static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
                                 const struct pipe_row *row, int oneshot)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
     if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team))
         return PIPE_NONE;
-    const int spans = row->hier_min != SIZE_MAX && gshmemi_pipe_spans_nodes(t);
+    const int spread = gshmemi_pipe_spans_nodes(t);
+    const enum pipe_algo form = spread && row->hier ? PIPE_HIER : PIPE_RING;
     if (strcmp(algo, "ring") == 0)
         return PIPE_RING;
     if (strcmp(algo, "hier") == 0)
-        return spans ? PIPE_HIER : PIPE_RING;
+        return form;
     if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
         return PIPE_NONE;
-    if (spans && bytes >= row->hier_min)
-        return PIPE_HIER;
-    return bytes >= row->ring_min ? PIPE_RING : PIPE_NONE;
+    return bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
 }
 
 static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,

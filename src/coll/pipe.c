@@ -188,33 +188,7 @@ void gshmemi_direct_alltoall(const char *call, struct gshmemi_team *t, gshmem_te
 /* ---- hierarchical: within nodes over mapped peers, between them through
  * the transport ---------------------------------------------------------------- */
 
-static int node_of(const struct gshmemi_team *t, int i) { return gshmemi_rt.peers[t->pes[i]].node; }
-
-int gshmemi_pipe_spans_nodes(const struct gshmemi_team *t)
-{
-    int spans = 0, shared = 0;
-    for (int i = 1; i < t->n; i++) {
-        spans |= node_of(t, i) != node_of(t, 0);
-        for (int j = 0; j < i && !shared; j++)
-            shared = node_of(t, i) == node_of(t, j);
-    }
-    return spans && shared;
-}
-
-/* *lead: the team index of each member's node's first member. */
-static int *leaders(const char *call, const struct gshmemi_team *t)
-{
-    int *lead = malloc(sizeof(int) * (size_t)t->n);
-    if (lead == NULL)
-        gshmemi_rma_fail(call, "out of host memory");
-    for (int i = 0; i < t->n; i++) {
-        lead[i] = i;
-        for (int j = 0; j < i && lead[i] == i; j++)
-            if (node_of(t, j) == node_of(t, i))
-                lead[i] = j;
-    }
-    return lead;
-}
+int gshmemi_pipe_spans_nodes(const struct gshmemi_team *t) { return t->spread; }
 
 /* Every member puts its block into the dest of each member of its node;
  * each node's first member (its leader) then sends its node's blocks to
@@ -226,8 +200,7 @@ void gshmemi_hier_collect(const char *call, struct gshmemi_team *t, gshmem_team_
                           char *dest, const char *source, const size_t *off, const size_t *len)
 {
     const struct pipe p = pipe_begin(call, t, team);
-    const int n = t->n, my = t->my;
-    int *lead = leaders(call, t);
+    const int n = t->n, my = t->my, *lead = t->lead;
     const int leader = lead[my] == my;
     for (int k = 1; k < n; k++) {
         const int i = (my + k) % n;
@@ -273,7 +246,6 @@ void gshmemi_hier_collect(const char *call, struct gshmemi_team *t, gshmem_team_
     } else {
         wait_got(&p, lead[my], 2);
     }
-    free(lead);
 }
 
 /* The root sends each chunk to the first member of every other node and
@@ -284,16 +256,15 @@ void gshmemi_hier_broadcast(const char *call, struct gshmemi_team *t, gshmem_tea
 {
     const struct pipe p = pipe_begin(call, t, team);
     const int n = t->n, my = t->my;
-    int *head = leaders(call, t);
-    for (int i = 0; i < n; i++) /* the root heads its own node */
-        if (head[i] == head[root])
-            head[i] = root;
-    const size_t m = chunks(nbytes, FWD);
-    /* my targets: the root's, every other head and its own node's members;
-     * another head's, its node's members */
-    int *to = malloc(sizeof(int) * (size_t)n), nto = 0;
-    if (to == NULL)
+    /* head[i]: whom member i gets the data from (the root heads its own
+     * node); my targets: the root's, every other head and its own node's
+     * members; another head's, its node's members */
+    int *head = malloc(2 * sizeof(int) * (size_t)n), *to = head + n, nto = 0;
+    if (head == NULL)
         gshmemi_rma_fail(call, "out of host memory");
+    for (int i = 0; i < n; i++)
+        head[i] = t->lead[i] == t->lead[root] ? root : t->lead[i];
+    const size_t m = chunks(nbytes, FWD);
     for (int k = 1; k < n; k++) {
         const int i = (my + k) % n;
         if ((my == root && head[i] == i) || (head[my] == my && head[i] == my))
@@ -317,7 +288,6 @@ void gshmemi_hier_broadcast(const char *call, struct gshmemi_team *t, gshmem_tea
             say_got(&p, to[j], c + 1);
         }
     }
-    free(to);
     free(head);
 }
 

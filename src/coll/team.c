@@ -219,6 +219,29 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     if (t->pes == NULL)
         return GSHMEM_ERR_NO_MEMORY;
     memcpy(t->pes, pes, sizeof(int) * (size_t)n);
+    /* each node's first member, by node (-1: none yet) */
+    int *first = malloc(sizeof(int) * (size_t)gshmemi_rt.n_nodes);
+    t->lead = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (first == NULL || t->lead == NULL) {
+        free(first);
+        free(t->lead);
+        free(t->pes);
+        t->pes = t->lead = NULL;
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    int nodes = 0, shared = 0;
+    for (int v = 0; v < gshmemi_rt.n_nodes; v++)
+        first[v] = -1;
+    for (int i = 0; i < n; i++) {
+        const int v = gshmemi_rt.peers[pes[i]].node;
+        if (first[v] < 0)
+            first[v] = i, nodes++;
+        else
+            shared = 1;
+        t->lead[i] = first[v];
+    }
+    free(first);
+    t->spread = nodes > 1 && shared;
     t->n = n;
     t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
     t->config = config != NULL ? *config : (gshmem_team_config_t){0};
@@ -237,6 +260,7 @@ static void team_clear(gshmem_team_t slot)
     if (tm.teams[slot].live)
         gshmemi_device_team_clear(slot);
     free(tm.teams[slot].pes);
+    free(tm.teams[slot].lead);
     memset(&tm.teams[slot], 0, sizeof(tm.teams[slot]));
 }
 

@@ -18,6 +18,8 @@ struct gshmemi_team {
     uint64_t oneshots; /* one-shot host collectives on this team so far */
     uint64_t pipes;    /* pipelined host collectives (pipe.c) on this team so far */
     int *pes; /* the world PE of each member, by team index */
+    int *lead;  /* the team index of each member's node's first member */
+    int spread; /* members on two or more nodes, and two or more on one */
     gshmem_team_config_t config;
 };
 
