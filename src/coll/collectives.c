@@ -226,36 +226,35 @@ static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, siz
 enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
 
 /* Per collective and peer class of a team with members through the
- * transport, the payloads for which auto takes the pipelined form, from
- * the one-shot algorithm's limit (below it, one-shot) up to `max`
- * (SIZE_MAX: any; 0: never); bytes as the call counts them (broadcast's
- * and reduce's vector, each member's block of fcollect, alltoall and
+ * transport, the payloads for which auto takes the pipelined form:
+ * [min, max] (max 0: never), and never below the one-shot algorithm's
+ * limit (one-shot there); bytes as the call counts them (broadcast's and
+ * reduce's vector, each member's block of fcollect, alltoall and
  * reducescatter, collect's largest block).
- *   flat: any other team (all on one node with GSHMEM_DISABLE_P2P=1, one
- *         member a node, ...): the ring forms, links through the transport;
  *   spread: the team spans nodes and some node holds several members: the
- *         hierarchical forms where there is one (hier), else the ring forms,
- *         some links mapped.
- * From an A/B against the barrier algorithm through tcp on the 2-core VM,
- * 4 PEs (docs/performance.md): spread (2 simulated nodes of 2) the
- * pipelined forms took 0.2-0.8x its time up to 128 KiB and up to 4 MiB
- * 0.5-0.8x for broadcast, fcollect and alltoall; the chained reductions
- * were even with it (0.8-1.2x, within the noise) from 512 KiB.  Flat
- * (GSHMEM_DISABLE_P2P=1): the ring's fcollect and direct alltoall took
- * 0.14-0.96x, the chained reduce 0.4-0.9x up to 128 KiB and 1.1-1.4x from
- * 512 KiB, the chained reducescatter (all n blocks through every link) and
- * the ring's broadcast (n - 1 hops where the barrier algorithm's root puts
- * to each member at once) 1.1-2x at every size. */
+ *         hierarchical forms where there is one (hier), else the ring
+ *         forms, some of whose links are mapped;
+ *   flat: any other team (all on one node with GSHMEM_DISABLE_P2P=1, one
+ *         member a node, ...): the ring forms, links through the transport.
+ * From A/B runs against the barrier algorithm through tcp on the 2-core VM,
+ * 4 PEs (docs/performance.md), where only differences that held in every
+ * run count (4 PEs on 2 cores, shared: the same algorithm varied by up to
+ * 1.6x between runs).  Spread (2 simulated nodes of 2): every pipelined
+ * form took 0.2-0.8x its time up to 128 KiB, broadcast and alltoall also
+ * at 512 KiB; beyond, both ways.  Flat (GSHMEM_DISABLE_P2P=1): the chained
+ * reduce 0.3-0.7x up to 32 KiB, the direct alltoall 0.4-0.8x from 128 KiB
+ * to 2 MiB; the ring's broadcast and fcollect and the chained
+ * reducescatter never won in every run. */
 struct pipe_row {
-    size_t flat_max, spread_max;
+    size_t flat_min, flat_max, spread_min, spread_max;
     int hier; /* has a hierarchical form */
 };
-static const struct pipe_row PIPE_BROADCAST = {.flat_max = 0, .spread_max = SIZE_MAX, .hier = 1};
-static const struct pipe_row PIPE_COLLECT = {.flat_max = SIZE_MAX, .spread_max = SIZE_MAX,
-                                             .hier = 1};
-static const struct pipe_row PIPE_ALLTOALL = {.flat_max = SIZE_MAX, .spread_max = SIZE_MAX};
-static const struct pipe_row PIPE_REDUCE = {.flat_max = 256 << 10, .spread_max = 512 << 10};
-static const struct pipe_row PIPE_REDUCESCATTER = {.flat_max = 0, .spread_max = 256 << 10};
+static const struct pipe_row PIPE_BROADCAST = {.spread_max = 512 << 10, .hier = 1};
+static const struct pipe_row PIPE_COLLECT = {.spread_max = 128 << 10, .hier = 1};
+static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max = 2 << 20,
+                                              .spread_max = 512 << 10};
+static const struct pipe_row PIPE_REDUCE = {.flat_max = 32 << 10, .spread_max = 128 << 10};
+static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
 
 /* oneshot: whether the one-shot algorithm would take it.  GSHMEM_COLL_ALGO
  * =ring forces the ring forms wherever there is a pipe area, hier the
@@ -274,7 +273,8 @@ static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team
         return form;
     if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
         return PIPE_NONE;
-    return bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
+    const size_t min = spread ? row->spread_min : row->flat_min;
+    return bytes >= min && bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
 }
 
 static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
