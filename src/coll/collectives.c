@@ -242,8 +242,8 @@ enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
  * 1.6x between runs).  Spread (2 simulated nodes of 2): every pipelined
  * form took 0.2-0.8x its time up to 128 KiB, broadcast and alltoall also
  * at 512 KiB; beyond, both ways.  Flat (GSHMEM_DISABLE_P2P=1): the chained
- * reduce 0.3-0.7x up to 32 KiB, the direct alltoall 0.4-0.8x from 128 KiB
- * to 2 MiB; the ring's broadcast and fcollect and the chained
+ * reduce 0.4-0.8x up to 32 KiB, the direct alltoall 0.2-1.0x from 128 KiB
+ * to 512 KiB; the ring's broadcast and fcollect and the chained
  * reducescatter never won in every run. */
 struct pipe_row {
     size_t flat_min, flat_max, spread_min, spread_max;
@@ -251,7 +251,7 @@ struct pipe_row {
 };
 static const struct pipe_row PIPE_BROADCAST = {.spread_max = 512 << 10, .hier = 1};
 static const struct pipe_row PIPE_COLLECT = {.spread_max = 128 << 10, .hier = 1};
-static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max = 2 << 20,
+static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max = 512 << 10,
                                               .spread_max = 512 << 10};
 static const struct pipe_row PIPE_REDUCE = {.flat_max = 32 << 10, .spread_max = 128 << 10};
 static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
