@@ -258,12 +258,15 @@ static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
 
 /* oneshot: whether the one-shot algorithm would take it.  GSHMEM_COLL_ALGO
  * =ring forces the ring forms wherever there is a pipe area, hier the
- * hierarchical ones where the team spreads and the ring ones elsewhere. */
+ * hierarchical ones where the team spreads and the ring ones elsewhere;
+ * calls that move more than GSHMEMI_PIPE_MAX_CALL go by the barrier
+ * algorithm whatever it says. */
 static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
                                 const struct pipe_row *row, int oneshot)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
-    if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team))
+    if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team) ||
+        bytes > GSHMEMI_PIPE_MAX_CALL / (size_t)t->n)
         return PIPE_NONE;
     const int spread = gshmemi_pipe_spans_nodes(t);
     const enum pipe_algo form = spread && row->hier ? PIPE_HIER : PIPE_RING;

@@ -8,8 +8,11 @@
  * go[i] (member i is in this call: its dest is free; and how many chunks
  * of the chain's partial results it has taken out of this PE's buffers)
  * and got[i] (how many chunks member i has delivered here).  Each word has
- * one writer, which writes it in order, and holds call << 32 | count, so
- * a word only grows and every wait is a >=.  A member writes into
+ * one writer, which writes it in order, and holds call << COUNT_BITS |
+ * count, so a word only grows and every wait is a >= (2^44 calls a team:
+ * years of back-to-back calls; counts stay below 2^20 because pipe_pick
+ * in collectives.c keeps calls that move more than GSHMEMI_PIPE_MAX_CALL
+ * bytes, 2^18 of the smallest chunk, on the barrier algorithm).  A member writes into
  * another's dest or buffers only after that one's go for this call: that
  * one has finished the call before (its buffers are free, its dest is no
  * longer the previous call's), and a slow member's dest is never written
@@ -55,7 +58,11 @@ static struct pipe pipe_begin(const char *call, struct gshmemi_team *t, gshmem_t
     return p;
 }
 
-static uint64_t tag(const struct pipe *p, uint64_t k) { return p->e << 32 | k; }
+enum { COUNT_BITS = 20 };
+_Static_assert(GSHMEMI_PIPE_MAX_CALL / GSHMEMI_TEAM_PIPE_CHUNK <= (1u << (COUNT_BITS - 2)),
+               "a call's chunk counts fit their bits");
+
+static uint64_t tag(const struct pipe *p, uint64_t k) { return p->e << COUNT_BITS | k; }
 
 /* Tell member i: I am in this call and have taken k chunks from my buffers. */
 static void say_go(const struct pipe *p, int i, uint64_t k)

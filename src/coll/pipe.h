@@ -14,6 +14,10 @@
 typedef void gshmemi_combine_fn(void *restrict out, const void *restrict a,
                                 const void *restrict b, size_t n);
 
+/* The most a pipelined call may move (its members' bytes together), so
+ * that its chunk counts fit the pipe words (pipe.c). */
+#define GSHMEMI_PIPE_MAX_CALL ((size_t)8 << 30)
+
 /* Whether team's slot has a pipe area (else none of these may run). */
 int gshmemi_pipe_ready(gshmem_team_t team);
 /* Whether t spans nodes and some node holds two or more of its members:

@@ -88,7 +88,7 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
  * chained reductions' partial results (the other pipelined collectives
  * write into dest), so a few chunks in flight keep the chain busy: 4 x
  * 32 KiB a slot, 8 MiB for 64 teams, allocated only where pipe.c may run. */
-enum { PIPE_NBUF = 4, PIPE_CHUNK = 32 << 10 };
+enum { PIPE_NBUF = GSHMEMI_TEAM_PIPE_NBUF, PIPE_CHUNK = GSHMEMI_TEAM_PIPE_CHUNK };
 
 static size_t pipe_words_bytes(void)
 {

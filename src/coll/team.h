@@ -72,14 +72,15 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
  * written by that member alone (by its team index), then `nbuf` buffers of
  * `chunk` bytes that the member before this one in the team fills.
  *   go[i]:  member i is in call e and has taken the chunks it was sent up
- *           to count k: e << 32 | k (k 0: its dest is free for this call)
- *   got[i]: member i has delivered k chunks of call e here: e << 32 | k
+ *           to count k (k 0: its dest is free for this call)
+ *   got[i]: member i has delivered k chunks of call e here
  *   where[i]: the heap offset of member i's dest (reducescatter in place:
  *           each member's dest is its own block of the source)
  * Call numbers grow, and a member writes its words in order, so a word
  * only grows: waits compare with >=.  buf is NULL where there is none (the
  * GPU heap; GSHMEM_COLL_ALGO simple, ll or grid; every peer mapped under
  * auto). */
+enum { GSHMEMI_TEAM_PIPE_NBUF = 4, GSHMEMI_TEAM_PIPE_CHUNK = 32 << 10 };
 struct gshmemi_team_pipe {
     uint64_t *go, *got, *where;
     char *buf;
