@@ -3,10 +3,14 @@
  * (puts and gets that reach mapped peers through the heap's access and the
  * others through the transport, signals) and the team's barrier.
  *
- * Two algorithms, by size (GSHMEM_COLL_ALGO overrides the choice):
+ * Three algorithms, by size and peers (GSHMEM_COLL_ALGO overrides the
+ * choice):
  * - one-shot (host heap, each member's piece up to the slot area's
  *   capacity): puts with signals into every member's area of the team's
  *   slot, no barrier; each PE then builds its own dest from what it got.
+ * - pipelined (host heap, members through the transport, sizes from the
+ *   table below; pipe.c): puts with signals between neighbours in chunks,
+ *   no barrier: ring, chain in team order, direct, hierarchical.
  * - barrier-bounded: each call starts with the team's barrier (every
  *   member has arrived: its source is ready and its dest no longer read),
  *   moves the data, completes it with quiet and ends with the barrier
@@ -15,7 +19,7 @@
  *   into every member's dest.  Part i is read and written by member i
  *   alone, so dest may be source.  The scans read every earlier member's
  *   source, then meet, then write: in place too.
- * Both combine in team order, so every PE gets the same bits, floats
+ * All combine in team order, so every PE gets the same bits, floats
  * included, whichever algorithm ran.
  */
 #include <stdatomic.h>
@@ -405,8 +409,8 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
 }
 
 /* Every member's block size, then every block at its offset.  With the
- * one-shot area: the sizes one-shot, then the blocks one-shot where the
- * largest fits (every member sees the same sizes, so all choose alike),
+ * one-shot area: the sizes one-shot, then the blocks pipelined or one-shot
+ * by the largest (every member sees the same sizes, so all choose alike),
  * else between barriers. */
 static int collect(const char *call, gshmem_team_t team, void *dest, const void *source,
                    size_t nbytes)
