@@ -236,7 +236,8 @@ enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
  * reduce's vector, each member's block of fcollect, alltoall and
  * reducescatter, collect's largest block).
  *   spread: the team spans nodes and some node holds several members: the
- *         hierarchical forms where there is one (hier), else the ring
+ *         hierarchical forms up to hier_max (broadcast, fcollect and
+ *         collect at any size, alltoall up to 32 KiB), else the ring
  *         forms, some of whose links are mapped;
  *   flat: any other team (all on one node with GSHMEM_DISABLE_P2P=1, one
  *         member a node, ...): the ring forms, links through the transport.
@@ -248,15 +249,17 @@ enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
  * at 512 KiB; beyond, both ways.  Flat (GSHMEM_DISABLE_P2P=1): the chained
  * reduce 0.4-0.8x up to 32 KiB, the direct alltoall 0.2-1.0x from 128 KiB
  * to 512 KiB; the ring's broadcast and fcollect and the chained
- * reducescatter never won in every run. */
+ * reducescatter never won in every run.  The hierarchical alltoall
+ * (spread) took 0.1-0.6x the direct one's time up to 32 KiB and lost 1.4-3.4x
+ * from 512 KiB (its streams go in the leaders' 32 KiB buffers). */
 struct pipe_row {
     size_t flat_min, flat_max, spread_min, spread_max;
-    int hier; /* has a hierarchical form */
+    size_t hier_max; /* spread: the hierarchical form up to this (0: there is none) */
 };
-static const struct pipe_row PIPE_BROADCAST = {.spread_max = 512 << 10, .hier = 1};
-static const struct pipe_row PIPE_COLLECT = {.spread_max = 128 << 10, .hier = 1};
+static const struct pipe_row PIPE_BROADCAST = {.spread_max = 512 << 10, .hier_max = SIZE_MAX};
+static const struct pipe_row PIPE_COLLECT = {.spread_max = 128 << 10, .hier_max = SIZE_MAX};
 static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max = 512 << 10,
-                                              .spread_max = 512 << 10};
+                                              .spread_max = 512 << 10, .hier_max = 32 << 10};
 static const struct pipe_row PIPE_REDUCE = {.flat_max = 32 << 10, .spread_max = 128 << 10};
 static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
 
@@ -273,11 +276,11 @@ static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team
         bytes > GSHMEMI_PIPE_MAX_CALL / (size_t)t->n)
         return PIPE_NONE;
     const int spread = gshmemi_pipe_spans_nodes(t);
-    const enum pipe_algo form = spread && row->hier ? PIPE_HIER : PIPE_RING;
     if (strcmp(algo, "ring") == 0)
         return PIPE_RING;
     if (strcmp(algo, "hier") == 0)
-        return form;
+        return spread && row->hier_max > 0 ? PIPE_HIER : PIPE_RING;
+    const enum pipe_algo form = spread && bytes <= row->hier_max ? PIPE_HIER : PIPE_RING;
     if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
         return PIPE_NONE;
     const size_t min = spread ? row->spread_min : row->flat_min;
@@ -491,9 +494,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
-    if (pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0) != PIPE_NONE) {
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0);
+    if (pa != PIPE_NONE) {
         oneshot_check(call, dest, total, source, total);
-        gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
+        if (pa == PIPE_HIER && gshmemi_hier_alltoall_fits(call, t, nbytes))
+            gshmemi_hier_alltoall(call, t, team, dest, source, nbytes);
+        else
+            gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
         return 0;
     }
     if (rounds > 0) {

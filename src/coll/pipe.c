@@ -20,8 +20,9 @@
  * puts are complete locally on return (the source may be reused), so back
  * to back calls need nothing more.
  *
- * Only the chained reductions use the area's buffers (NBUF chunks in
- * flight a link); everything else lands in dest, in chunks of FWD bytes
+ * Only the chained reductions and the hierarchical alltoall's streams
+ * between leaders use the area's buffers (nbuf chunks in flight a link);
+ * everything else lands in dest, in chunks of FWD bytes
  * so that the next member can pass a chunk on while the following one
  * arrives.
  */
@@ -487,4 +488,139 @@ void gshmemi_chain_reducescatter(const char *call, struct gshmemi_team *t, gshme
     free(ch.tmp);
     if (my < n - 1)
         wait_got(&p, n - 1, per_block);
+}
+
+/* ---- hierarchical alltoall ----------------------------------------------------------- */
+
+/* Within each node every member puts its blocks for the others straight
+ * into their dests (got 1).  Between nodes only the leaders talk: in step
+ * s (1 .. nodes-1) the leader of node v sends to the leader of node v + s
+ * and takes from that of node v - s, the leaders in team order.  What
+ * node A sends node B is one stream, A's members in team order, each with
+ * its block for each of B's members in team order: the sending leader
+ * reads its members' sources where they lie (gets them where they are not
+ * mapped) and packs the stream into the receiving leader's buffers, which
+ * unpacks each chunk into its members' dests.  The receiving leader takes
+ * one sender at a time, saying go anew at the start of each step.  Every
+ * leader sends and takes a chunk a turn, so that neither waits for room
+ * the other would only make after its own sends.  At the end a leader
+ * tells its members (got 2) that their dests are complete and their
+ * sources read. */
+
+/* The team indices of the members of the node led by l, in team order. */
+static int node_members(const struct gshmemi_team *t, int l, int *out)
+{
+    int k = 0;
+    for (int i = 0; i < t->n; i++)
+        if (t->lead[i] == l)
+            out[k++] = i;
+    return k;
+}
+
+/* Packs or unpacks [at, at + len) of the stream from the node of `from`
+ * (nf members) to the node of `to` (nt): packing reads the members'
+ * sources into buf, unpacking writes buf into the members' dests. */
+static void hier_stream(const struct pipe *p, int pack, const int *from, const int *to, int nt,
+                        char *dest, const char *source, size_t nbytes, size_t at, size_t len,
+                        char *buf)
+{
+    const struct gshmemi_team *t = p->t;
+    while (len > 0) {
+        const size_t pair = at / nbytes, in = at % nbytes;
+        const size_t k = nbytes - in < len ? nbytes - in : len;
+        const int a = from[pair / (size_t)nt], b = to[pair % (size_t)nt];
+        if (pack) {
+            const char *src = source + (size_t)b * nbytes + in;
+            const char *r = gshmemi_heap.access->host_direct
+                                ? gshmemi_rma_target(p->call, "source", src, k, t->pes[a])
+                                : NULL;
+            if (r != NULL)
+                memcpy(buf, r, k);
+            else
+                gshmemi_rma_get(p->call, buf, src, k, t->pes[a], 1);
+        } else {
+            gshmemi_rma_put(p->call, dest + (size_t)a * nbytes + in, buf, k, t->pes[b], 0);
+        }
+        buf += k, at += k, len -= k;
+    }
+}
+
+int gshmemi_hier_alltoall_fits(const char *call, const struct gshmemi_team *t, size_t nbytes)
+{
+    int *count = calloc((size_t)t->n, sizeof(int)), most = 0;
+    if (count == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    for (int i = 0; i < t->n; i++)
+        most = ++count[t->lead[i]] > most ? count[t->lead[i]] : most;
+    free(count);
+    return nbytes <= GSHMEMI_PIPE_MAX_CALL / (size_t)most / (size_t)most;
+}
+
+void gshmemi_hier_alltoall(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                           char *dest, const char *source, size_t nbytes)
+{
+    const struct pipe p = pipe_begin(call, t, team);
+    const int n = t->n, my = t->my, *lead = t->lead;
+    for (int k = 1; k < n; k++)
+        if (lead[(my + k) % n] == lead[my])
+            say_go(&p, (my + k) % n, 0);
+    copy_own(dest + (size_t)my * nbytes, source + (size_t)my * nbytes, nbytes);
+    for (int k = 1; k < n; k++) {
+        const int x = (my + k) % n;
+        if (lead[x] != lead[my])
+            continue;
+        wait_go(&p, x, 0);
+        gshmemi_rma_put(call, dest + (size_t)my * nbytes, source + (size_t)x * nbytes, nbytes,
+                        t->pes[x], 0);
+        say_got(&p, x, 1);
+    }
+    for (int x = 0; x < n; x++)
+        if (x != my && lead[x] == lead[my])
+            wait_got(&p, x, 1);
+    if (lead[my] != my) {
+        wait_got(&p, lead[my], 2);
+        return;
+    }
+    /* leaders[v]: node v's leader; mine, then each step's peers' members */
+    int *leaders = malloc(sizeof(int) * 4 * (size_t)n), nl = 0, v = 0;
+    if (leaders == NULL)
+        gshmemi_rma_fail(call, "out of host memory");
+    int *mine = leaders + n, *to = mine + n, *from = to + n;
+    for (int i = 0; i < n; i++)
+        if (lead[i] == i) {
+            v = i == my ? nl : v;
+            leaders[nl++] = i;
+        }
+    const int nm = node_members(t, my, mine);
+    const size_t chunk = p.a.chunk, nbuf = (size_t)p.a.nbuf;
+    char *tmp = chunk_buffer(call, chunk);
+    for (int s = 1; s < nl; s++) {
+        const int lt = leaders[(v + s) % nl], lf = leaders[(v - s + nl) % nl];
+        const int nt = node_members(t, lt, to), nf = node_members(t, lf, from);
+        const size_t out = (size_t)nm * (size_t)nt * nbytes, in = (size_t)nf * (size_t)nm * nbytes;
+        const size_t mo = chunks(out, chunk), mi = chunks(in, chunk);
+        say_go(&p, lf, 0); /* my buffers are free for this step's sender */
+        for (size_t c = 0; c < mo || c < mi; c++) {
+            char *slot = p.a.buf + (c % nbuf) * chunk;
+            size_t at, k;
+            if (c < mo) {
+                k = chunk_at(c, chunk, out, &at);
+                hier_stream(&p, 1, mine, to, nt, dest, source, nbytes, at, k, tmp);
+                wait_go(&p, lt, c + 1 > nbuf ? c + 1 - nbuf : 0);
+                gshmemi_rma_put(call, slot, tmp, k, t->pes[lt], 0);
+                say_got(&p, lt, c + 1);
+            }
+            if (c < mi) {
+                k = chunk_at(c, chunk, in, &at);
+                wait_got(&p, lf, c + 1);
+                hier_stream(&p, 0, from, mine, nm, dest, source, nbytes, at, k, slot);
+                say_go(&p, lf, c + 1);
+            }
+        }
+    }
+    free(tmp);
+    free(leaders);
+    for (int x = 0; x < n; x++)
+        if (x != my && lead[x] == my)
+            say_got(&p, x, 2);
 }

@@ -44,6 +44,14 @@ void gshmemi_hier_broadcast(const char *call, struct gshmemi_team *t, gshmem_tea
  * dest, once j has said its dest is free. */
 void gshmemi_direct_alltoall(const char *call, struct gshmemi_team *t, gshmem_team_t team,
                              char *dest, const char *source, size_t nbytes);
+/* Hierarchically: within each node straight into dest, between nodes one
+ * stream a pair of nodes through their leaders, packed into the receiving
+ * leader's buffers. */
+void gshmemi_hier_alltoall(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                           char *dest, const char *source, size_t nbytes);
+/* Whether t's streams between nodes for blocks of nbytes stay within
+ * GSHMEMI_PIPE_MAX_CALL (else the direct form). */
+int gshmemi_hier_alltoall_fits(const char *call, const struct gshmemi_team *t, size_t nbytes);
 
 /* A chain in team order: member 0 sends its chunk to member 1, which
  * combines and sends on, ..., member n-1 has the result (combined in team

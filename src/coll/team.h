@@ -70,7 +70,8 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
 /* A slot's pipe area (pipe.c: the host heap's ring, chain and hierarchical
  * collectives), where there is one: three words per member of the team, each
  * written by that member alone (by its team index), then `nbuf` buffers of
- * `chunk` bytes that the member before this one in the team fills.
+ * `chunk` bytes (a chain's partial results from the member before this
+ * one, a hierarchical alltoall's stream from another node's leader).
  *   go[i]:  member i is in call e and has taken the chunks it was sent up
  *           to count k (k 0: its dest is free for this call)
  *   got[i]: member i has delivered k chunks of call e here

@@ -77,8 +77,8 @@
       "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
       "in stream order wherever they apply), ring (host forms on the host heap: the "        \
       "pipelined ring, chain and direct forms at every size, mapped peers too) or hier (as " \
-      "ring, with the hierarchical forms of fcollect, collect and broadcast on teams that "  \
-      "span nodes).")                                                                        \
+      "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
+      "teams that span nodes).")                                                             \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
