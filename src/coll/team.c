@@ -85,9 +85,10 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
 
 /* A slot's pipe area: the words (3 per world PE, a cache line's multiple),
  * then PIPE_NBUF buffers of PIPE_CHUNK bytes.  The buffers hold only the
- * chained reductions' partial results (the other pipelined collectives
- * write into dest), so a few chunks in flight keep the chain busy: 4 x
- * 32 KiB a slot, 8 MiB for 64 teams, allocated only where pipe.c may run. */
+ * chained reductions' partial results and the hierarchical alltoall's
+ * streams between leaders (the other pipelined collectives write into
+ * dest), so a few chunks in flight keep a link busy: 4 x 32 KiB a slot,
+ * 8 MiB for 64 teams, allocated only where pipe.c may run. */
 enum { PIPE_NBUF = GSHMEMI_TEAM_PIPE_NBUF, PIPE_CHUNK = GSHMEMI_TEAM_PIPE_CHUNK };
 
 static size_t pipe_words_bytes(void)
