@@ -3,10 +3,14 @@
  * (puts and gets that reach mapped peers through the heap's access and the
  * others through the transport, signals) and the team's barrier.
  *
- * Two algorithms, by size (GSHMEM_COLL_ALGO overrides the choice):
+ * Three algorithms, by size and peers (GSHMEM_COLL_ALGO overrides the
+ * choice):
  * - one-shot (host heap, each member's piece up to the slot area's
  *   capacity): puts with signals into every member's area of the team's
  *   slot, no barrier; each PE then builds its own dest from what it got.
+ * - pipelined (host heap, members through the transport, sizes from the
+ *   table below; pipe.c): puts with signals between neighbours in chunks,
+ *   no barrier: ring, chain in team order, direct, hierarchical.
  * - barrier-bounded: each call starts with the team's barrier (every
  *   member has arrived: its source is ready and its dest no longer read),
  *   moves the data, completes it with quiet and ends with the barrier
@@ -15,7 +19,7 @@
  *   into every member's dest.  Part i is read and written by member i
  *   alone, so dest may be source.  The scans read every earlier member's
  *   source, then meet, then write: in place too.
- * Both combine in team order, so every PE gets the same bits, floats
+ * All combine in team order, so every PE gets the same bits, floats
  * included, whichever algorithm ran.
  */
 #include <stdatomic.h>
@@ -34,6 +38,7 @@
 #include "device/device_state.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "coll/pipe.h"
 #include "coll/team.h"
 
 /* ---- the calls' common parts ------------------------------------------------ */
@@ -220,6 +225,68 @@ static void oneshot_round(size_t r, size_t chunk, size_t piece, size_t *off, siz
     *len = piece - *off < chunk ? piece - *off : chunk;
 }
 
+/* ---- the pipelined algorithms' table (pipe.c) ----------------------------------- */
+
+enum pipe_algo { PIPE_NONE, PIPE_RING, PIPE_HIER };
+
+/* Per collective and peer class of a team with members through the
+ * transport, the payloads for which auto takes the pipelined form:
+ * [min, max] (max 0: never), and never below the one-shot algorithm's
+ * limit (one-shot there); bytes as the call counts them (broadcast's and
+ * reduce's vector, each member's block of fcollect, alltoall and
+ * reducescatter, collect's largest block).
+ *   spread: the team spans nodes and some node holds several members: the
+ *         hierarchical forms up to hier_max (broadcast, fcollect and
+ *         collect at any size, alltoall up to 32 KiB), else the ring
+ *         forms, some of whose links are mapped;
+ *   flat: any other team (all on one node with GSHMEM_DISABLE_P2P=1, one
+ *         member a node, ...): the ring forms, links through the transport.
+ * From A/B runs against the barrier algorithm through tcp on the 2-core VM,
+ * 4 PEs (docs/performance.md), where only differences that held in every
+ * run count (4 PEs on 2 cores, shared: the same algorithm varied by up to
+ * 1.6x between runs).  Spread (2 simulated nodes of 2): every pipelined
+ * form took 0.2-0.8x its time up to 128 KiB, broadcast and alltoall also
+ * at 512 KiB; beyond, both ways.  Flat (GSHMEM_DISABLE_P2P=1): the chained
+ * reduce 0.4-0.8x up to 32 KiB, the direct alltoall 0.2-1.0x from 128 KiB
+ * to 512 KiB; the ring's broadcast and fcollect and the chained
+ * reducescatter never won in every run.  The hierarchical alltoall
+ * (spread) took 0.1-0.6x the direct one's time up to 32 KiB and lost 1.4-3.4x
+ * from 512 KiB (its streams go in the leaders' 32 KiB buffers). */
+struct pipe_row {
+    size_t flat_min, flat_max, spread_min, spread_max;
+    size_t hier_max; /* spread: the hierarchical form up to this (0: there is none) */
+};
+static const struct pipe_row PIPE_BROADCAST = {.spread_max = 512 << 10, .hier_max = SIZE_MAX};
+static const struct pipe_row PIPE_COLLECT = {.spread_max = 128 << 10, .hier_max = SIZE_MAX};
+static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max = 512 << 10,
+                                              .spread_max = 512 << 10, .hier_max = 32 << 10};
+static const struct pipe_row PIPE_REDUCE = {.flat_max = 32 << 10, .spread_max = 128 << 10};
+static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
+
+/* oneshot: whether the one-shot algorithm would take it.  GSHMEM_COLL_ALGO
+ * =ring forces the ring forms wherever there is a pipe area, hier the
+ * hierarchical ones where the team spreads and the ring ones elsewhere;
+ * calls that move more than GSHMEMI_PIPE_MAX_CALL go by the barrier
+ * algorithm whatever it says. */
+static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
+                                const struct pipe_row *row, int oneshot)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team) ||
+        bytes > GSHMEMI_PIPE_MAX_CALL / (size_t)t->n)
+        return PIPE_NONE;
+    const int spread = gshmemi_pipe_spans_nodes(t);
+    if (strcmp(algo, "ring") == 0)
+        return PIPE_RING;
+    if (strcmp(algo, "hier") == 0)
+        return spread && row->hier_max > 0 ? PIPE_HIER : PIPE_RING;
+    const enum pipe_algo form = spread && bytes <= row->hier_max ? PIPE_HIER : PIPE_RING;
+    if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
+        return PIPE_NONE;
+    const size_t min = spread ? row->spread_min : row->flat_min;
+    return bytes >= min && bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
+}
+
 static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
                                            gshmem_team_t team, const struct pieces *pc)
 {
@@ -282,6 +349,13 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     size_t per_round, off, len;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, rounds > 0);
+    if (pa != PIPE_NONE) {
+        oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
+        (pa == PIPE_HIER ? gshmemi_hier_broadcast : gshmemi_ring_broadcast)(call, t, team, dest,
+                                                                           source, nbytes, root);
+        return 0;
+    }
     if (rounds > 0)
         oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
     for (size_t r = 0; r < rounds; r++) {
@@ -314,6 +388,17 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, rounds > 0);
+    if (pa != PIPE_NONE) {
+        oneshot_check(call, dest, total, source, nbytes);
+        size_t *off = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *len = off + t->n;
+        for (int i = 0; i < t->n; i++)
+            off[i] = (size_t)i * nbytes, len[i] = nbytes;
+        (pa == PIPE_HIER ? gshmemi_hier_collect : gshmemi_ring_collect)(call, t, team, dest,
+                                                                       source, off, len);
+        free(off);
+        return 0;
+    }
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, nbytes);
         oneshot_gather(call, t, team, dest, source, nbytes, 0, rounds, per_round);
@@ -327,8 +412,8 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
 }
 
 /* Every member's block size, then every block at its offset.  With the
- * one-shot area: the sizes one-shot, then the blocks one-shot where the
- * largest fits (every member sees the same sizes, so all choose alike),
+ * one-shot area: the sizes one-shot, then the blocks pipelined or one-shot
+ * by the largest (every member sees the same sizes, so all choose alike),
  * else between barriers. */
 static int collect(const char *call, gshmem_team_t team, void *dest, const void *source,
                    size_t nbytes)
@@ -352,6 +437,20 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         for (int i = 0; i < t->n; i++)
             total += sizes[i];
         gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
+        const enum pipe_algo pa =
+            pipe_pick(t, team, most, &PIPE_COLLECT, oneshot_fits(t, team, most));
+        if (pa != PIPE_NONE) {
+            oneshot_check(call, dest, total, source, nbytes);
+            size_t *offs = scratch(call, 2 * sizeof(size_t) * (size_t)t->n), *lens = offs + t->n;
+            size_t at = 0;
+            for (int i = 0; i < t->n; at += sizes[i++])
+                offs[i] = at, lens[i] = sizes[i];
+            scratch_give(s);
+            (pa == PIPE_HIER ? gshmemi_hier_collect : gshmemi_ring_collect)(call, t, team, dest,
+                                                                           source, offs, lens);
+            free(offs);
+            return 0;
+        }
         if (oneshot_fits(t, team, most)) {
             oneshot_check(call, dest, total, source, nbytes);
             const struct pieces pc = {.base = source, .len = nbytes};
@@ -395,6 +494,15 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
     size_t per_round;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0);
+    if (pa != PIPE_NONE) {
+        oneshot_check(call, dest, total, source, total);
+        if (pa == PIPE_HIER && gshmemi_hier_alltoall_fits(call, t, nbytes))
+            gshmemi_hier_alltoall(call, t, team, dest, source, nbytes);
+        else
+            gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
+        return 0;
+    }
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, total);
         oneshot_gather(call, t, team, dest, source, nbytes, nbytes, rounds, per_round);
@@ -444,8 +552,7 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
 /* out[i] = a[i] OP b[i] for n elements; out overlaps neither a nor b.  Two
  * inputs: the first step combines two members' sources with no copy of
  * the first before it; the later steps alternate between two buffers. */
-typedef void combine_fn(void *restrict out, const void *restrict a, const void *restrict b,
-                        size_t n);
+typedef gshmemi_combine_fn combine_fn;
 
 #define OP_AND(a, b) ((a) & (b))
 #define OP_OR(a, b) ((a) | (b))
@@ -659,6 +766,11 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, rounds > 0) != PIPE_NONE) {
+        oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
+        gshmemi_chain_reduce(call, t, team, dest, source, nreduce * esize, esize, fn);
+        return 0;
+    }
     if (rounds > 0)
         oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
     for (size_t r = 0; r < rounds; r++) {
@@ -700,6 +812,11 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
     gshmemi_coll_check_args(call, t, team, kind, nreduce * esize, -1);
     size_t per_round, off, n;
     const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCESCATTER, rounds > 0) != PIPE_NONE) {
+        oneshot_check(call, dest, nreduce * esize, source, all);
+        gshmemi_chain_reducescatter(call, t, team, dest, source, nreduce * esize, esize, fn);
+        return 0;
+    }
     if (rounds > 0)
         oneshot_check(call, dest, nreduce * esize, source, all);
     for (size_t r = 0; r < rounds; r++) {

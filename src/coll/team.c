@@ -53,6 +53,7 @@ static struct {
     char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
     size_t oneshot_cap;       /* bytes per member and parity */
     size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
+    char *pipe;               /* host heap: the slots' pipe areas (NULL: none) */
 } tm;
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
@@ -80,6 +81,52 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
     a.cap = tm.oneshot_cap;
     a.mapped_max = tm.oneshot_mapped_max;
     return a;
+}
+
+/* A slot's pipe area: the words (3 per world PE, a cache line's multiple),
+ * then PIPE_NBUF buffers of PIPE_CHUNK bytes.  The buffers hold only the
+ * chained reductions' partial results and the hierarchical alltoall's
+ * streams between leaders (the other pipelined collectives write into
+ * dest), so a few chunks in flight keep a link busy: 4 x 32 KiB a slot,
+ * 8 MiB for 64 teams, allocated only where pipe.c may run. */
+enum { PIPE_NBUF = GSHMEMI_TEAM_PIPE_NBUF, PIPE_CHUNK = GSHMEMI_TEAM_PIPE_CHUNK };
+
+static size_t pipe_words_bytes(void)
+{
+    return GSHMEMI_ALIGN_UP(3 * sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes, 64);
+}
+
+static size_t pipe_slot_bytes(void)
+{
+    return pipe_words_bytes() + (size_t)PIPE_NBUF * PIPE_CHUNK;
+}
+
+struct gshmemi_team_pipe gshmemi_team_pipe_area(gshmem_team_t slot)
+{
+    struct gshmemi_team_pipe a = {0};
+    if (tm.pipe == NULL)
+        return a;
+    char *p = tm.pipe + (size_t)slot * pipe_slot_bytes();
+    a.go = (uint64_t *)p;
+    a.got = a.go + gshmemi_rt.n_pes;
+    a.where = a.got + gshmemi_rt.n_pes;
+    a.buf = p + pipe_words_bytes();
+    a.chunk = PIPE_CHUNK;
+    a.nbuf = PIPE_NBUF;
+    return a;
+}
+
+/* Whether the slots get pipe areas: on the host heap, where the pipelined
+ * algorithms are forced (ring, hier) or may be chosen (auto, with a peer
+ * reached through the transport: where all are mapped, the barrier
+ * algorithm's loads and stores win). */
+static int pipe_wanted(void)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    if (gshmemi_heap.on_device || !gshmemi_heap.access->host_direct)
+        return 0;
+    return strcmp(algo, "ring") == 0 || strcmp(algo, "hier") == 0 ||
+           (strcmp(algo, "auto") == 0 && gshmemi_transport != NULL);
 }
 
 /* The host heap's one-shot capacity per member: GSHMEM_COLL_LL_MAX, within
@@ -173,11 +220,35 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     if (t->pes == NULL)
         return GSHMEM_ERR_NO_MEMORY;
     memcpy(t->pes, pes, sizeof(int) * (size_t)n);
+    /* each node's first member, by node (-1: none yet) */
+    int *first = malloc(sizeof(int) * (size_t)gshmemi_rt.n_nodes);
+    t->lead = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (first == NULL || t->lead == NULL) {
+        free(first);
+        free(t->lead);
+        free(t->pes);
+        t->pes = t->lead = NULL;
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    int nodes = 0, shared = 0;
+    for (int v = 0; v < gshmemi_rt.n_nodes; v++)
+        first[v] = -1;
+    for (int i = 0; i < n; i++) {
+        const int v = gshmemi_rt.peers[pes[i]].node;
+        if (first[v] < 0)
+            first[v] = i, nodes++;
+        else
+            shared = 1;
+        t->lead[i] = first[v];
+    }
+    free(first);
+    t->spread = nodes > 1 && shared;
     t->n = n;
     t->my = gshmemi_team_index(t, gshmemi_rt.my_pe);
     t->config = config != NULL ? *config : (gshmem_team_config_t){0};
     t->live = 1;
     t->oneshots = 0;
+    t->pipes = 0;
     t->mapped = 1;
     for (int i = 0; i < n; i++)
         t->mapped &= gshmemi_heap.slot_of_pe[pes[i]] >= 0;
@@ -190,6 +261,7 @@ static void team_clear(gshmem_team_t slot)
     if (tm.teams[slot].live)
         gshmemi_device_team_clear(slot);
     free(tm.teams[slot].pes);
+    free(tm.teams[slot].lead);
     memset(&tm.teams[slot], 0, sizeof(tm.teams[slot]));
 }
 
@@ -264,13 +336,14 @@ int gshmemi_teams_init(void)
     const long max = gshmemi_env.MAX_TEAMS;
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
-    static const char *const algos[] = {"auto", "simple", "ll", "grid"};
+    static const char *const algos[] = {"auto", "simple", "ll", "grid", "ring", "hier"};
     int algo = -1;
     for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(algos); i++)
         if (strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0)
             algo = (int)i;
     if (algo < 0) {
-        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll or grid",
+        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, ring "
+                      "or hier",
                       gshmemi_env.COLL_ALGO);
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
@@ -314,6 +387,11 @@ int gshmemi_teams_init(void)
     const size_t oneshot_bytes = (size_t)tm.n_slots * 2 * oneshot_parity_bytes();
     if (tm.oneshot_cap > 0 &&
         (tm.oneshot = gshmemi_heap_alloc_internal("teams' one-shot areas", oneshot_bytes)) == NULL) {
+        st = GSHMEM_ERR_NO_MEMORY;
+        goto err;
+    }
+    if (pipe_wanted() && (tm.pipe = gshmemi_heap_alloc_internal(
+                              "teams' pipe areas", (size_t)tm.n_slots * pipe_slot_bytes())) == NULL) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto err;
     }
@@ -430,6 +508,8 @@ static void slot_reset(gshmem_team_t slot)
     for (int parity = 0; tm.oneshot != NULL && parity < 2; parity++)
         memset(gshmemi_team_oneshot_area(slot, parity).sig, 0,
                sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes);
+    if (tm.pipe != NULL)
+        memset(gshmemi_team_pipe_area(slot).go, 0, pipe_words_bytes());
     if (tm.device_words != NULL) {
         gshmemi_heap.access->memset("gshmem_team_split",
                                     tm.device_words + (size_t)slot * GSHMEMI_DEVICE_TEAM_WORDS, 0,

@@ -16,7 +16,10 @@ struct gshmemi_team {
     int my;   /* this PE's index in the team */
     int mapped; /* every member's heap is mapped here */
     uint64_t oneshots; /* one-shot host collectives on this team so far */
+    uint64_t pipes;    /* pipelined host collectives (pipe.c) on this team so far */
     int *pes; /* the world PE of each member, by team index */
+    int *lead;  /* the team index of each member's node's first member */
+    int spread; /* members on two or more nodes, and two or more on one */
     gshmem_team_config_t config;
 };
 
@@ -63,6 +66,29 @@ struct gshmemi_team_oneshot {
     size_t mapped_max; /* on a team whose members are all mapped: n x piece at most */
 };
 struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int parity);
+
+/* A slot's pipe area (pipe.c: the host heap's ring, chain and hierarchical
+ * collectives), where there is one: three words per member of the team, each
+ * written by that member alone (by its team index), then `nbuf` buffers of
+ * `chunk` bytes (a chain's partial results from the member before this
+ * one, a hierarchical alltoall's stream from another node's leader).
+ *   go[i]:  member i is in call e and has taken the chunks it was sent up
+ *           to count k (k 0: its dest is free for this call)
+ *   got[i]: member i has delivered k chunks of call e here
+ *   where[i]: the heap offset of member i's dest (reducescatter in place:
+ *           each member's dest is its own block of the source)
+ * Call numbers grow, and a member writes its words in order, so a word
+ * only grows: waits compare with >=.  buf is NULL where there is none (the
+ * GPU heap; GSHMEM_COLL_ALGO simple, ll or grid; every peer mapped under
+ * auto). */
+enum { GSHMEMI_TEAM_PIPE_NBUF = 4, GSHMEMI_TEAM_PIPE_CHUNK = 32 << 10 };
+struct gshmemi_team_pipe {
+    uint64_t *go, *got, *where;
+    char *buf;
+    size_t chunk;
+    int nbuf;
+};
+struct gshmemi_team_pipe gshmemi_team_pipe_area(gshmem_team_t slot);
 
 /* The largest payload per member that the flag-packet collectives carry
  * on this job's teams (0: none; GPU heap only). */

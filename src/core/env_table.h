@@ -75,8 +75,14 @@
       "teams whose members are all mapped, then, in stream order, many blocks from "         \
       "GSHMEM_COLL_GRID_MIN bytes; host forms on the host heap one-shot, puts with signals " \
       "into the team's area, up to GSHMEM_COLL_LL_MAX, 2 KiB moved a member where all are "  \
-      "mapped), simple (barrier, move, barrier), ll (flag packets and one-shot wherever "    \
-      "they fit) or grid (many blocks in stream order wherever they apply).")                \
+      "mapped, and through the transport beyond that, up to sizes set per collective, "    \
+      "pipelined: hierarchical where the team spans nodes, else ring, chain or direct "      \
+      "puts with signals), simple (barrier, "                                                \
+      "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
+      "in stream order wherever they apply), ring (host forms on the host heap: the "        \
+      "pipelined ring, chain and direct forms at every size, mapped peers too) or hier (as " \
+      "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
+      "teams that span nodes).")                                                             \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \

@@ -266,7 +266,8 @@ def bad_heap_and_transport_settings():
              ({"GSHMEM_DISABLE_P2P": "1", "GSHMEM_TRANSPORT": "bogus"},
               r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc"),
              ({"GSHMEM_COLL_ALGO": "fastest"},
-              r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll or grid")]
+              r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll, grid, "
+              r"ring or hier")]
     if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
                                       capture_output=True, text=True).stdout:
         cases.append(({"GSHMEM_HEAP": "device"},

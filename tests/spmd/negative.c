@@ -157,6 +157,9 @@ int main(int argc, char **argv)
             gshmem_int_alltoall(GSHMEM_TEAM_WORLD, (int *)heap_ptr + 1, (int *)heap_ptr, 2);
         } else if (strcmp(c, "coll-dest-not-heap") == 0) { /* small: the one-shot algorithm */
             gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, &local, (int *)heap_ptr, 1);
+        } else if (strcmp(c, "coll-pipe-dest-not-heap") == 0) { /* GSHMEM_COLL_ALGO=ring */
+            char block[64];
+            gshmem_fcollectmem(GSHMEM_TEAM_WORLD, block, heap_ptr, 8);
         } else if (strcmp(c, "coll-overlap-strided") == 0) { /* the spans cross */
             gshmem_alltoallsmem(GSHMEM_TEAM_WORLD, heap_ptr + 8, heap_ptr, 2, 2, 4);
         } else if (strcmp(c, "coll-bad-stride") == 0) {

@@ -2,8 +2,9 @@
  * split, the world reversed, a 2D row): broadcast, collect, fcollect,
  * alltoall and alltoalls on every RMA type and their mem forms, every
  * reduction on every type it has (reduce, reducescatter, the sum scans),
- * in place where the spec allows it, and back-to-back calls with no
- * barrier between.  Every PE regenerates every other PE's input from the
+ * in place where the spec allows it, at sizes from 0 to the largest that
+ * fits, and back-to-back calls with no barrier between (now and then a
+ * large one, so that the algorithm changes from call to call).  Every PE regenerates every other PE's input from the
  * seed, computes the expected result itself (integers in the unsigned
  * type of their width, floats in team order, half and bfloat16 on small
  * integers that they hold exactly) and checks every byte of dest, which is
@@ -471,15 +472,22 @@ int main(void)
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
                 check_reductions(&teams[ti], &reducers[ri], sizes[si], si == 2 && ri % 3 == 0,
                                  TAG(ti, k++));
-        /* larger: the mem forms and a few reductions, where parts are uneven */
-        const size_t big[] = {4099, 65536 + 7};
-        for (size_t bi = 0; bi < 2; bi++) {
-            if (big[bi] * (size_t)teams[ti].n * 2 > BUF)
+        /* larger: the mem forms and a few reductions, where parts are uneven;
+         * the largest that fits, past the pipelined algorithms' chunks (256
+         * KiB passed on, 4 x 32 KiB of a chain's partial results) */
+        const size_t n = (size_t)teams[ti].n, fits = (BUF - 64) / n - n;
+        const size_t big[] = {4099, 65536 + 7, fits - fits % 8 - 5};
+        for (size_t bi = 0; bi < 3; bi++) {
+            if (bi < 2 && big[bi] * n * 2 > BUF)
                 continue;
             check_moves(&teams[ti], &movers[n_movers - 1], big[bi], TAG(ti, k++));
-            for (size_t ri = 0; ri < n_reducers; ri += 7)
-                if (big[bi] / 8 * reducers[ri].esize * (size_t)teams[ti].n <= BUF)
-                    check_reductions(&teams[ti], &reducers[ri], big[bi] / 8, 0, TAG(ti, k++));
+            for (size_t ri = 0; ri < n_reducers; ri++)
+                if (big[bi] / 8 * reducers[ri].esize * n <= BUF &&
+                    (bi < 2 ? ri % 7 == 0 : !strcmp(reducers[ri].name, "float_sum") ||
+                     !strcmp(reducers[ri].name, "ulong_xor") ||
+                     !strcmp(reducers[ri].name, "int16_min")))
+                    check_reductions(&teams[ti], &reducers[ri], big[bi] / 8, bi == 2 && ri % 2,
+                                     TAG(ti, k++));
         }
     }
     /* back to back: teams and operations alternate with no barrier between */
@@ -488,7 +496,12 @@ int main(void)
         if (!MEMBER(ti))
             continue;
         const struct team *tm = &teams[ti];
-        if (it % 2)
+        if (it % 100 == 51) /* now and then large: the algorithms change from call to call */
+            check_moves(tm, &movers[n_movers - 1], 40000 + (size_t)it, TAG(ti, 100000 + it));
+        else if (it % 100 == 52)
+            check_reductions(tm, &reducers[(size_t)it % n_reducers], 20000 + (size_t)it, it % 3 == 0,
+                             TAG(ti, 100000 + it));
+        else if (it % 2)
             check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5, TAG(ti, 100000 + it));
         else
             check_reductions(tm, &reducers[(size_t)it % n_reducers], 1 + (size_t)it % 7, it % 4 == 0,
