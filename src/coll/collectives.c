@@ -186,14 +186,17 @@ static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t
 }
 
 /* The barrier algorithm's puts and gets check the buffers; the one-shot
- * one copies into dest and out of source here, so it checks them first. */
+ * one copies into dest and out of source here, so it checks them first
+ * (symmetric: in the heap or the program's static data). */
 static void oneshot_check(const char *call, const void *dest, size_t dest_bytes,
                           const void *source, size_t source_bytes)
 {
+    const struct gshmemi_heap_access *access;
     if (dest_bytes > 0)
-        (void)gshmemi_rma_target(call, "dest", dest, dest_bytes, gshmemi_rt.my_pe);
+        (void)gshmemi_rma_sym_target(call, "dest", dest, dest_bytes, gshmemi_rt.my_pe, &access);
     if (source_bytes > 0)
-        (void)gshmemi_rma_target(call, "source", source, source_bytes, gshmemi_rt.my_pe);
+        (void)gshmemi_rma_sym_target(call, "source", source, source_bytes, gshmemi_rt.my_pe,
+                                     &access);
 }
 
 /* Pieces larger than the area go in rounds of *chunk bytes (a multiple of
@@ -694,8 +697,9 @@ static int in_place(const struct gshmemi_team *t)
 /* Member pe's [src, src + n): where it lies, or fetched into `in`. */
 static const char *member_source(const char *call, int pe, const char *src, size_t n, char *in)
 {
-    if (gshmemi_heap.access->host_direct) {
-        const char *r = gshmemi_rma_target(call, "source", src, n, pe);
+    if (gshmemi_heap.access->host_direct) { /* the heap, or static data: host memory */
+        const struct gshmemi_heap_access *access;
+        const char *r = gshmemi_rma_sym_target(call, "source", src, n, pe, &access);
         if (r != NULL)
             return r;
     }

@@ -459,7 +459,7 @@ static void scatter_final(const struct chain *ch, size_t c, size_t at, const cha
     }
     if (c % r->per_block == 0)
         wait_go(p, b, 0);
-    char *to = gshmemi_heap.my_base + p->a.where[b] + in;
+    char *to = gshmemi_sym_addr(p->a.where[b]) + in;
     gshmemi_rma_put(p->call, to, res, k, p->t->pes[b], 0);
     say_got(p, b, c % r->per_block + 1);
 }
@@ -531,8 +531,9 @@ static void hier_stream(const struct pipe *p, int pack, const int *from, const i
         const int a = from[pair / (size_t)nt], b = to[pair % (size_t)nt];
         if (pack) {
             const char *src = source + (size_t)b * nbytes + in;
+            const struct gshmemi_heap_access *acc;
             const char *r = gshmemi_heap.access->host_direct
-                                ? gshmemi_rma_target(p->call, "source", src, k, t->pes[a])
+                                ? gshmemi_rma_sym_target(p->call, "source", src, k, t->pes[a], &acc)
                                 : NULL;
             if (r != NULL)
                 memcpy(buf, r, k);

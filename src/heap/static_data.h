@@ -94,15 +94,19 @@ static inline int gshmemi_sym_valid(uint64_t off, uint64_t len)
     return off <= gshmemi_static.size && len <= gshmemi_static.size - off;
 }
 
+/* This PE's address of a valid symmetric offset. */
+static inline char *gshmemi_sym_addr(uint64_t off)
+{
+    if (GSHMEMI_LIKELY(off < GSHMEMI_STATIC_OFF))
+        return gshmemi_heap.my_base + off;
+    return gshmemi_static.base + (off - GSHMEMI_STATIC_OFF);
+}
+
 /* This PE's memory at a valid symmetric offset, and how to reach it. */
 static inline char *gshmemi_sym_local(uint64_t off, const struct gshmemi_heap_access **access)
 {
-    if (GSHMEMI_LIKELY(off < GSHMEMI_STATIC_OFF)) {
-        *access = gshmemi_heap.access;
-        return gshmemi_heap.my_base + off;
-    }
-    *access = &gshmemi_host_access;
-    return gshmemi_static.base + (off - GSHMEMI_STATIC_OFF);
+    *access = off < GSHMEMI_STATIC_OFF ? gshmemi_heap.access : &gshmemi_host_access;
+    return gshmemi_sym_addr(off);
 }
 
 #ifdef __cplusplus

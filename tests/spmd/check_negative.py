@@ -89,10 +89,11 @@ cases = {
                            {"GSHMEM_DEBUG_CHECKS": "1"}),
     "coll-overlap": (H + rf"gshmem_int_alltoall: dest \[{P}, \+16\) overlaps source \[{P}, \+16\); "
                      r"this collective has no in-place form$", ABORT, {}),
-    "coll-dest-not-heap": (H + rf"gshmem_int_sum_reduce: dest {P} is not in the symmetric heap "
-                           rf"\[{P}, {P}\)$", ABORT, {}),
-    "coll-pipe-dest-not-heap": (H + rf"gshmem_fcollectmem: dest {P} is not in the symmetric heap "
-                                rf"\[{P}, {P}\)$", ABORT, {"GSHMEM_COLL_ALGO": "ring"}),
+    "coll-dest-not-heap": (H + rf"gshmem_int_sum_reduce: dest {P} is neither in the symmetric heap "
+                           rf"\[{P}, {P}\) nor in the program's static data$", ABORT, {}),
+    "coll-pipe-dest-not-heap": (H + rf"gshmem_fcollectmem: dest {P} is neither in the symmetric heap "
+                                rf"\[{P}, {P}\) nor in the program's static data$", ABORT,
+                                {"GSHMEM_COLL_ALGO": "ring"}),
     "coll-overlap-strided": (H + rf"gshmem_alltoallsmem: dest \[{P}, \+15\) overlaps source "
                              rf"\[{P}, \+15\); this collective has no in-place form$", ABORT, {}),
     "coll-team-unknown": (H + r"gshmem_fcollectmem: 12345 is not a team \(GSHMEM_MAX_TEAMS is 64\)$",

@@ -2,7 +2,8 @@
  * (OpenSHMEM): initialised (.data) and zero (.bss) globals, file- and
  * function-scope statics, reached by every host family: put/get/p/g,
  * strided, atomics of 4 and 8 bytes, locks, put_signal and signal waits,
- * wait_until on a static array, gshmem_ptr; mixed with heap objects; their
+ * wait_until on a static array, gshmem_ptr, collectives with static dest
+ * and source at sizes for each algorithm; mixed with heap objects; their
  * contents kept across the move at init and back at finalize; a child of
  * fork no longer shares them.  Random data, checked against values every PE can regenerate. */
 #include <stdint.h>
@@ -32,6 +33,12 @@ static double strided[64];
 static unsigned char landing[4096];
 
 static uint64_t seed;
+
+/* Collectives' buffers: per member up to COLL_MAX longs, up to 8 members. */
+#define COLL_MAX 6000
+static long coll_src[COLL_MAX * 8];
+static long coll_dst[COLL_MAX * 8];
+static double coll_dsrc[COLL_MAX], coll_ddst[COLL_MAX];
 
 static void check_initial_values(void)
 {
@@ -282,6 +289,104 @@ static void check_fork(int me)
           "the child's writes reached the parent's static data");
 }
 
+/* Member pe's element i of the collective tagged tag: small enough that
+ * sums of 8 never overflow. */
+static long cval(int pe, uint64_t tag, size_t i)
+{
+    return (long)(spmd_mix(seed ^ spmd_mix((uint64_t)pe * 1000003 + tag * 7919 + i)) % 1000000);
+}
+
+/* Collectives whose dest and source are static arrays, small (one-shot)
+ * and large (the barrier or pipelined algorithms), against references
+ * computed here from every member's regenerated input. */
+static void check_collectives(int me, int n)
+{
+    if (n > 8)
+        return;
+    const size_t sizes[] = {7, COLL_MAX};
+    for (size_t si = 0; si < 2; si++) {
+        const size_t k = sizes[si];
+        const uint64_t tag = 1000 + si;
+        /* fcollect: every member's k elements, in team order */
+        for (size_t i = 0; i < k; i++)
+            coll_src[i] = cval(me, tag, i);
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_fcollect(GSHMEM_TEAM_WORLD, coll_dst, coll_src, k);
+        for (int pe = 0; pe < n; pe++)
+            for (size_t i = 0; i < k; i++)
+                CHECK(coll_dst[(size_t)pe * k + i] == cval(pe, tag, i),
+                      "fcollect of %zu: pe %d's element %zu", k, pe, i);
+        /* broadcast from the last member */
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_broadcast(GSHMEM_TEAM_WORLD, coll_dst, coll_src, k, n - 1);
+        for (size_t i = 0; i < k; i++)
+            CHECK(coll_dst[i] == cval(n - 1, tag, i), "broadcast of %zu: element %zu", k, i);
+        /* alltoall: my block j goes to member j */
+        const size_t b = k / (size_t)n > 0 ? k / (size_t)n : 1;
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < b; i++)
+                coll_src[(size_t)j * b + i] = cval(me, tag + 10 + (uint64_t)j, i);
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_alltoall(GSHMEM_TEAM_WORLD, coll_dst, coll_src, b);
+        for (int pe = 0; pe < n; pe++)
+            for (size_t i = 0; i < b; i++)
+                CHECK(coll_dst[(size_t)pe * b + i] == cval(pe, tag + 10 + (uint64_t)me, i),
+                      "alltoall of %zu: pe %d's block, element %zu", b, pe, i);
+        /* sum reduce of longs, and of doubles (team order: exact) */
+        for (size_t i = 0; i < k; i++) {
+            coll_src[i] = cval(me, tag + 20, i);
+            coll_dsrc[i] = (double)cval(me, tag + 30, i) / 7.0;
+        }
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_sum_reduce(GSHMEM_TEAM_WORLD, coll_dst, coll_src, k);
+        gshmem_double_sum_reduce(GSHMEM_TEAM_WORLD, coll_ddst, coll_dsrc, k);
+        for (size_t i = 0; i < k; i++) {
+            long want = 0;
+            double dwant = 0;
+            for (int pe = 0; pe < n; pe++) {
+                want += cval(pe, tag + 20, i);
+                dwant = pe == 0 ? (double)cval(0, tag + 30, i) / 7.0
+                                : dwant + (double)cval(pe, tag + 30, i) / 7.0;
+            }
+            CHECK(coll_dst[i] == want, "long sum_reduce of %zu: element %zu", k, i);
+            CHECK(coll_ddst[i] == dwant, "double sum_reduce of %zu: element %zu", k, i);
+        }
+        /* reducescatter: block j of the sum goes to member j */
+        const size_t rb = k / (size_t)n > 0 ? k / (size_t)n : 1;
+        for (size_t i = 0; i < rb * (size_t)n; i++)
+            coll_src[i] = cval(me, tag + 60, i);
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_sum_reducescatter(GSHMEM_TEAM_WORLD, coll_dst, coll_src, rb);
+        for (size_t i = 0; i < rb; i++) {
+            long want = 0;
+            for (int pe = 0; pe < n; pe++)
+                want += cval(pe, tag + 60, (size_t)me * rb + i);
+            CHECK(coll_dst[i] == want, "sum_reducescatter of %zu: element %zu", rb, i);
+        }
+        /* in place: dest == source */
+        for (size_t i = 0; i < k; i++)
+            coll_src[i] = cval(me, tag + 40, i);
+        gshmem_long_max_reduce(GSHMEM_TEAM_WORLD, coll_src, coll_src, k);
+        for (size_t i = 0; i < k; i++) {
+            long want = cval(0, tag + 40, i);
+            for (int pe = 1; pe < n; pe++)
+                want = cval(pe, tag + 40, i) > want ? cval(pe, tag + 40, i) : want;
+            CHECK(coll_src[i] == want, "in-place max_reduce of %zu: element %zu", k, i);
+        }
+        /* collect: member pe brings pe + 1 elements per unit of k / 8 */
+        const size_t unit = k / 8 > 0 ? k / 8 : 1, mine = unit * (size_t)(me + 1);
+        for (size_t i = 0; i < mine; i++)
+            coll_src[i] = cval(me, tag + 50, i);
+        memset(coll_dst, POISON, sizeof(coll_dst));
+        gshmem_long_collect(GSHMEM_TEAM_WORLD, coll_dst, coll_src, mine);
+        size_t at = 0;
+        for (int pe = 0; pe < n; pe++)
+            for (size_t i = 0; i < unit * (size_t)(pe + 1); i++, at++)
+                CHECK(coll_dst[at] == cval(pe, tag + 50, i), "collect: pe %d's element %zu", pe, i);
+    }
+    gshmem_barrier_all();
+}
+
 /* finalize puts private pages back and init moves them again: the
  * contents survive both, and the variables are symmetric again. */
 static void check_reinit(int me, int n)
@@ -317,6 +422,7 @@ int main(void)
     check_wait_all(me, n);
     check_mixed(me, n);
     check_fork(me);
+    check_collectives(me, n);
     check_reinit(me, n);
     SPMD_DONE();
 }
