@@ -184,9 +184,11 @@ int main(int argc, char **argv)
     /* the ring, three rounds */
     for (int round = 1; round <= 3; round++) {
         fill<<<8, 256, 0, stream>>>(src, n, me, round);
+        CUDA_CHECK(cudaGetLastError()); /* the launch itself */
         CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n, stream));
         nvshmemx_barrier_all_on_stream(stream);
         ring_step<<<1, 256, 0, stream>>>(dst, src, sig, n, round);
+        CUDA_CHECK(cudaGetLastError()); /* the launch itself */
         CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
         CUDA_CHECK(cudaStreamSynchronize(stream));
         for (int i = 0; i < n; i++)
@@ -218,9 +220,16 @@ int main(int argc, char **argv)
 
     /* a block's fcollect */
     fill<<<8, 256, 0, stream>>>(src, n, me, 11);
+    CUDA_CHECK(cudaGetLastError()); /* the launch itself */
     CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n * npes, stream));
     nvshmemx_barrier_all_on_stream(stream);
-    fcollect_block<<<1, 512, 0, stream>>>(dst, src, n);
+    /* as many threads as the kernel can have (NVSHMEM's build of it uses
+     * more registers than 512 threads may) */
+    cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, fcollect_block));
+    const int threads = (fa.maxThreadsPerBlock < 512 ? fa.maxThreadsPerBlock : 512) / 32 * 32;
+    fcollect_block<<<1, threads, 0, stream>>>(dst, src, n);
+    CUDA_CHECK(cudaGetLastError()); /* the launch itself */
     CUDA_CHECK(cudaMemcpyAsync(host, dst, sizeof(int) * n * npes, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int pe = 0; pe < npes; pe++)
@@ -252,6 +261,7 @@ int main(int argc, char **argv)
     if (nvshmemx_buffer_register(local, sizeof(int) * n) != 0)
         expect("nvshmemx_buffer_register status", 0, 1, 0);
     fill<<<8, 256, 0, stream>>>(local, n, me, 21);
+    CUDA_CHECK(cudaGetLastError()); /* the launch itself */
     CUDA_CHECK(cudaMemsetAsync(dst, 0xff, sizeof(int) * n, stream));
     nvshmemx_barrier_all_on_stream(stream);
     nvshmemx_int_put_nbi_on_stream(dst, local, n, (me + 1) % npes, stream);
@@ -275,6 +285,7 @@ int main(int argc, char **argv)
         nvshmem_barrier_all();
         if (me < 2) {
             ping_pong<<<1, 1, 0, stream>>>(flag, iters, cycles);
+            CUDA_CHECK(cudaGetLastError()); /* the launch itself */
             CUDA_CHECK(cudaMemcpyAsync(&c, cycles, sizeof(c), cudaMemcpyDeviceToHost, stream));
             CUDA_CHECK(cudaStreamSynchronize(stream));
             int last = 0;
