@@ -491,8 +491,8 @@ static int accept_prev(struct uid_bootstrap *u, int listen_fd,
         st = gshmemi_sock_recv(fd, h, sizeof(h), gshmemi_deadline_after(2));
         if (st != 0 || gshmemi_uid_ring_hello_check(h, sizeof(h), blob->secret, prev, why,
                                                     sizeof(why)) != 0) {
-            GSHMEMI_WARN(BOOTSTRAP, "dropped a connection from %s: %s", addr,
-                         st != 0 ? "no hello" : why);
+            GSHMEMI_WARN(BOOTSTRAP, "rank %d dropped a connection from %s: %s", u->base.rank,
+                         addr, st != 0 ? "no hello" : why);
             close(fd);
             continue;
         }

@@ -55,7 +55,8 @@ int gshmemi_uid_root_hello_check(const void *buf, size_t n,
     }
     memcpy(&m, buf, sizeof(m));
     if (m.magic != GSHMEMI_UID_MAGIC || !gshmemi_uid_secret_equal(m.secret, secret)) {
-        snprintf(why, why_len, "wrong job secret");
+        snprintf(why, why_len, m.magic != GSHMEMI_UID_MAGIC ? "not a gshmem hello"
+                                                             : "wrong job secret");
         return GSHMEM_ERR_PERMISSION;
     }
     if (m.nranks <= 0 || m.rank < 0 || m.rank >= m.nranks) {
@@ -104,7 +105,8 @@ int gshmemi_uid_ring_hello_check(const void *buf, size_t n,
     }
     memcpy(&h, buf, sizeof(h));
     if (h.magic != GSHMEMI_UID_RING_MAGIC || !gshmemi_uid_secret_equal(h.secret, secret)) {
-        snprintf(why, why_len, "wrong job secret");
+        snprintf(why, why_len, h.magic != GSHMEMI_UID_RING_MAGIC ? "not a gshmem hello"
+                                                                  : "wrong job secret");
         return GSHMEM_ERR_PERMISSION;
     }
     if (h.rank != prev) {
