@@ -66,6 +66,19 @@ int gshmemi_uid_root_address(const gshmemx_uniqueid_t *uid, char *buf, size_t le
 
 /* ---- root service ------------------------------------------------------ */
 
+/* Connections whose hello is still coming, read side by side: a silent or
+ * slow stranger costs the ranks nothing, and is dropped at its deadline. */
+#define ROOT_PENDING 64
+#define ROOT_HELLO_SECONDS 2 /* an honest rank sends its hello at once */
+
+struct root_pending {
+    int fd;
+    union gshmemi_sockaddr from;
+    uint64_t deadline;
+    size_t got;
+    unsigned char buf[sizeof(struct gshmemi_uid_root_hello)];
+};
+
 struct gshmemi_uid_root {
     int persistent; /* serve one job after another (gshmrun: init after finalize) */
     int listen_fd;
@@ -74,6 +87,8 @@ struct gshmemi_uid_root {
     unsigned char secret[GSHMEMI_SECRET_BYTES];
     pthread_t thread;
     int status;
+    struct root_pending pend[ROOT_PENDING]; /* kept from one round to the next */
+    int npend;
 };
 
 struct root_member {
@@ -84,7 +99,7 @@ struct root_member {
 static void root_reply_all(struct root_member *m, int nranks, int status, const char *msg)
 {
     for (int r = 0; r < nranks; r++) {
-            struct gshmemi_uid_root_reply reply;
+        struct gshmemi_uid_root_reply reply;
         if (m[r].fd < 0)
             continue;
         memset(&reply, 0, sizeof(reply));
@@ -100,26 +115,66 @@ static void root_reply_all(struct root_member *m, int nranks, int status, const 
     }
 }
 
-/* Reads one hello from a fresh connection and checks it; logs and returns
- * nonzero for anything that is not a rank of this job. */
-static int root_read_hello(struct gshmemi_uid_root *root, int fd,
-                           const union gshmemi_sockaddr *from, struct gshmemi_uid_root_hello *h)
+static void root_drop(struct root_pending *q, const char *why, const char *detail)
 {
-    char addr[80], why[120];
-    unsigned char buf[sizeof(*h)];
-    /* An honest rank sends its hello at once; a silent stranger costs at most this. */
-    int st = gshmemi_sock_recv(fd, buf, sizeof(buf), gshmemi_deadline_after(2));
-    gshmemi_sock_str(from, addr, sizeof(addr));
+    char addr[80];
+    GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: %s%s%s%s",
+                 gshmemi_sock_str(&q->from, addr, sizeof(addr)), why, detail ? " (" : "",
+                 detail ? detail : "", detail ? ")" : "");
+    close(q->fd);
+}
+
+/* Reads what pending connection i has sent (readable: poll said so).
+ * Returns 1 while its hello is incomplete and its deadline ahead; else
+ * takes it out of the pending set: 0 with its checked hello in h and its
+ * fd in *fd, or -1 (logged, closed) for anything that is not a rank of
+ * this job. */
+static int root_pending_read(struct gshmemi_uid_root *root, int i, int readable,
+                             struct gshmemi_uid_root_hello *h, int *fd)
+{
+    struct root_pending q = root->pend[i];
+    char why[120];
+    int st = 0;
+    if (readable) {
+        ssize_t r = recv(q.fd, q.buf + q.got, sizeof(q.buf) - q.got, MSG_DONTWAIT);
+        if (r > 0)
+            q.got += (size_t)r;
+        else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            st = r == 0 || errno == ECONNRESET ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+    }
+    if (st == 0 && q.got < sizeof(q.buf)) {
+        if (gshmemi_now_ns() < q.deadline) {
+            root->pend[i] = q;
+            return 1;
+        }
+        st = GSHMEM_ERR_TIMEOUT;
+    }
+    root->pend[i] = root->pend[--root->npend];
     if (st != 0) {
-        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: no hello (%s)", addr,
-                     gshmem_status_string(st));
+        root_drop(&q, "no hello", gshmem_status_string(st));
         return -1;
     }
-    if (gshmemi_uid_root_hello_check(buf, sizeof(buf), root->secret, h, why, sizeof(why)) != 0) {
-        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: %s", addr, why);
+    if (gshmemi_uid_root_hello_check(q.buf, sizeof(q.buf), root->secret, h, why,
+                                     sizeof(why)) != 0) {
+        root_drop(&q, why, NULL);
         return -1;
     }
+    *fd = q.fd;
     return 0;
+}
+
+/* Takes every connection waiting on the listening socket, up to the
+ * pending set's size (the rest wait in the backlog). */
+static void root_accept(struct gshmemi_uid_root *root)
+{
+    while (root->npend < ROOT_PENDING) {
+        struct root_pending *q = &root->pend[root->npend];
+        if (gshmemi_sock_accept(root->listen_fd, gshmemi_now_ns(), &q->fd, &q->from) != 0)
+            return;
+        q->deadline = gshmemi_deadline_after(ROOT_HELLO_SECONDS);
+        q->got = 0;
+        root->npend++;
+    }
 }
 
 static int root_round(struct gshmemi_uid_root *root);
@@ -130,28 +185,69 @@ static void *root_main(void *arg)
     do {
         root->status = root_round(root);
     } while (root->persistent && root->status != GSHMEM_ERR_INTERNAL);
+    while (root->npend > 0) /* each stranger is named once, even now */
+        root_drop(&root->pend[--root->npend], "no hello", "the root stopped");
     return NULL;
+}
+
+/* One hello that passed the check: its rank joins the round.  Returns 1
+ * once every rank is in, -1 when the round cannot go on (no memory). */
+static int root_join_rank(struct gshmemi_uid_root *root, struct root_member **mp, int *nranks,
+                          int *joined, uint64_t *deadline, int fd,
+                          const struct gshmemi_uid_root_hello *h)
+{
+    struct root_member *m = *mp;
+    if (m == NULL) {
+        m = calloc((size_t)h->nranks, sizeof(*m));
+        if (m == NULL) {
+            close(fd);
+            root->status = GSHMEM_ERR_NO_MEMORY;
+            return -1;
+        }
+        *nranks = h->nranks;
+        for (int r = 0; r < *nranks; r++)
+            m[r].fd = -1;
+        *mp = m;
+        *deadline = gshmemi_deadline_after(root->timeout); /* runs from the first hello */
+    }
+    if (h->nranks != *nranks || m[h->rank].fd >= 0) {
+        GSHMEMI_WARN(BOOTSTRAP, "root dropped a hello from rank %d of %d: %s", h->rank,
+                     h->nranks, h->nranks != *nranks ? "the job has a different size"
+                                                     : "that rank is already in");
+        close(fd);
+        return 0;
+    }
+    m[h->rank].fd = fd;
+    m[h->rank].listen = h->listen;
+    return ++*joined == *nranks;
 }
 
 /* Serves one meeting of all ranks. */
 static int root_round(struct gshmemi_uid_root *root)
 {
     struct root_member *m = NULL;
-    int nranks = 0, joined = 0;
-    uint64_t deadline = UINT64_MAX; /* runs from the first hello */
+    int nranks = 0, joined = 0, done = 0;
+    uint64_t deadline = UINT64_MAX;
 
     root->status = GSHMEM_ERR_TIMEOUT;
-    for (;;) {
-        struct pollfd p[2] = {{.fd = root->listen_fd, .events = POLLIN},
-                              {.fd = root->stop_pipe[0], .events = POLLIN}};
-        int n = poll(p, 2, gshmemi_ms_left(deadline));
+    while (!done) {
+        struct pollfd p[2 + ROOT_PENDING];
+        uint64_t wake = deadline;
+        const int npend = root->npend;
+        p[0] = (struct pollfd){.fd = npend < ROOT_PENDING ? root->listen_fd : -1, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = root->stop_pipe[0], .events = POLLIN};
+        for (int i = 0; i < npend; i++) {
+            p[2 + i] = (struct pollfd){.fd = root->pend[i].fd, .events = POLLIN};
+            wake = GSHMEMI_MIN(wake, root->pend[i].deadline);
+        }
+        int n = poll(p, (nfds_t)(2 + npend), gshmemi_ms_left(wake));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 || p[1].revents) {
             root->status = GSHMEM_ERR_INTERNAL;
             break;
         }
-        if (n == 0) {
+        if (gshmemi_now_ns() >= deadline) {
             char msg[200];
             int len = snprintf(msg, sizeof(msg), "pe(s)");
             for (int r = 0; r < nranks && len < (int)sizeof(msg) - 16; r++)
@@ -163,41 +259,23 @@ static int root_round(struct gshmemi_uid_root *root)
             root_reply_all(m, nranks, GSHMEM_ERR_TIMEOUT, msg);
             break;
         }
-        union gshmemi_sockaddr from;
-        struct gshmemi_uid_root_hello h;
-        int fd;
-        if (gshmemi_sock_accept(root->listen_fd, gshmemi_deadline_after(1), &fd, &from) != 0)
-            continue;
-        if (root_read_hello(root, fd, &from, &h) != 0) {
-            close(fd);
-            continue;
-        }
-        if (m == NULL) {
-            nranks = h.nranks;
-            m = calloc((size_t)nranks, sizeof(*m));
-            if (m == NULL) {
-                close(fd);
-                root->status = GSHMEM_ERR_NO_MEMORY;
-                break;
+        /* From the last: taking one out moves the last into its place. */
+        for (int i = npend - 1; i >= 0 && !done; i--) {
+            struct gshmemi_uid_root_hello h;
+            int fd;
+            if (root_pending_read(root, i, p[2 + i].revents != 0, &h, &fd) != 0)
+                continue;
+            int k = root_join_rank(root, &m, &nranks, &joined, &deadline, fd, &h);
+            if (k < 0)
+                done = 1;
+            else if (k > 0) {
+                root_reply_all(m, nranks, 0, NULL);
+                root->status = 0;
+                done = 1;
             }
-            for (int r = 0; r < nranks; r++)
-                m[r].fd = -1;
-            deadline = gshmemi_deadline_after(root->timeout);
         }
-        if (h.nranks != nranks || m[h.rank].fd >= 0) {
-            GSHMEMI_WARN(BOOTSTRAP, "root dropped a hello from rank %d of %d: %s", h.rank,
-                         h.nranks, h.nranks != nranks ? "the job has a different size"
-                                                      : "that rank is already in");
-            close(fd);
-            continue;
-        }
-        m[h.rank].fd = fd;
-        m[h.rank].listen = h.listen;
-        if (++joined == nranks) {
-            root_reply_all(m, nranks, 0, NULL);
-            root->status = 0;
-            break;
-        }
+        if (!done && (p[0].revents & POLLIN))
+            root_accept(root);
     }
     if (m != NULL) {
         for (int r = 0; r < nranks; r++)
