@@ -51,8 +51,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void check_seconds(double v)
 {
     FUZZ_CHECK(isfinite(v) && v >= 0, "duration %g", v);
+    const uint64_t before = gshmemi_now_ns();
     uint64_t d = gshmemi_deadline_after(v); /* UBSan: the conversion to nanoseconds */
-    FUZZ_CHECK(v <= 0 || d > gshmemi_now_ns(), "duration %g: a deadline in the past", v);
+    /* 0 waits forever; any other duration ends no earlier than now (one
+     * under a nanosecond ends at once), and never wraps into the past. */
+    FUZZ_CHECK(v > 0 || d == UINT64_MAX, "duration %g: deadline %llu", v, (unsigned long long)d);
+    FUZZ_CHECK(d >= before, "duration %g: a deadline in the past", v);
 }
 
 static void parsers(const char *s)
