@@ -22,7 +22,12 @@ fi
 [ -d $dir ] || CC=clang meson setup $dir -Dfuzz=true -Dcuda=disabled >/dev/null
 targets=""
 for h in $harnesses; do targets="$targets tests/fuzz/fuzz_$h"; done
-ninja -C $dir -j2 $targets >/dev/null
+if ! ninja -C $dir -j2 $targets >$dir/build.log 2>&1; then
+    tail -40 $dir/build.log
+    echo "fuzz: the harnesses did not build"
+    echo "fuzz: 0 passed, 1 failed"
+    exit 1
+fi
 built=$(date +%s)
 
 work=$(mktemp -d)
