@@ -2,7 +2,8 @@
 # Installs what building and testing gshmem needs, from the distribution's
 # packages (Debian/Ubuntu), if it is not there yet.
 set -eu
-pkgs="gcc meson ninja-build pkg-config python3 libpmix-dev openmpi-bin libibverbs-dev libnuma-dev"
+pkgs="gcc meson ninja-build pkg-config python3 libpmix-dev openmpi-bin libibverbs-dev libnuma-dev
+      clang libclang-rt-dev"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -20,6 +20,10 @@ else
     status=1
 fi
 
+# The decoders of bytes from outside the process under libFuzzer, 15 s
+# each (about 2 minutes with the build).
+scripts/test-fuzz.sh || status=1
+
 dir=build-test
 [ -d $dir ] || meson setup $dir --werror >/dev/null
 ninja -C $dir

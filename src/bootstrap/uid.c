@@ -25,59 +25,12 @@
 #include <gshmem.h>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/uid_wire.h"
 #include "core/sock.h"
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "core/util.h"
-
-#define UID_MAGIC 0x3164697568736731ull /* "1gshuid1" */
-#define RING_MAGIC 0x676e697268736731ull
-
-/* What a unique id holds (inside gshmemx_uniqueid_t). */
-struct uid_blob {
-    uint64_t magic;
-    unsigned char secret[GSHMEMI_SECRET_BYTES];
-    struct gshmemi_wire_addr root;
-};
-_Static_assert(sizeof(struct uid_blob) <= GSHMEMX_UNIQUEID_BYTES, "unique id too small");
-
-struct root_hello {
-    uint64_t magic;
-    unsigned char secret[GSHMEMI_SECRET_BYTES];
-    int32_t rank;
-    int32_t nranks;
-    struct gshmemi_wire_addr listen;
-};
-
-struct root_reply {
-    int32_t status; /* 0 or a gshmem_status_t */
-    int32_t pad;
-    struct gshmemi_wire_addr next;
-    char msg[240];
-};
-
-struct ring_hello {
-    uint64_t magic;
-    unsigned char secret[GSHMEMI_SECRET_BYTES];
-    int32_t rank;
-    int32_t pad;
-};
-
-enum { FRAME_DATA = 1, FRAME_ABORT = 2 };
-struct ring_frame {
-    uint32_t kind;
-    int32_t lost_pe;
-    uint64_t len;
-};
-
-static int secret_equal(const unsigned char *a, const unsigned char *b)
-{
-    unsigned char diff = 0; /* constant time */
-    for (int i = 0; i < GSHMEMI_SECRET_BYTES; i++)
-        diff |= a[i] ^ b[i];
-    return diff == 0;
-}
 
 /* ---- unique id codec -------------------------------------------------- */
 
@@ -88,26 +41,43 @@ void gshmemi_uid_encode(const gshmemx_uniqueid_t *uid, char *out)
 
 int gshmemi_uid_decode(const char *text, gshmemx_uniqueid_t *uid)
 {
-    struct uid_blob blob;
-    if (gshmemi_unhex(text, uid->internal, sizeof(uid->internal)) != 0)
+    struct gshmemi_uid_blob blob;
+    union gshmemi_sockaddr a;
+    char why[80];
+    gshmemx_uniqueid_t id;
+    if (gshmemi_unhex(text, id.internal, sizeof(id.internal)) != 0 ||
+        gshmemi_uid_blob_check(id.internal, sizeof(id.internal), &blob, &a, why, sizeof(why)) != 0)
         return GSHMEM_ERR_INVALID_ARG;
-    memcpy(&blob, uid->internal, sizeof(blob));
-    return blob.magic == UID_MAGIC ? 0 : GSHMEM_ERR_INVALID_ARG;
+    *uid = id;
+    return 0;
 }
 
 int gshmemi_uid_root_address(const gshmemx_uniqueid_t *uid, char *buf, size_t len)
 {
-    struct uid_blob blob;
+    struct gshmemi_uid_blob blob;
     union gshmemi_sockaddr a;
-    memcpy(&blob, uid->internal, sizeof(blob));
-    if (blob.magic != UID_MAGIC)
+    char why[80];
+    if (gshmemi_uid_blob_check(uid->internal, sizeof(uid->internal), &blob, &a, why,
+                               sizeof(why)) != 0)
         return GSHMEM_ERR_INVALID_ARG;
-    gshmemi_sock_from_wire(&blob.root, &a);
     gshmemi_sock_str(&a, buf, len);
     return 0;
 }
 
 /* ---- root service ------------------------------------------------------ */
+
+/* Connections whose hello is still coming, read side by side: a silent or
+ * slow stranger costs the ranks nothing, and is dropped at its deadline. */
+#define ROOT_PENDING 64
+#define ROOT_HELLO_SECONDS 2 /* an honest rank sends its hello at once */
+
+struct root_pending {
+    int fd;
+    union gshmemi_sockaddr from;
+    uint64_t deadline;
+    size_t got;
+    unsigned char buf[sizeof(struct gshmemi_uid_root_hello)];
+};
 
 struct gshmemi_uid_root {
     int persistent; /* serve one job after another (gshmrun: init after finalize) */
@@ -117,6 +87,8 @@ struct gshmemi_uid_root {
     unsigned char secret[GSHMEMI_SECRET_BYTES];
     pthread_t thread;
     int status;
+    struct root_pending pend[ROOT_PENDING]; /* kept from one round to the next */
+    int npend;
 };
 
 struct root_member {
@@ -127,7 +99,7 @@ struct root_member {
 static void root_reply_all(struct root_member *m, int nranks, int status, const char *msg)
 {
     for (int r = 0; r < nranks; r++) {
-        struct root_reply reply;
+        struct gshmemi_uid_root_reply reply;
         if (m[r].fd < 0)
             continue;
         memset(&reply, 0, sizeof(reply));
@@ -143,30 +115,66 @@ static void root_reply_all(struct root_member *m, int nranks, int status, const 
     }
 }
 
-/* Reads one hello from a fresh connection and checks it; logs and returns
- * nonzero for anything that is not a rank of this job. */
-static int root_read_hello(struct gshmemi_uid_root *root, int fd,
-                           const union gshmemi_sockaddr *from, struct root_hello *h)
+static void root_drop(struct root_pending *q, const char *why, const char *detail)
 {
     char addr[80];
-    /* An honest rank sends its hello at once; a silent stranger costs at most this. */
-    int st = gshmemi_sock_recv(fd, h, sizeof(*h), gshmemi_deadline_after(2));
-    gshmemi_sock_str(from, addr, sizeof(addr));
+    GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: %s%s%s%s",
+                 gshmemi_sock_str(&q->from, addr, sizeof(addr)), why, detail ? " (" : "",
+                 detail ? detail : "", detail ? ")" : "");
+    close(q->fd);
+}
+
+/* Reads what pending connection i has sent (readable: poll said so).
+ * Returns 1 while its hello is incomplete and its deadline ahead; else
+ * takes it out of the pending set: 0 with its checked hello in h and its
+ * fd in *fd, or -1 (logged, closed) for anything that is not a rank of
+ * this job. */
+static int root_pending_read(struct gshmemi_uid_root *root, int i, int readable,
+                             struct gshmemi_uid_root_hello *h, int *fd)
+{
+    struct root_pending q = root->pend[i];
+    char why[120];
+    int st = 0;
+    if (readable) {
+        ssize_t r = recv(q.fd, q.buf + q.got, sizeof(q.buf) - q.got, MSG_DONTWAIT);
+        if (r > 0)
+            q.got += (size_t)r;
+        else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            st = r == 0 || errno == ECONNRESET ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+    }
+    if (st == 0 && q.got < sizeof(q.buf)) {
+        if (gshmemi_now_ns() < q.deadline) {
+            root->pend[i] = q;
+            return 1;
+        }
+        st = GSHMEM_ERR_TIMEOUT;
+    }
+    root->pend[i] = root->pend[--root->npend];
     if (st != 0) {
-        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: no hello (%s)", addr,
-                     gshmem_status_string(st));
+        root_drop(&q, "no hello", gshmem_status_string(st));
         return -1;
     }
-    if (h->magic != UID_MAGIC || !secret_equal(h->secret, root->secret)) {
-        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: wrong job secret", addr);
+    if (gshmemi_uid_root_hello_check(q.buf, sizeof(q.buf), root->secret, h, why,
+                                     sizeof(why)) != 0) {
+        root_drop(&q, why, NULL);
         return -1;
     }
-    if (h->nranks <= 0 || h->rank < 0 || h->rank >= h->nranks) {
-        GSHMEMI_WARN(BOOTSTRAP, "root dropped a connection from %s: rank %d of %d is invalid",
-                     addr, h->rank, h->nranks);
-        return -1;
-    }
+    *fd = q.fd;
     return 0;
+}
+
+/* Takes every connection waiting on the listening socket, up to the
+ * pending set's size (the rest wait in the backlog). */
+static void root_accept(struct gshmemi_uid_root *root)
+{
+    while (root->npend < ROOT_PENDING) {
+        struct root_pending *q = &root->pend[root->npend];
+        if (gshmemi_sock_accept(root->listen_fd, gshmemi_now_ns(), &q->fd, &q->from) != 0)
+            return;
+        q->deadline = gshmemi_deadline_after(ROOT_HELLO_SECONDS);
+        q->got = 0;
+        root->npend++;
+    }
 }
 
 static int root_round(struct gshmemi_uid_root *root);
@@ -177,28 +185,69 @@ static void *root_main(void *arg)
     do {
         root->status = root_round(root);
     } while (root->persistent && root->status != GSHMEM_ERR_INTERNAL);
+    while (root->npend > 0) /* each stranger is named once, even now */
+        root_drop(&root->pend[--root->npend], "no hello", "the root stopped");
     return NULL;
+}
+
+/* One hello that passed the check: its rank joins the round.  Returns 1
+ * once every rank is in, -1 when the round cannot go on (no memory). */
+static int root_join_rank(struct gshmemi_uid_root *root, struct root_member **mp, int *nranks,
+                          int *joined, uint64_t *deadline, int fd,
+                          const struct gshmemi_uid_root_hello *h)
+{
+    struct root_member *m = *mp;
+    if (m == NULL) {
+        m = calloc((size_t)h->nranks, sizeof(*m));
+        if (m == NULL) {
+            close(fd);
+            root->status = GSHMEM_ERR_NO_MEMORY;
+            return -1;
+        }
+        *nranks = h->nranks;
+        for (int r = 0; r < *nranks; r++)
+            m[r].fd = -1;
+        *mp = m;
+        *deadline = gshmemi_deadline_after(root->timeout); /* runs from the first hello */
+    }
+    if (h->nranks != *nranks || m[h->rank].fd >= 0) {
+        GSHMEMI_WARN(BOOTSTRAP, "root dropped a hello from rank %d of %d: %s", h->rank,
+                     h->nranks, h->nranks != *nranks ? "the job has a different size"
+                                                     : "that rank is already in");
+        close(fd);
+        return 0;
+    }
+    m[h->rank].fd = fd;
+    m[h->rank].listen = h->listen;
+    return ++*joined == *nranks;
 }
 
 /* Serves one meeting of all ranks. */
 static int root_round(struct gshmemi_uid_root *root)
 {
     struct root_member *m = NULL;
-    int nranks = 0, joined = 0;
-    uint64_t deadline = UINT64_MAX; /* runs from the first hello */
+    int nranks = 0, joined = 0, done = 0;
+    uint64_t deadline = UINT64_MAX;
 
     root->status = GSHMEM_ERR_TIMEOUT;
-    for (;;) {
-        struct pollfd p[2] = {{.fd = root->listen_fd, .events = POLLIN},
-                              {.fd = root->stop_pipe[0], .events = POLLIN}};
-        int n = poll(p, 2, gshmemi_ms_left(deadline));
+    while (!done) {
+        struct pollfd p[2 + ROOT_PENDING];
+        uint64_t wake = deadline;
+        const int npend = root->npend;
+        p[0] = (struct pollfd){.fd = npend < ROOT_PENDING ? root->listen_fd : -1, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = root->stop_pipe[0], .events = POLLIN};
+        for (int i = 0; i < npend; i++) {
+            p[2 + i] = (struct pollfd){.fd = root->pend[i].fd, .events = POLLIN};
+            wake = GSHMEMI_MIN(wake, root->pend[i].deadline);
+        }
+        int n = poll(p, (nfds_t)(2 + npend), gshmemi_ms_left(wake));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 || p[1].revents) {
             root->status = GSHMEM_ERR_INTERNAL;
             break;
         }
-        if (n == 0) {
+        if (gshmemi_now_ns() >= deadline) {
             char msg[200];
             int len = snprintf(msg, sizeof(msg), "pe(s)");
             for (int r = 0; r < nranks && len < (int)sizeof(msg) - 16; r++)
@@ -210,41 +259,23 @@ static int root_round(struct gshmemi_uid_root *root)
             root_reply_all(m, nranks, GSHMEM_ERR_TIMEOUT, msg);
             break;
         }
-        union gshmemi_sockaddr from;
-        struct root_hello h;
-        int fd;
-        if (gshmemi_sock_accept(root->listen_fd, gshmemi_deadline_after(1), &fd, &from) != 0)
-            continue;
-        if (root_read_hello(root, fd, &from, &h) != 0) {
-            close(fd);
-            continue;
-        }
-        if (m == NULL) {
-            nranks = h.nranks;
-            m = calloc((size_t)nranks, sizeof(*m));
-            if (m == NULL) {
-                close(fd);
-                root->status = GSHMEM_ERR_NO_MEMORY;
-                break;
+        /* From the last: taking one out moves the last into its place. */
+        for (int i = npend - 1; i >= 0 && !done; i--) {
+            struct gshmemi_uid_root_hello h;
+            int fd;
+            if (root_pending_read(root, i, p[2 + i].revents != 0, &h, &fd) != 0)
+                continue;
+            int k = root_join_rank(root, &m, &nranks, &joined, &deadline, fd, &h);
+            if (k < 0)
+                done = 1;
+            else if (k > 0) {
+                root_reply_all(m, nranks, 0, NULL);
+                root->status = 0;
+                done = 1;
             }
-            for (int r = 0; r < nranks; r++)
-                m[r].fd = -1;
-            deadline = gshmemi_deadline_after(root->timeout);
         }
-        if (h.nranks != nranks || m[h.rank].fd >= 0) {
-            GSHMEMI_WARN(BOOTSTRAP, "root dropped a hello from rank %d of %d: %s", h.rank,
-                         h.nranks, h.nranks != nranks ? "the job has a different size"
-                                                      : "that rank is already in");
-            close(fd);
-            continue;
-        }
-        m[h.rank].fd = fd;
-        m[h.rank].listen = h.listen;
-        if (++joined == nranks) {
-            root_reply_all(m, nranks, 0, NULL);
-            root->status = 0;
-            break;
-        }
+        if (!done && (p[0].revents & POLLIN))
+            root_accept(root);
     }
     if (m != NULL) {
         for (int r = 0; r < nranks; r++)
@@ -259,7 +290,7 @@ int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
                            gshmemx_uniqueid_t *uid, struct gshmemi_uid_root **out)
 {
     union gshmemi_sockaddr addr;
-    struct uid_blob blob;
+    struct gshmemi_uid_blob blob;
     struct gshmemi_uid_root *root = calloc(1, sizeof(*root));
     int st;
 
@@ -282,7 +313,7 @@ int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
     }
     memset(uid, 0, sizeof(*uid));
     memset(&blob, 0, sizeof(blob));
-    blob.magic = UID_MAGIC;
+    blob.magic = GSHMEMI_UID_MAGIC;
     memcpy(blob.secret, root->secret, sizeof(blob.secret));
     gshmemi_sock_to_wire(&addr, &blob.root);
     memcpy(uid->internal, &blob, sizeof(blob));
@@ -343,7 +374,7 @@ static struct uid_bootstrap *uid_of(struct gshmemi_bootstrap *bs)
 /* A lost peer: tell both neighbours (best effort), log once, and fail. */
 static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const char *what)
 {
-    struct ring_frame f = {.kind = FRAME_ABORT, .lost_pe = lost_pe, .len = 0};
+    struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = lost_pe};
     int fds[2] = {u->next_fd, u->prev_fd};
     for (int i = 0; i < 2; i++) {
         if (fds[i] >= 0)
@@ -369,7 +400,9 @@ static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen,
     const int expect = rbuf != NULL;
     uint64_t deadline = gshmemi_deadline_after(u->timeout);
     size_t sent = 0, got = 0, hdr_got = 0;
-    struct ring_frame hdr;
+    struct gshmemi_uid_ring_frame hdr;
+    char why[120];
+    int lost;
 
     while (sent < slen || (expect && (hdr_got < sizeof(hdr) || got < rlen))) {
         const int want_recv = expect && (hdr_got < sizeof(hdr) || got < rlen);
@@ -391,10 +424,14 @@ static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen,
         }
         /* Anything readable from next is an abort notice or its hang-up. */
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            struct ring_frame f;
+            struct gshmemi_uid_ring_frame f;
             ssize_t r = recv(u->next_fd, &f, sizeof(f), MSG_DONTWAIT);
-            if (r == (ssize_t)sizeof(f) && f.kind == FRAME_ABORT)
-                return uid_lost(u, f.lost_pe, next, what);
+            if (r == (ssize_t)sizeof(f) && f.kind == GSHMEMI_UID_FRAME_ABORT) {
+                if (gshmemi_uid_ring_frame_check(&f, 0, n, &lost, why, sizeof(why)) == 1)
+                    return uid_lost(u, lost, next, what);
+                GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s", what, next, why);
+                return GSHMEM_ERR_BOOTSTRAP;
+            }
             if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
                 return uid_lost(u, next, -1, what);
         }
@@ -416,13 +453,14 @@ static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen,
             if (r > 0 && !in_hdr) {
                 got += (size_t)r;
             } else if (r > 0 && (hdr_got += (size_t)r) == sizeof(hdr)) {
-                if (hdr.kind == FRAME_ABORT)
-                    return uid_lost(u, hdr.lost_pe, prev, what);
-                if (hdr.kind != FRAME_DATA || hdr.len != rlen) {
-                    GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %llu bytes where %zu "
-                                  "were expected (mismatched collective calls?)",
-                                  what, prev, (unsigned long long)hdr.len, rlen);
-                    return GSHMEM_ERR_ASYMMETRIC;
+                int k = gshmemi_uid_ring_frame_check(&hdr, rlen, n, &lost, why, sizeof(why));
+                if (k == 1)
+                    return uid_lost(u, lost, prev, what);
+                if (k != 0) {
+                    GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s%s", what, prev, why,
+                                  k == GSHMEM_ERR_ASYMMETRIC ? " (mismatched collective calls?)"
+                                                             : "");
+                    return k == GSHMEM_ERR_ASYMMETRIC ? k : GSHMEM_ERR_BOOTSTRAP;
                 }
             }
         }
@@ -434,7 +472,7 @@ static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out
 {
     struct uid_bootstrap *u = uid_of(bs);
     const int n = bs->size, me = bs->rank;
-    const size_t frame = sizeof(struct ring_frame) + len;
+    const size_t frame = sizeof(struct gshmemi_uid_ring_frame) + len;
 
     memcpy((char *)out + (size_t)me * len, in, len);
     if (n == 1)
@@ -449,7 +487,8 @@ static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out
     for (int step = 0; step < n - 1; step++) {
         int send_block = (me - step + n) % n;
         int recv_block = (me - step - 1 + n) % n;
-        struct ring_frame f = {.kind = FRAME_DATA, .lost_pe = -1, .len = len};
+        struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
+                                           .len = len};
         memcpy(u->scratch, &f, sizeof(f));
         memcpy(u->scratch + sizeof(f), (char *)out + (size_t)send_block * len, len);
         GSHMEMI_CHECK(ring_exchange(u, u->scratch, frame, (char *)out + (size_t)recv_block * len,
@@ -463,7 +502,8 @@ static int uid_barrier(struct gshmemi_bootstrap *bs)
     /* Two laps of a token: after the first every rank has arrived; the
      * second tells everyone so.  Cheaper than an allgather at scale. */
     struct uid_bootstrap *u = uid_of(bs);
-    const struct ring_frame f = {.kind = FRAME_DATA, .lost_pe = -1, .len = 1};
+    const struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
+                                             .len = 1};
     char msg[sizeof(f) + 1];
     char token;
 
@@ -511,14 +551,14 @@ static const struct gshmemi_bootstrap_ops uid_ops = {
 };
 
 /* Accepts connections until the previous rank presents the secret. */
-static int accept_prev(struct uid_bootstrap *u, int listen_fd, const struct uid_blob *blob,
-                       uint64_t deadline)
+static int accept_prev(struct uid_bootstrap *u, int listen_fd,
+                       const struct gshmemi_uid_blob *blob, uint64_t deadline)
 {
     const int prev = (u->base.rank + u->base.size - 1) % u->base.size;
     for (;;) {
         union gshmemi_sockaddr from;
-        struct ring_hello h;
-        char addr[80];
+        unsigned char h[sizeof(struct gshmemi_uid_ring_hello)];
+        char addr[80], why[120];
         int fd, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from);
         if (st != 0) {
             GSHMEMI_ERROR(BOOTSTRAP, "pe %d never connected to this pe within %g s "
@@ -526,16 +566,11 @@ static int accept_prev(struct uid_bootstrap *u, int listen_fd, const struct uid_
             return st;
         }
         gshmemi_sock_str(&from, addr, sizeof(addr));
-        st = gshmemi_sock_recv(fd, &h, sizeof(h), gshmemi_deadline_after(2));
-        if (st != 0 || h.magic != RING_MAGIC || !secret_equal(h.secret, blob->secret)) {
-            GSHMEMI_WARN(BOOTSTRAP, "dropped a connection from %s: %s", addr,
-                         st != 0 ? "no hello" : "wrong job secret");
-            close(fd);
-            continue;
-        }
-        if (h.rank != prev) {
-            GSHMEMI_WARN(BOOTSTRAP, "dropped a connection from %s: rank %d where %d was expected",
-                         addr, h.rank, prev);
+        st = gshmemi_sock_recv(fd, h, sizeof(h), gshmemi_deadline_after(2));
+        if (st != 0 || gshmemi_uid_ring_hello_check(h, sizeof(h), blob->secret, prev, why,
+                                                    sizeof(why)) != 0) {
+            GSHMEMI_WARN(BOOTSTRAP, "rank %d dropped a connection from %s: %s", u->base.rank,
+                         addr, st != 0 ? "no hello" : why);
             close(fd);
             continue;
         }
@@ -547,19 +582,21 @@ static int accept_prev(struct uid_bootstrap *u, int listen_fd, const struct uid_
 int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size,
                                double timeout, struct gshmemi_bootstrap **out)
 {
-    struct uid_blob blob;
+    struct gshmemi_uid_blob blob;
     union gshmemi_sockaddr root_addr, me_addr, next_addr;
-    struct root_hello hello;
-    struct root_reply reply;
-    struct ring_hello rh;
-    char text[80];
+    struct gshmemi_uid_root_hello hello;
+    unsigned char reply[sizeof(struct gshmemi_uid_root_reply)];
+    struct gshmemi_uid_ring_hello rh;
+    char text[80], msg[sizeof(((struct gshmemi_uid_root_reply *)0)->msg)], why[120];
+    int root_status;
     int listen_fd = -1, root_fd = -1, st;
     uint64_t deadline = gshmemi_deadline_after(timeout);
     struct uid_bootstrap *u;
 
-    memcpy(&blob, uid->internal, sizeof(blob));
-    if (blob.magic != UID_MAGIC) {
-        GSHMEMI_ERROR(BOOTSTRAP, "the unique id is not one gshmemx_get_uniqueid made");
+    if (gshmemi_uid_blob_check(uid->internal, sizeof(uid->internal), &blob, &root_addr, why,
+                               sizeof(why)) != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "rank %d: the unique id given to gshmemx_init_attr is %s",
+                      rank, why);
         return GSHMEM_ERR_INVALID_ARG;
     }
     if (size <= 0 || rank < 0 || rank >= size) {
@@ -579,7 +616,6 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
     memcpy(u->base.secret, blob.secret, sizeof(blob.secret));
     u->base.job_id = gshmemi_hash64(blob.secret, sizeof(blob.secret), 0x6a6f62);
 
-    gshmemi_sock_from_wire(&blob.root, &root_addr);
     /* Listen where the root's network is: loopback if it is on loopback. */
     GSHMEMI_CHECK_GOTO(gshmemi_sock_pick_addr(gshmemi_env.BOOTSTRAP_IFNAME,
                                               root_addr.sa.sa_family == AF_INET6 ? "ipv6" : "ipv4",
@@ -594,14 +630,14 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
         goto err_close_listen;
     }
     memset(&hello, 0, sizeof(hello));
-    hello.magic = UID_MAGIC;
+    hello.magic = GSHMEMI_UID_MAGIC;
     memcpy(hello.secret, blob.secret, sizeof(hello.secret));
     hello.rank = rank;
     hello.nranks = size;
     gshmemi_sock_to_wire(&me_addr, &hello.listen);
     st = gshmemi_sock_send(root_fd, &hello, sizeof(hello), deadline);
     if (st == 0) /* the root's own deadline is the timeout too; give it time to explain */
-        st = gshmemi_sock_recv(root_fd, &reply, sizeof(reply),
+        st = gshmemi_sock_recv(root_fd, reply, sizeof(reply),
                                gshmemi_deadline_after(timeout > 0 ? timeout + 5 : 0));
     close(root_fd);
     if (st != 0) {
@@ -609,14 +645,19 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
                       gshmemi_sock_str(&root_addr, text, sizeof(text)), gshmem_status_string(st));
         goto err_close_listen;
     }
-    if (reply.status != 0) {
-        reply.msg[sizeof(reply.msg) - 1] = '\0';
-        GSHMEMI_ERROR(BOOTSTRAP, "the bootstrap root gave up: %s", reply.msg);
-        st = reply.status;
+    st = gshmemi_uid_root_reply_check(reply, sizeof(reply), &root_status, &next_addr, msg,
+                                      sizeof(msg), why, sizeof(why));
+    if (st != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "the bootstrap root at %s sent %s",
+                      gshmemi_sock_str(&root_addr, text, sizeof(text)), why);
+        goto err_close_listen;
+    }
+    if (root_status != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "the bootstrap root gave up: %s", msg);
+        st = root_status;
         goto err_close_listen;
     }
     if (size > 1) {
-        gshmemi_sock_from_wire(&reply.next, &next_addr);
         deadline = gshmemi_deadline_after(timeout);
         st = gshmemi_sock_connect(&next_addr, deadline, &u->next_fd);
         if (st != 0) {
@@ -626,7 +667,7 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
             goto err_close_listen;
         }
         memset(&rh, 0, sizeof(rh));
-        rh.magic = RING_MAGIC;
+        rh.magic = GSHMEMI_UID_RING_MAGIC;
         memcpy(rh.secret, blob.secret, sizeof(rh.secret));
         rh.rank = rank;
         GSHMEMI_CHECK_GOTO(gshmemi_sock_send(u->next_fd, &rh, sizeof(rh), deadline), st,

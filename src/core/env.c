@@ -103,11 +103,15 @@ int gshmemi_parse_seconds(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno != 0 || end == s || v < 0)
+    /* !(v >= 0) refuses NaN too; inf and anything past the cap would make
+     * deadlines in nanoseconds that 64 bits cannot hold (0 waits forever). */
+    if (errno != 0 || end == s || !(v >= 0))
         return -1;
     if (strcmp(end, "ms") == 0)
         v /= 1000.0;
     else if (*end != '\0' && strcmp(end, "s") != 0)
+        return -1;
+    if (v > GSHMEMI_SECONDS_MAX)
         return -1;
     *out = v;
     return 0;
@@ -154,7 +158,7 @@ static const char *gshmemi_env_type_word(const char *type)
     if (strcmp(type, "SIZE") == 0)
         return "size (bytes, with an optional k, m, g or t suffix)";
     if (strcmp(type, "SECONDS") == 0)
-        return "duration (seconds, or with an ms suffix)";
+        return "duration (seconds, or with an ms suffix; at most 1e9 s)";
     return "string";
 }
 

@@ -44,6 +44,9 @@ void gshmemi_env_warn_nvshmem(void);
 
 int gshmemi_parse_size(const char *s, size_t *out);
 int gshmemi_parse_bool(const char *s, int *out);
+/* A finite duration from 0 to GSHMEMI_SECONDS_MAX (about 31 years: its
+ * nanoseconds, and a deadline that far ahead, fit 64 bits). */
+#define GSHMEMI_SECONDS_MAX 1e9
 int gshmemi_parse_seconds(const char *s, double *out);
 int gshmemi_parse_long(const char *s, long *out);
 /* Writes a size as "1g", "64m", "4096" into buf. */

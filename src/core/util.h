@@ -16,9 +16,11 @@ static inline uint64_t gshmemi_now_ns(void)
 /* A deadline `seconds` from now; 0 seconds means none (UINT64_MAX). */
 static inline uint64_t gshmemi_deadline_after(double seconds)
 {
-    if (seconds <= 0)
+    /* !(seconds > 0): NaN too; past about 584 years, as good as never */
+    if (!(seconds > 0) || seconds >= 1.8e10)
         return UINT64_MAX;
-    return gshmemi_now_ns() + (uint64_t)(seconds * 1e9);
+    uint64_t now = gshmemi_now_ns(), ns = (uint64_t)(seconds * 1e9);
+    return ns < UINT64_MAX - now ? now + ns : UINT64_MAX;
 }
 
 /* Milliseconds left before a deadline, clamped to [0, INT32_MAX] for poll(). */

@@ -15,15 +15,21 @@
 #include "core/util.h"
 #include "heap/fdx.h"
 
-#define FDX_MAGIC 0x786466686d687367ull
-
-struct fdx_msg {
-    uint64_t magic;
-    unsigned char secret[16];
-    int32_t from_pe;
-    int32_t pad;
-    uint64_t tag;
-};
+int gshmemi_fdx_msg_check(const void *buf, size_t n, const unsigned char secret[16],
+                          struct gshmemi_fdx_msg *msg)
+{
+    struct gshmemi_fdx_msg m;
+    unsigned char diff = 0; /* constant time */
+    if (n != sizeof(m))
+        return -1;
+    memcpy(&m, buf, sizeof(m));
+    for (size_t i = 0; i < sizeof(m.secret); i++)
+        diff |= m.secret[i] ^ secret[i];
+    if (m.magic != GSHMEMI_FDX_MAGIC || diff != 0 || m.from_pe < 0)
+        return -1;
+    *msg = m;
+    return 0;
+}
 
 int gshmemi_fdx_sockaddr(uint64_t name_key, int pe, void *out, unsigned *len)
 {
@@ -73,7 +79,7 @@ static int send_fd(struct gshmemi_fdx *x, int pe, int fd_to_send, uint64_t tag, 
 {
     struct sockaddr_un sun;
     unsigned len;
-    struct fdx_msg msg = {.magic = FDX_MAGIC, .from_pe = x->my_pe, .tag = tag};
+    struct gshmemi_fdx_msg msg = {.magic = GSHMEMI_FDX_MAGIC, .from_pe = x->my_pe, .tag = tag};
     char cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
@@ -118,12 +124,14 @@ static int send_fd(struct gshmemi_fdx *x, int pe, int fd_to_send, uint64_t tag, 
 
 /* Accepts one connection and reads its message; 1 (logged, dropped) when
  * it is not a PE of this job presenting the secret. */
-static int recv_one(struct gshmemi_fdx *x, uint64_t deadline, struct fdx_msg *msg, int *fd_out)
+static int recv_one(struct gshmemi_fdx *x, uint64_t deadline, struct gshmemi_fdx_msg *msg,
+                    int *fd_out)
 {
-    struct ucred cred;
+    struct ucred cred = {.pid = 0};
     socklen_t clen = sizeof(cred);
     char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-    struct iovec iov = {.iov_base = msg, .iov_len = sizeof(*msg)};
+    unsigned char buf[sizeof(*msg) + 1]; /* + 1: a longer message is seen as such */
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
                         .msg_controllen = sizeof(cbuf)};
     int fd = -1, s;
@@ -167,8 +175,7 @@ static int recv_one(struct gshmemi_fdx *x, uint64_t deadline, struct fdx_msg *ms
             }
         }
     }
-    if (n != (ssize_t)sizeof(*msg) || msg->magic != FDX_MAGIC ||
-        memcmp(msg->secret, x->secret, sizeof(x->secret)) != 0 || fd < 0) {
+    if (n < 0 || gshmemi_fdx_msg_check(buf, (size_t)n, x->secret, msg) != 0 || fd < 0) {
         GSHMEMI_WARN(HEAP, "dropped a handle connection from pid %d: wrong job secret or "
                      "malformed message", (int)cred.pid);
         if (fd >= 0)
@@ -190,7 +197,7 @@ int gshmemi_fdx_exchange(struct gshmemi_fdx *x, int my_fd, uint64_t tag, const i
     for (int i = 0; i < npeers; i++)
         GSHMEMI_CHECK_GOTO(send_fd(x, peers[i], my_fd, tag, deadline), st, err_close);
     while (received < npeers) {
-        struct fdx_msg msg;
+        struct gshmemi_fdx_msg msg;
         int fd, idx = -1;
         st = recv_one(x, deadline, &msg, &fd);
         if (st == GSHMEM_ERR_TIMEOUT) {

@@ -201,6 +201,23 @@ int main(int argc, char **argv)
         sleep(60);
         return 0;
     }
+    if (strcmp(mode, "serve") == 0) {
+        /* lifecycle serve SECONDS: up and checked, then idle while
+         * check_intrude.py knocks on the job's sockets, then the heap grows
+         * (an fd exchange, which meets what knocked on the handle sockets)
+         * and is checked again. */
+        int bad = ring_check();
+        gshmem_barrier_all();
+        printf("pe %d serving\n", me);
+        fflush(stdout);
+        sleep((unsigned)atoi(argc > 2 ? argv[2] : "5"));
+        void *big = gshmem_malloc(8 << 20); /* grows the 4 MiB heap */
+        bad |= big == NULL || ring_check();
+        gshmem_free(big);
+        printf("pe %d: %s\n", me, bad ? "wrong" : "ok");
+        gshmem_finalize();
+        return bad;
+    }
     int bad = ring_check();
     printf("pe %d: %s\n", me, bad ? "wrong" : "ok");
     gshmem_finalize();

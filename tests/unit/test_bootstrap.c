@@ -13,6 +13,7 @@
 #include <gshmemx.h>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/uid_wire.h"
 #include "core/env.h"
 #include "core/log.h"
 #include "test_util.h"
@@ -111,8 +112,77 @@ static void run_job(int nranks, int start, double root_timeout, int intruders, i
         EXPECT(gshmemi_uid_root_join(root) == GSHMEM_ERR_TIMEOUT, "root status");
 }
 
+/* The checks of what arrives (uid_wire.h), on messages made by hand: what
+ * the fuzzer (tests/fuzz/fuzz_uid_msgs.c) explores, at its edges. */
+static void wire_checks(void)
+{
+    const unsigned char secret[GSHMEMI_SECRET_BYTES] = "0123456789abcde";
+    union gshmemi_sockaddr a;
+    char why[120], msg[240];
+    int status, lost = -1;
+
+    struct gshmemi_uid_blob blob = {.magic = GSHMEMI_UID_MAGIC, .root = {.family = 4}}, b2;
+    EXPECT(gshmemi_uid_blob_check(&blob, sizeof(blob), &b2, &a, why, sizeof(why)) == 0 &&
+           a.sa.sa_family == AF_INET, "an id");
+    blob.root.family = 5;
+    EXPECT(gshmemi_uid_blob_check(&blob, sizeof(blob), &b2, &a, why, sizeof(why)) != 0 &&
+           strstr(why, "family 5") != NULL, "an id of family 5: %s", why);
+    EXPECT(gshmemi_uid_blob_check(&blob, 8, &b2, &a, why, sizeof(why)) != 0, "a short id");
+
+    struct gshmemi_uid_root_hello h = {.magic = GSHMEMI_UID_MAGIC, .rank = 3, .nranks = 4,
+                                       .listen = {.family = 6}}, got;
+    memcpy(h.secret, secret, sizeof(h.secret));
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) == 0,
+           "a hello");
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h) - 1, secret, &got, why, sizeof(why)) ==
+           GSHMEM_ERR_PERMISSION, "a short hello");
+    h.listen.family = 0;
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) ==
+           GSHMEM_ERR_INVALID_ARG, "a hello of family 0");
+    h.listen.family = 4;
+    h.rank = 4;
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) ==
+           GSHMEM_ERR_INVALID_ARG && strcmp(why, "rank 4 of 4 is invalid") == 0, "%s", why);
+    h.secret[3] ^= 1;
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) ==
+           GSHMEM_ERR_PERMISSION && strcmp(why, "wrong job secret") == 0, "%s", why);
+    h.magic = 0;
+    EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) ==
+           GSHMEM_ERR_PERMISSION && strcmp(why, "not a gshmem hello") == 0, "%s", why);
+
+    struct gshmemi_uid_root_reply r = {.status = GSHMEM_ERR_TIMEOUT};
+    memset(r.msg, 'm', sizeof(r.msg)); /* unterminated */
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+                                        sizeof(why)) == 0 &&
+           status == GSHMEM_ERR_TIMEOUT && strlen(msg) == sizeof(msg) - 1, "a gave-up reply");
+    r.status = 5;
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+                                        sizeof(why)) == GSHMEM_ERR_BOOTSTRAP,
+           "a reply of status 5");
+    r.status = 0;
+    r.next.family = 7;
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+                                        sizeof(why)) == GSHMEM_ERR_BOOTSTRAP,
+           "a reply naming family 7");
+
+    struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = 2};
+    EXPECT(gshmemi_uid_ring_frame_check(&f, 0, 4, &lost, why, sizeof(why)) == 1 && lost == 2,
+           "an abort notice");
+    f.lost_pe = 4;
+    EXPECT(gshmemi_uid_ring_frame_check(&f, 0, 4, &lost, why, sizeof(why)) ==
+           GSHMEM_ERR_INVALID_ARG, "an abort notice naming pe 4 of 4");
+    f = (struct gshmemi_uid_ring_frame){.kind = GSHMEMI_UID_FRAME_DATA, .len = 8};
+    EXPECT(gshmemi_uid_ring_frame_check(&f, 8, 4, &lost, why, sizeof(why)) == 0, "data");
+    EXPECT(gshmemi_uid_ring_frame_check(&f, 9, 4, &lost, why, sizeof(why)) ==
+           GSHMEM_ERR_ASYMMETRIC, "data of another length");
+    f.kind = 3;
+    EXPECT(gshmemi_uid_ring_frame_check(&f, 8, 4, &lost, why, sizeof(why)) ==
+           GSHMEM_ERR_INVALID_ARG, "a frame of kind 3");
+}
+
 int main(void)
 {
+    wire_checks();
     gshmemx_uniqueid_t uid, back;
     char text[2 * GSHMEMX_UNIQUEID_BYTES + 1];
     struct gshmemi_uid_root *root;

@@ -6,6 +6,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/util.h"
 #include "test_util.h"
 
 int main(void)
@@ -30,6 +31,15 @@ int main(void)
     EXPECT(gshmemi_parse_seconds("2.5", &sec) == 0 && sec == 2.5, "seconds");
     EXPECT(gshmemi_parse_seconds("250ms", &sec) == 0 && sec == 0.25, "ms");
     EXPECT(gshmemi_parse_seconds("abc", &sec) != 0, "bad seconds");
+    /* Found by fuzz_env: durations whose nanoseconds overflow a deadline. */
+    EXPECT(gshmemi_parse_seconds("nan", &sec) != 0, "nan");
+    EXPECT(gshmemi_parse_seconds("inf", &sec) != 0, "inf");
+    EXPECT(gshmemi_parse_seconds("3e22", &sec) != 0, "3e22");
+    EXPECT(gshmemi_parse_seconds("2e12ms", &sec) != 0, "2e12ms");
+    EXPECT(gshmemi_parse_seconds("1e9", &sec) == 0 && sec == 1e9, "1e9, the most");
+    EXPECT(gshmemi_deadline_after(1e9) > gshmemi_now_ns(), "a far deadline");
+    EXPECT(gshmemi_deadline_after(1e30) == UINT64_MAX, "past 64 bits: never");
+    EXPECT(gshmemi_deadline_after(0.0 / 0.0) == UINT64_MAX, "NaN: never");
     EXPECT(gshmemi_parse_bool("yes", &b) == 0 && b == 1, "yes");
     EXPECT(gshmemi_parse_bool("OFF", &b) == 0 && b == 0, "off");
     EXPECT(gshmemi_parse_bool("maybe", &b) != 0, "maybe");

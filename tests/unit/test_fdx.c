@@ -68,6 +68,18 @@ int main(void)
     unsigned char wrong[16];
 
     EXPECT(gshmemi_env_load() == 0, "env");
+    /* The message check (what tests/fuzz/fuzz_fdx.c explores). */
+    struct gshmemi_fdx_msg m = {.magic = GSHMEMI_FDX_MAGIC, .from_pe = 3, .tag = 7}, msg;
+    unsigned char longer[sizeof(m) + 1] = {0};
+    memcpy(m.secret, secret, 16);
+    memcpy(longer, &m, sizeof(m));
+    EXPECT(gshmemi_fdx_msg_check(&m, sizeof(m), secret, &msg) == 0 && msg.from_pe == 3, "a msg");
+    EXPECT(gshmemi_fdx_msg_check(longer, sizeof(longer), secret, &msg) != 0, "a longer msg");
+    m.from_pe = -1;
+    EXPECT(gshmemi_fdx_msg_check(&m, sizeof(m), secret, &msg) != 0, "from pe -1");
+    m.from_pe = 3;
+    m.secret[15] ^= 1;
+    EXPECT(gshmemi_fdx_msg_check(&m, sizeof(m), secret, &msg) != 0, "a wrong secret");
     memcpy(wrong, secret, 16);
     wrong[0] ^= 1;
     EXPECT(gshmemi_fdx_open(&a.x, secret, job, 0) == 0, "open 0");
