@@ -267,10 +267,13 @@ int main(int argc, char **argv)
     sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0 || pipe2(ctrl, O_CLOEXEC) != 0) {
         fprintf(stderr, "gshmrun: %s\n", strerror(errno));
+        free(j.pes);
         return 2;
     }
-    if (gshmemi_uid_root_start(1, 1, gshmemi_env.BOOTSTRAP_TIMEOUT, &uid, &root) != 0)
+    if (gshmemi_uid_root_start(1, 1, gshmemi_env.BOOTSTRAP_TIMEOUT, &uid, &root) != 0) {
+        free(j.pes);
         return 2;
+    }
     gshmemi_uid_encode(&uid, uid_text);
 
     for (int rank = 0; rank < j.n; rank++) {
@@ -339,25 +342,32 @@ int main(int argc, char **argv)
     gshmemi_uid_root_stop(root);
 
     char how[128];
+    int rc = 1;
     switch (j.cause) {
     case CAUSE_NONE:
-        return 0;
+        rc = 0;
+        break;
     case CAUSE_FAILED:
         describe_status(j.pes[j.cause_pe].status, how, sizeof(how));
         fprintf(stderr, "gshmrun: pe %d (pid %d) %s; the job was ended\n", j.cause_pe,
                 (int)j.pes[j.cause_pe].pid, how);
-        return j.cause_status;
+        rc = j.cause_status;
+        break;
     case CAUSE_ABORT:
         if (j.cause_status != 0)
             fprintf(stderr, "gshmrun: pe %d ended the job with status %d\n", j.cause_pe,
                     j.cause_status);
-        return j.cause_status;
+        rc = j.cause_status;
+        break;
     case CAUSE_SIGNAL:
         fprintf(stderr, "gshmrun: interrupted by signal %d (%s); the PEs were ended\n", j.cause_pe,
                 strsignal(j.cause_pe));
-        return j.cause_status;
+        rc = j.cause_status;
+        break;
     case CAUSE_TIMEOUT:
-        return 124;
+        rc = 124;
+        break;
     }
-    return 1;
+    free(j.pes);
+    return rc;
 }
