@@ -1,6 +1,7 @@
 /* The runtime's state and the end of a job. */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,23 +9,32 @@
 
 struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
 
+/* A hook and its argument are set and read as a pair, under the lock: a
+ * thread ending the job while another sets or clears a hook (a transport's
+ * thread during finalize) runs the old pair or the new one, never a mix. */
 static struct {
     gshmemi_abort_hook_fn fn;
     void *arg;
 } hooks[GSHMEMI_ABORT_STAGES];
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static int aborting;
 
 void gshmemi_abort_hook_set(enum gshmemi_abort_stage stage, gshmemi_abort_hook_fn fn, void *arg)
 {
+    pthread_mutex_lock(&hooks_lock);
+    hooks[stage].fn = fn;
     hooks[stage].arg = arg;
-    __atomic_store_n(&hooks[stage].fn, fn, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&hooks_lock);
 }
 
 static void run_hook(enum gshmemi_abort_stage stage, int status, const char *why)
 {
-    gshmemi_abort_hook_fn fn = __atomic_load_n(&hooks[stage].fn, __ATOMIC_ACQUIRE);
+    pthread_mutex_lock(&hooks_lock);
+    gshmemi_abort_hook_fn fn = hooks[stage].fn;
+    void *arg = hooks[stage].arg;
+    pthread_mutex_unlock(&hooks_lock);
     if (fn != NULL)
-        fn(hooks[stage].arg, status, why);
+        fn(arg, status, why);
 }
 
 int gshmemi_aborting(void) { return __atomic_load_n(&aborting, __ATOMIC_ACQUIRE); }
