@@ -167,7 +167,8 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth failed");
     }
     size_t old_size = h->size;
-    h->size = g->new_size;
+    /* Read by the transport's thread as it checks incoming frames. */
+    __atomic_store_n(&h->size, g->new_size, __ATOMIC_RELEASE);
     h->growths++;
     st = gshmemi_alloc_extend(&h->alloc, g->new_size);
     for (struct gshmemi_heap_listener *l = h->listeners; l != NULL; l = l->next) {

@@ -177,7 +177,8 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
 static void check_frame(int pe, const struct gshmemi_tcp_frame *f)
 {
     char why[160];
-    if (gshmemi_tcp_frame_check(f, gshmemi_heap.size, gshmemi_static.size, why, sizeof(why)) != 0) {
+    size_t heap_size = __atomic_load_n(&gshmemi_heap.size, __ATOMIC_ACQUIRE); /* it may grow */
+    if (gshmemi_tcp_frame_check(f, heap_size, gshmemi_static.size, why, sizeof(why)) != 0) {
         GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d sent %s", pe, why);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
