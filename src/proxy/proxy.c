@@ -35,7 +35,7 @@ static struct {
     void *stream;
     struct gshmemi_transport *transport; /* carries the requests out */
     pthread_t thread;
-    volatile int stop;
+    int stop; /* set by gshmemi_proxy_stop, atomically: the thread polls it */
     int running;
 } px;
 
@@ -214,7 +214,7 @@ static void *proxy_main(void *arg)
     (void)arg;
 
     gshmemi_gpu_bind_thread("proxy");
-    while (!px.stop) {
+    while (!__atomic_load_n(&px.stop, __ATOMIC_ACQUIRE)) {
         struct gshmemi_fifo_slot b[BATCH];
         int n = 0;
         /* A batch: as many as are published, copied out (their slots are
@@ -382,7 +382,7 @@ void gshmemi_proxy_stop(void)
 {
     if (!px.running)
         return;
-    px.stop = 1;
+    __atomic_store_n(&px.stop, 1, __ATOMIC_RELEASE);
     pthread_join(px.thread, NULL);
     release_fifo();
     memset(&px, 0, sizeof(px));
