@@ -1,0 +1,148 @@
+/* GSHMEM_THREAD_MULTIPLE: several threads of every PE call the host API at
+ * once.  Thread t of each PE sends rounds of data with put-with-signal to
+ * thread t of the next PE and waits for its acknowledgement (an atomic add)
+ * before reusing the buffer, reads a table of the previous PE with get and
+ * g, counts on the next PE with fetching atomics, takes a lock on PE 0 that
+ * thread t of every other PE contends for, and completes its work with
+ * quiet and its own context's quiet.  Every value is checked.  Run under
+ * ThreadSanitizer too, mapped and through tcp (GSHMEM_DISABLE_P2P=1), where
+ * the threads share the transport. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "spmd_util.h"
+
+#define THREADS 4
+#define ROUNDS 150
+#define LEN 192         /* longs per message */
+#define TABLE 1024      /* longs in the table every thread reads */
+#define LOCK_EVERY 10   /* rounds between two turns of the lock */
+
+static int me, npes, to, from;
+static long *inbox;        /* symmetric: THREADS * LEN, written by `from`'s threads */
+static uint64_t *sig, *ack; /* symmetric: THREADS each; data arrived, buffer free again */
+static long *counter;      /* symmetric: THREADS, fetch-added by `from`'s threads */
+static long *table;        /* symmetric: written before the threads start */
+static long *locks, *locked; /* symmetric, used on PE 0: THREADS each */
+static int failed[THREADS];
+
+static long value_of(int pe, int t, int round, int i)
+{
+    return (long)(spmd_mix(((uint64_t)pe << 40) ^ ((uint64_t)t << 32) ^ ((uint64_t)round << 12) ^
+                           (uint64_t)i) >> 1);
+}
+
+#define EXPECT(t, cond, ...)                                                               \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "FAIL pe %d thread %d: %s: ", me, t, #cond);                   \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+            failed[t]++;                                                                   \
+            return NULL;                                                                   \
+        }                                                                                  \
+    } while (0)
+
+static void *worker(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    long msg[LEN], got[LEN], row[64];
+    gshmem_ctx_t ctx = GSHMEM_CTX_INVALID;
+
+    EXPECT(t, gshmem_ctx_create(GSHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create");
+    for (int r = 1; r <= ROUNDS; r++) {
+        /* send round r once `to` has read round r - 1 */
+        gshmem_signal_wait_until(&ack[t], GSHMEM_CMP_GE, (uint64_t)(r - 1));
+        for (int i = 0; i < LEN; i++)
+            msg[i] = value_of(me, t, r, i);
+        gshmem_putmem_signal(inbox + t * LEN, msg, sizeof(msg), &sig[t], 1, GSHMEM_SIGNAL_ADD, to);
+
+        /* receive round r from `from`, then free the buffer */
+        uint64_t s = gshmem_signal_wait_until(&sig[t], GSHMEM_CMP_GE, (uint64_t)r);
+        EXPECT(t, s == (uint64_t)r, "round %d: signal %llu", r, (unsigned long long)s);
+        gshmem_getmem(got, inbox + t * LEN, sizeof(got), me);
+        for (int i = 0; i < LEN; i++)
+            EXPECT(t, got[i] == value_of(from, t, r, i), "round %d: element %d", r, i);
+        gshmem_uint64_atomic_add(&ack[t], 1, from);
+
+        /* the previous PE's table, by get and g */
+        const int at = (r * 61 + t * 17) % (TABLE - 64);
+        gshmem_getmem(row, table + at, sizeof(row), from);
+        for (int i = 0; i < 64; i++)
+            EXPECT(t, row[i] == value_of(from, -1, 0, at + i), "table %d", at + i);
+        EXPECT(t, gshmem_long_g(table + at + 7, from) == value_of(from, -1, 0, at + 7), "g");
+
+        long before = gshmem_long_atomic_fetch_add(&counter[t], 1, to);
+        EXPECT(t, before >= r - 1 && before < ROUNDS, "round %d: counter was %ld", r, before);
+
+        if (r % LOCK_EVERY == 0) {
+            gshmem_set_lock(&locks[t]);
+            long v = gshmem_long_g(&locked[t], 0);
+            gshmem_long_p(&locked[t], v + 1, 0);
+            gshmem_quiet();
+            gshmem_clear_lock(&locks[t]);
+        }
+        gshmem_ctx_quiet(ctx);
+    }
+    gshmem_quiet();
+    gshmem_ctx_destroy(ctx);
+    return NULL;
+}
+
+int main(void)
+{
+    int provided = -1;
+    pthread_t th[THREADS];
+
+    CHECK(gshmem_init_thread(GSHMEM_THREAD_MULTIPLE, &provided) == 0, "init_thread");
+    CHECK(provided == GSHMEM_THREAD_MULTIPLE, "provided %d", provided);
+    me = gshmem_my_pe();
+    npes = gshmem_n_pes();
+    to = (me + 1) % npes;
+    from = (me + npes - 1) % npes;
+
+    inbox = gshmem_calloc(THREADS * LEN, sizeof(long));
+    sig = gshmem_calloc(THREADS, sizeof(uint64_t));
+    ack = gshmem_calloc(THREADS, sizeof(uint64_t));
+    counter = gshmem_calloc(THREADS, sizeof(long));
+    table = gshmem_malloc(TABLE * sizeof(long));
+    locks = gshmem_calloc(THREADS, sizeof(long));
+    locked = gshmem_calloc(THREADS, sizeof(long));
+    CHECK(inbox && sig && ack && counter && table && locks && locked, "allocations");
+    long *mine = malloc(TABLE * sizeof(long));
+    for (int i = 0; i < TABLE; i++)
+        mine[i] = value_of(me, -1, 0, i);
+    spmd_store(table, mine, TABLE * sizeof(long));
+    free(mine);
+    gshmem_barrier_all();
+
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "pthread_create");
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < THREADS; t++)
+        CHECK(failed[t] == 0, "thread %d failed", t);
+
+    gshmem_barrier_all();
+    for (int t = 0; t < THREADS; t++) {
+        CHECK(LOAD(long, &counter[t]) == ROUNDS, "counter %d: %ld", t, LOAD(long, &counter[t]));
+        CHECK(LOAD(uint64_t, &sig[t]) == ROUNDS, "signal %d", t);
+        CHECK(LOAD(uint64_t, &ack[t]) == ROUNDS, "ack %d", t);
+        if (me == 0)
+            CHECK(LOAD(long, &locked[t]) == (long)npes * (ROUNDS / LOCK_EVERY), "locked %d: %ld",
+                  t, LOAD(long, &locked[t]));
+    }
+    gshmem_free(locked);
+    gshmem_free(locks);
+    gshmem_free(table);
+    gshmem_free(counter);
+    gshmem_free(ack);
+    gshmem_free(sig);
+    gshmem_free(inbox);
+    SPMD_DONE();
+}
