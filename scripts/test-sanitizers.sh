@@ -1,0 +1,139 @@
+#!/bin/sh
+# The sanitizer builds: gshmem without CUDA (the host heap) built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (gcc) and with
+# ThreadSanitizer (clang), each running the tests that can find something
+# in it.  Any report fails its test: the options below end the reporting
+# process with SIGABRT, which gshmrun turns into the job's failure.
+#
+#   scripts/test-sanitizers.sh [asan] [tsan]     both when none is named
+#
+# asan: the unit suite (but install, which links unsanitized programs
+#   against the library) and the spmd suite on the host heap under gshmrun
+#   and over tcp (mapped, tcp, simulated nodes, the collectives' algorithms,
+#   bad input, launch and failure scenarios), plus a few mpirun jobs for the
+#   PMIx bootstrap.  Not mpi-comm-init: gshmem there runs inside Open MPI's
+#   library, whose own leaks would need suppressing wholesale.
+# tsan: what runs threads: the FIFO, bootstrap, fd exchange and atomics unit
+#   tests; every tcp run (the transport's progress thread, the proxy thread
+#   and its FIFO with CPU producers); several threads per PE in the host API
+#   (spmd_threads, GSHMEM_THREAD_MULTIPLE); bad input through the proxy; and
+#   the launch scenarios where a PE is killed or goes silent (death watch,
+#   tcp heartbeats) or the bootstrap is disturbed.
+#
+# Build folders: build-test-asan, build-test-tsan (kept between runs).
+# Suppressions, each with the reason it is not gshmem's: tests/sanitizers/.
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+parts=${*:-asan tsan}
+status=0
+
+# Each report also goes to a file under the build's meson-logs/reports/:
+# a process expected to fail (bad input, a killed peer) fails with a report
+# too, so the files, not exit statuses alone, say whether a run was clean.
+common="halt_on_error=1:abort_on_error=1:print_summary=1"
+asan_opts="$common:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1"
+ubsan_opts="$common:print_stacktrace=1"
+tsan_opts="$common:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+
+# options DIR: sets the sanitizers' options, reports to DIR/meson-logs/reports
+options() {
+    reports=$root/$1/meson-logs/reports
+    rm -rf "$reports"
+    mkdir -p "$reports"
+    export ASAN_OPTIONS="$asan_opts:log_path=$reports/asan"
+    export UBSAN_OPTIONS="$ubsan_opts:log_path=$reports/ubsan"
+    export TSAN_OPTIONS="$tsan_opts:log_path=$reports/tsan"
+}
+
+# clean LABEL: fails the run when a report was written, and shows them
+clean() {
+    if [ -n "$(ls "$reports")" ]; then
+        echo "$1: sanitizer reports (in $reports):"
+        for f in "$reports"/*; do
+            echo "--- $f"
+            head -60 "$f"
+        done
+        status=1
+    fi
+}
+
+# names DIR [meson test selection...]: the names of the tests selected
+names() {
+    names_dir=$1
+    shift
+    meson test -C "$names_dir" --list "$@" 2>/dev/null | sed -n 's|^.* / ||p'
+}
+
+# setup DIR CC OPTIONS...: configures DIR once, then brings it up to date
+# (SANITIZER_BUILD_JOBS: ninja's -j, else its default)
+setup() {
+    setup_dir=$1 compiler=$2
+    shift 2
+    [ -d "$setup_dir" ] || CC=$compiler meson setup "$setup_dir" --werror -Dcuda=disabled \
+        -Db_lundef=false "$@" >/dev/null
+    ninja -C "$setup_dir" ${SANITIZER_BUILD_JOBS:+-j "$SANITIZER_BUILD_JOBS"} >/dev/null
+}
+
+# run LABEL DIR TESTS...: runs the tests two at a time, says how it went
+run() {
+    label=$1 run_dir=$2
+    shift 2
+    run_start=$(date +%s)
+    if meson test -C "$run_dir" --num-processes 2 --print-errorlogs --logbase "$label" "$@" \
+        >"$run_dir/meson-logs/$label.out" 2>&1; then
+        echo "$label: $# tests pass ($(($(date +%s) - run_start)) s)"
+    else
+        echo "$label: FAILED ($(($(date +%s) - run_start)) s); the failures:"
+        grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$run_dir/meson-logs/$label.out" || true
+        echo "  logs in $run_dir/meson-logs/$label.txt"
+        status=1
+    fi
+    clean "$label"
+}
+
+for part in $parts; do
+    case $part in
+    asan)
+        dir=build-test-asan
+        start=$(date +%s)
+        setup $dir gcc -Db_sanitize=address,undefined \
+            -Dc_args="-fno-sanitize-recover=all -fno-omit-frame-pointer"
+        echo "asan: built in $(($(date +%s) - start)) s"
+        options $dir
+        run asan $dir $(names $dir --suite unit --suite spmd | grep -v mpirun | grep -vx install)
+        # PMIx's own leaks are suppressed by a frame the fast unwinder does not reach
+        options $dir
+        ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" run asan-mpirun $dir \
+            $(names $dir --suite spmd | grep -x 'rma-mpirun-2\|coll-mpirun-3\|team-sim-mpirun-.*')
+        ;;
+    tsan)
+        dir=build-test-tsan
+        start=$(date +%s)
+        setup $dir clang -Db_sanitize=thread -Dc_args=-fno-omit-frame-pointer
+        echo "tsan: built in $(($(date +%s) - start)) s"
+        options $dir
+        run tsan $dir fifo bootstrap fdx amo negative-proxy \
+            $(names $dir --suite tcp --suite threads)
+        start=$(date +%s)
+        options $dir
+        if GSHMEM_HEAP=host python3 tests/spmd/check_launch.py $dir/tools/gshmrun $dir/tests/lifecycle - \
+            pe_killed_in_barrier pe_killed_tcp silent_peer_tcp global_exit intruder_during_init \
+            uniqueid_held_by_application uniqueid_rank_never_arrives init_finalize_leaves_nothing \
+            >$dir/meson-logs/tsan-launch.txt 2>&1; then
+            echo "tsan-launch: $(tail -1 $dir/meson-logs/tsan-launch.txt) ($(($(date +%s) - start)) s)"
+        else
+            echo "tsan-launch: FAILED ($(($(date +%s) - start)) s):"
+            grep -v '^ok' $dir/meson-logs/tsan-launch.txt | head -40
+            status=1
+        fi
+        clean tsan-launch
+        ;;
+    *)
+        echo "usage: $0 [asan] [tsan]" >&2
+        exit 2
+        ;;
+    esac
+done
+exit $status
