@@ -1,8 +1,9 @@
 #!/bin/sh
 # Quick start 2: build gshmem with warnings as errors and run every test
 # (unit, spmd under gshmrun and mpirun, tcp; gpu tests skip without a GPU;
-# the ibrc transport in a Soft-RoCE VM), and check that the build without
-# CUDA still builds and passes its basics.
+# the ibrc transport in a Soft-RoCE VM), check that the build without
+# CUDA still builds and passes its basics, and run the sanitizer builds
+# (scripts/test-sanitizers.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -23,6 +24,9 @@ fi
 # The decoders of bytes from outside the process under libFuzzer, 15 s
 # each (about 2 minutes with the build).
 scripts/test-fuzz.sh || status=1
+
+# ASan + UBSan and TSan builds without CUDA, each over the tests it can check.
+./scripts/test-sanitizers.sh || status=1
 
 dir=build-test
 [ -d $dir ] || meson setup $dir --werror >/dev/null
