@@ -260,10 +260,15 @@ int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t
         ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
         if (n > 0) {
             size_t k = (size_t)n, first = GSHMEMI_MIN(k, iov[0].iov_len);
-            iov[0].iov_base = (char *)iov[0].iov_base + first;
-            iov[0].iov_len -= first;
-            iov[1].iov_base = (char *)iov[1].iov_base + (k - first);
-            iov[1].iov_len -= k - first;
+            /* only a part sent from moves: b is NULL where there is none */
+            if (first > 0) {
+                iov[0].iov_base = (char *)iov[0].iov_base + first;
+                iov[0].iov_len -= first;
+            }
+            if (k > first) {
+                iov[1].iov_base = (char *)iov[1].iov_base + (k - first);
+                iov[1].iov_len -= k - first;
+            }
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
