@@ -592,9 +592,10 @@ typedef gshmemi_combine_fn combine_fn;
             ELEM(TYPE, o[i], x[i], y[i], OP, X);                                           \
     }
 
-/* Integers: sums and products in the unsigned type of the same width, so
- * that they wrap (two's complement) instead of overflowing; a wider one
- * (uintmax_t) gives the same bits but keeps the loop scalar. */
+/* Integers: sums and products in the unsigned type of the same width (of
+ * int's, for narrower ones), so that they wrap (two's complement) instead
+ * of overflowing; a wider one (uintmax_t) gives the same bits but keeps
+ * the loop scalar. */
 #define ELEM_INT(TYPE, O, A, B, OP, CALC) ((O) = (TYPE)OP_##OP((CALC)(A), (CALC)(B)))
 #define CALC_TYPE(WRAPS, NAME, TYPE) CALC_TYPE_(WRAPS, NAME, TYPE)
 #define CALC_TYPE_(WRAPS, NAME, TYPE) CALC_TYPE_##WRAPS(NAME, TYPE)
@@ -637,25 +638,27 @@ typedef gshmemi_combine_fn combine_fn;
 #define KIND_half HALF_half
 #define KIND_bfloat16 HALF_bfloat16
 
-/* The unsigned type of each integer type's width (wrapping operations). */
-#define UNSIGNED_char unsigned char
-#define UNSIGNED_schar unsigned char
-#define UNSIGNED_short unsigned short
+/* The unsigned type of each integer type's width (wrapping operations);
+ * unsigned int for those narrower than int, which C would promote to
+ * (signed) int, where a product of two 16-bit values overflows. */
+#define UNSIGNED_char unsigned int
+#define UNSIGNED_schar unsigned int
+#define UNSIGNED_short unsigned int
 #define UNSIGNED_int unsigned int
 #define UNSIGNED_long unsigned long
 #define UNSIGNED_longlong unsigned long long
 #define UNSIGNED_ptrdiff size_t
-#define UNSIGNED_uchar unsigned char
-#define UNSIGNED_ushort unsigned short
+#define UNSIGNED_uchar unsigned int
+#define UNSIGNED_ushort unsigned int
 #define UNSIGNED_uint unsigned int
 #define UNSIGNED_ulong unsigned long
 #define UNSIGNED_ulonglong unsigned long long
-#define UNSIGNED_int8 uint8_t
-#define UNSIGNED_int16 uint16_t
+#define UNSIGNED_int8 unsigned int
+#define UNSIGNED_int16 unsigned int
 #define UNSIGNED_int32 uint32_t
 #define UNSIGNED_int64 uint64_t
-#define UNSIGNED_uint8 uint8_t
-#define UNSIGNED_uint16 uint16_t
+#define UNSIGNED_uint8 unsigned int
+#define UNSIGNED_uint16 unsigned int
 #define UNSIGNED_uint32 uint32_t
 #define UNSIGNED_uint64 uint64_t
 #define UNSIGNED_size size_t
