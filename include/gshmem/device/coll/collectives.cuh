@@ -19,13 +19,15 @@ namespace {
 
 /* ---- combining: the host forms' arithmetic (src/coll/collectives.c) ---- */
 
-/* Integers in the unsigned type of their width (sums and products wrap);
- * floats as they are; 16-bit floats in float, rounded once a step. */
+/* Integers in the unsigned type of their width, or unsigned int where they
+ * are narrower (a narrower one is promoted to int, where products of two
+ * 16-bit values overflow): sums and products wrap; floats as they are;
+ * 16-bit floats in float, rounded once a step. */
 template <typename T, bool INTEGRAL = std::is_integral<T>::value>
 struct gshmemi_arith;
 template <typename T>
 struct gshmemi_arith<T, true> {
-    typedef typename std::make_unsigned<T>::type U;
+    typedef typename std::common_type<typename std::make_unsigned<T>::type, unsigned>::type U;
     static __device__ __forceinline__ T SUM(T a, T b) { return static_cast<T>(U(a) + U(b)); }
     static __device__ __forceinline__ T PROD(T a, T b) { return static_cast<T>(U(a) * U(b)); }
     static __device__ __forceinline__ T MIN(T a, T b) { return b < a ? b : a; }
