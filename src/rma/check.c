@@ -40,12 +40,13 @@ void gshmemi_rma_bad_symmetric(const char *call, const char *what, const void *a
                                int pe, int heap_only)
 {
     const struct gshmemi_heap *h = &gshmemi_heap;
-    const char *p = addr, *end = h->my_base + h->size;
+    const char *p = addr, *end;
 
     if (!gshmemi_rt.initialized) {
         GSHMEMI_ERROR(RMA, "%s called before gshmem_init", call);
         _exit(GSHMEMI_EXIT_ERROR);
     }
+    end = h->my_base + h->size; /* my_base is NULL before init */
     if (pe < 0 || pe >= gshmemi_rt.n_pes)
         gshmemi_rma_fail(call, "pe %d is out of range: there are %d PEs (0 to %d)", pe,
                          gshmemi_rt.n_pes, gshmemi_rt.n_pes - 1);
