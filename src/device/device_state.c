@@ -35,7 +35,7 @@ static struct {
     int *team_pes;                          /* GPU memory: n_pes ints per slot */
     pthread_t watch;
     int watching;
-    volatile int stop_watch;
+    int stop_watch; /* atomic: the watch thread polls it */
 } ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Copies ds.state to the translation units fns[0..n).  Caller holds lock. */
@@ -190,7 +190,7 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
 static void *watch_main(void *arg)
 {
     struct gshmemi_device_failure *f = arg;
-    while (!ds.stop_watch) {
+    while (!__atomic_load_n(&ds.stop_watch, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) {
             char why[512], call[sizeof(f->call) + 1];
             memcpy(call, f->call, sizeof(f->call));
@@ -293,7 +293,7 @@ void gshmemi_device_state_stop(void)
         publish_locked("gshmem_finalize");
     }
     if (ds.watching) {
-        ds.stop_watch = 1;
+        __atomic_store_n(&ds.stop_watch, 1, __ATOMIC_RELEASE);
         pthread_join(ds.watch, NULL);
         ds.watching = 0;
     }
