@@ -47,19 +47,21 @@ options() {
     reports=$root/$1/meson-logs/reports
     rm -rf "$reports"
     mkdir -p "$reports"
-    export ASAN_OPTIONS="$asan_opts:log_path=$reports/asan"
-    export UBSAN_OPTIONS="$ubsan_opts:log_path=$reports/ubsan"
-    export TSAN_OPTIONS="$tsan_opts:log_path=$reports/tsan"
+    export ASAN_OPTIONS="$asan_opts:log_path=$reports/report"
+    export UBSAN_OPTIONS="$ubsan_opts:log_path=$reports/report"
+    export TSAN_OPTIONS="$tsan_opts:log_path=$reports/report"
 }
 
 # clean LABEL: fails the run when a report was written, and shows them
 clean() {
     if [ -n "$(ls "$reports")" ]; then
-        echo "$1: sanitizer reports (in $reports):"
-        for f in "$reports"/*; do
+        echo "$1: sanitizer reports from $(ls "$reports" | wc -l) processes (in $reports); the first:"
+        for f in $(ls "$reports"/* | head -3); do
             echo "--- $f"
             head -60 "$f"
         done
+        echo "--- each report's summary:"
+        cat "$reports"/* | grep '^SUMMARY' | sort | uniq -c | sort -rn | head -20
         status=1
     fi
 }
@@ -125,8 +127,13 @@ for part in $parts; do
         setup $dir clang -Db_sanitize=thread -Dc_args=-fno-omit-frame-pointer
         echo "tsan: built in $(($(date +%s) - start)) s"
         options $dir
+        # Not the static-data programs: their symmetric globals are written by
+        # the tcp thread for other PEs and read by the program, ordered through
+        # other processes as the heap's contents are, but ThreadSanitizer names
+        # such a location by the variable, so no suppression short of one per
+        # test variable would cover them (ASan runs them).
         run tsan $dir fifo bootstrap fdx amo negative-proxy \
-            $(names $dir --suite tcp --suite threads)
+            $(names $dir --suite tcp --suite threads | grep -v static)
         start=$(date +%s)
         options $dir
         if GSHMEM_HEAP=host python3 tests/spmd/check_launch.py $dir/tools/gshmrun $dir/tests/lifecycle - \
