@@ -55,7 +55,8 @@ static inline int gshmemi_static_contains(const void *p, size_t len)
 {
     const char *c = (const char *)p;
     const struct gshmemi_static_data *s = &gshmemi_static;
-    return c >= s->base && c < s->base + s->size && len <= (size_t)(s->base + s->size - c);
+    return s->size != 0 /* not moved: base is NULL */ && c >= s->base && c < s->base + s->size &&
+           len <= (size_t)(s->base + s->size - c);
 }
 
 /* pe's copy of the static variable at p as mapped here, or NULL. */

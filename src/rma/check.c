@@ -24,8 +24,8 @@ char *gshmemi_rma_static_target(const char *call, const char *what, const void *
 {
     const struct gshmemi_static_data *s = &gshmemi_static;
     const char *p = addr;
-    if (!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes || p < s->base ||
-        p >= s->base + s->size)
+    if (!gshmemi_rt.initialized || (unsigned)pe >= (unsigned)gshmemi_rt.n_pes ||
+        s->size == 0 /* not moved: base is NULL */ || p < s->base || p >= s->base + s->size)
         gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 0);
     if (len > (size_t)(s->base + s->size - p))
         gshmemi_rma_fail(call, "%s range [%p, +%zu) crosses the end of the program's static data "
