@@ -105,6 +105,8 @@ run() {
     clean "$label"
 }
 
+coll_few='coll-gshmrun-3\|coll-tcp-3\|coll-ll-gshmrun-3\|coll-ring-tcp-3\|coll-hier-sim-4pes-2nodes\|coll-sim-gshmrun-4pes-2nodes'
+
 for part in $parts; do
     case $part in
     asan)
@@ -117,8 +119,11 @@ for part in $parts; do
         # Not the 8-PE runs (four PEs a core on the 2-core CI machine, the
         # slowest under ASan; 5 and 6 PEs run in the algorithm and
         # simulated-node tests), for CI's time.
+        # Of the collectives (most of the time under the sanitizers), one run
+        # of each algorithm and peer class at 3 or 4 PEs.
         run asan $dir $(names $dir --suite unit --suite spmd --no-suite mpirun | grep -v mpirun |
-            grep -v -- '-8$' | grep -vx 'install\|shmem-names\|nvshmem-names\|nvshmem-names-generated')
+            grep -v -- '-8$' | grep -vx 'install\|shmem-names\|nvshmem-names\|nvshmem-names-generated' |
+            grep -v '^coll-') $(names $dir --suite spmd | grep -x "$coll_few")
         # PMIx's own leaks are suppressed by a frame the fast unwinder does not reach
         options $dir
         ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" run asan-mpirun $dir \
@@ -136,7 +141,8 @@ for part in $parts; do
         # such a location by the variable, so no suppression short of one per
         # test variable would cover them (ASan runs them).
         run tsan $dir fifo bootstrap fdx amo negative-proxy \
-            $(names $dir --suite tcp --suite threads | grep -v static)
+            $(names $dir --suite tcp --suite threads | grep -v static | grep -v '^coll-') \
+            $(names $dir --suite tcp | grep -x 'coll-tcp-3\|coll-ring-tcp-3')
         start=$(date +%s)
         options $dir
         if GSHMEM_HEAP=host python3 tests/spmd/check_launch.py $dir/tools/gshmrun $dir/tests/lifecycle - \
