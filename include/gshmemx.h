@@ -16,8 +16,9 @@ enum {
     GSHMEMX_INIT_DEFAULT = 0,       /* as GSHMEM_BOOTSTRAP says (auto by default) */
     GSHMEMX_INIT_WITH_UNIQUEID = 1, /* the unique id in attr, rank and size from attr */
     GSHMEMX_INIT_WITH_PMIX = 2,     /* PMIx, wherever GSHMEM_BOOTSTRAP points */
-    GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm (Open MPI's
-                                     * library, found in the process) */
+    GSHMEMX_INIT_WITH_MPI_COMM = 4, /* the MPI communicator at attr.mpi_comm (the MPI
+                                     * library found in the process: Open MPI or one of
+                                     * MPICH's family) */
     /* or'ed with one of the above: where GSHMEM_HEAP is auto, the heap goes
      * in host memory even on a machine with a GPU (the OpenSHMEM layer's
      * choice: its programs load and store symmetric memory on the host) */

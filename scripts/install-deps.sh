@@ -3,7 +3,7 @@
 # packages (Debian/Ubuntu), if it is not there yet.
 set -eu
 pkgs="gcc meson ninja-build pkg-config python3 libpmix-dev openmpi-bin libibverbs-dev libnuma-dev
-      clang libclang-rt-dev"
+      clang libclang-rt-dev mpich"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

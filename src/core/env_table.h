@@ -16,8 +16,8 @@
       "stderr.")                                                                            \
     X(BOOTSTRAP, STRING, "auto",                                                            \
       "How PEs find each other: auto (PMIx under a PMIx server, else gshmrun's "            \
-      "environment, else a single PE), pmix, uid, or mpi (MPI_COMM_WORLD of the Open MPI "  \
-      "library the program runs, after its MPI_Init).")                                     \
+      "environment, else a single PE), pmix, uid, or mpi (MPI_COMM_WORLD of the MPI "       \
+      "library the program runs, Open MPI or one of MPICH's family, after its MPI_Init).")  \
     X(BOOTSTRAP_TIMEOUT, SECONDS, "60",                                                     \
       "Deadline of every bootstrap receive, in seconds: a PE that dies or never arrives "   \
       "during initialisation is reported, not waited for.")                                 \

@@ -247,6 +247,18 @@ def nvshmem_variables():
 
 
 @scenario
+def mpi_bootstrap_without_mpi():
+    """GSHMEM_BOOTSTRAP=mpi in a program that runs no MPI library ends
+    start-up with the reason, on every PE."""
+    r, _ = run([gshmrun, "-n", "2", prog], env=dict(ENV, GSHMEM_BOOTSTRAP="mpi"))
+    p = expect(r.returncode != 0, "a job started on MPI without an MPI library", r)
+    found = len(re.findall(r"error bootstrap: GSHMEM_BOOTSTRAP=mpi: no MPI library in this process "
+                           r"\(link the program with it and call MPI_Init before gshmem's init\)",
+                           r.stderr))
+    return p + expect(found == 2, f"{found} PEs gave the reason, want 2", r)
+
+
+@scenario
 def coll_settings_must_match():
     r, _ = run([gshmrun, "-n", "2", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
                 'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)

@@ -1,6 +1,7 @@
 #!/bin/sh
-# launch.sh LAUNCHER NPES PROGRAM [ARGS...]: runs an SPMD test under gshmrun or
-# mpirun with a job-wide time limit, so a hang ends the whole job.
+# launch.sh LAUNCHER NPES PROGRAM [ARGS...]: runs an SPMD test under gshmrun,
+# mpirun (Open MPI) or mpich (MPICH's mpiexec) with a job-wide time limit, so
+# a hang ends the whole job.
 set -eu
 launcher=$1 np=$2
 shift 2
@@ -13,6 +14,10 @@ mpirun)
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
     exec mpirun --oversubscribe --bind-to none -np "$np" --timeout "$limit" "$@" ;;
+mpich)
+    # MPICH's hydra: its own limit, and timeout's in case hydra hangs itself
+    export MPIEXEC_TIMEOUT="$limit"
+    exec timeout -k 10 "$((limit + 10))" mpiexec.mpich -n "$np" "$@" ;;
 *)
     echo "launch.sh: unknown launcher $launcher" >&2
     exit 2 ;;

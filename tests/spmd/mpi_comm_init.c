@@ -11,10 +11,12 @@
  * (or NVSHMEM_BOOTSTRAP=MPI): the PEs are MPI_COMM_WORLD's ranks.
  *
  * gshmem does not depend on MPI, and neither does this test's build: it
- * opens Open MPI's library at run time (RTLD_GLOBAL, as a linked program
- * would have it) and exits 77 (skipped) where there is none.
+ * opens an MPI library at run time (RTLD_GLOBAL, as a linked program would
+ * have it) and exits 77 (skipped) where there is none: Open MPI's, or with
+ * the argument "mpich" MPICH's, whose ABI differs (int handles).
  *
  *   mpirun -np N ./mpi_comm_init [world]
+ *   mpiexec.mpich -n N ./mpi_comm_init mpich [world]
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -26,55 +28,88 @@
 
 extern char **environ;
 
-typedef void *mpi_handle; /* Open MPI's MPI_Comm */
+/* An MPI_Comm of either ABI: Open MPI's pointers, MPICH's ints. */
+union comm {
+    void *p;
+    int i;
+};
+static int mpich;
 
 static void *need(void *lib, const char *name)
 {
     void *f = dlsym(lib, name);
     if (f == NULL) {
-        fprintf(stderr, "mpi_comm_init: %s not in Open MPI's library\n", name);
+        fprintf(stderr, "mpi_comm_init: %s not in the MPI library\n", name);
         exit(1);
     }
     return f;
 }
 
+/* MPI_Comm_rank, MPI_Comm_size */
+static int comm_out(void *fn, union comm c, int *v)
+{
+    return mpich ? ((int (*)(int, int *))fn)(c.i, v) : ((int (*)(void *, int *))fn)(c.p, v);
+}
+
+static int comm_split(void *fn, union comm c, int color, int key, union comm *out)
+{
+    return mpich ? ((int (*)(int, int, int, int *))fn)(c.i, color, key, &out->i)
+                 : ((int (*)(void *, int, int, void **))fn)(c.p, color, key, &out->p);
+}
+
+static int comm_barrier(void *fn, union comm c)
+{
+    return mpich ? ((int (*)(int))fn)(c.i) : ((int (*)(void *))fn)(c.p);
+}
+
+static int comm_free(void *fn, union comm *c)
+{
+    return mpich ? ((int (*)(int *))fn)(&c->i) : ((int (*)(void **))fn)(&c->p);
+}
+
 int main(int argc, char **argv)
 {
-    const int world_mode = argc > 1 && strcmp(argv[1], "world") == 0;
-    static const char *const names[] = {"libmpi.so.40", "libmpi.so"};
+    int arg = 1;
+    mpich = argc > arg && strcmp(argv[arg], "mpich") == 0;
+    arg += mpich;
+    const int world_mode = argc > arg && strcmp(argv[arg], "world") == 0;
+    static const char *const ompi_names[] = {"libmpi.so.40", "libmpi.so", NULL};
+    static const char *const mpich_names[] = {"libmpich.so.12", "libmpich.so", NULL};
     void *lib = NULL;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && lib == NULL; i++)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
-    if (lib == NULL || dlsym(lib, "ompi_mpi_comm_world") == NULL) {
-        printf("mpi_comm_init: no Open MPI library: skipped\n");
+    for (const char *const *name = mpich ? mpich_names : ompi_names; *name != NULL && lib == NULL; name++)
+        lib = dlopen(*name, RTLD_NOW | RTLD_GLOBAL);
+    if (lib == NULL || (!mpich && dlsym(lib, "ompi_mpi_comm_world") == NULL)) {
+        printf("mpi_comm_init: no %s library: skipped\n", mpich ? "MPICH" : "Open MPI");
         return 77;
     }
     int (*init)(int *, char ***) = (int (*)(int *, char ***))need(lib, "MPI_Init");
     int (*finalize)(void) = (int (*)(void))need(lib, "MPI_Finalize");
-    int (*rank_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))need(lib, "MPI_Comm_rank");
-    int (*size_of)(mpi_handle, int *) = (int (*)(mpi_handle, int *))need(lib, "MPI_Comm_size");
-    int (*split)(mpi_handle, int, int, mpi_handle *) =
-        (int (*)(mpi_handle, int, int, mpi_handle *))need(lib, "MPI_Comm_split");
-    int (*barrier)(mpi_handle) = (int (*)(mpi_handle))need(lib, "MPI_Barrier");
-    int (*comm_free)(mpi_handle *) = (int (*)(mpi_handle *))need(lib, "MPI_Comm_free");
-    mpi_handle world = need(lib, "ompi_mpi_comm_world"); /* MPI_COMM_WORLD is its address */
+    void *rank_of = need(lib, "MPI_Comm_rank"), *size_of = need(lib, "MPI_Comm_size");
+    void *split = need(lib, "MPI_Comm_split"), *barrier = need(lib, "MPI_Barrier");
+    void *free_comm = need(lib, "MPI_Comm_free");
+    union comm world;
+    if (mpich)
+        world.i = 0x44000000; /* MPICH's MPI_COMM_WORLD */
+    else
+        world.p = need(lib, "ompi_mpi_comm_world"); /* Open MPI's is its address */
 
     int wrank, wsize, bad = 0;
-    if (init(NULL, NULL) != 0 || rank_of(world, &wrank) != 0 || size_of(world, &wsize) != 0) {
+    if (init(NULL, NULL) != 0 || comm_out(rank_of, world, &wrank) != 0 ||
+        comm_out(size_of, world, &wsize) != 0) {
         fprintf(stderr, "mpi_comm_init: MPI_Init failed\n");
         return 1;
     }
-    mpi_handle backwards;
-    if (split(world, 0, world_mode ? wrank : -wrank, &backwards) != 0) {
+    union comm backwards;
+    if (comm_split(split, world, 0, world_mode ? wrank : -wrank, &backwards) != 0) {
         fprintf(stderr, "mpi_comm_init: MPI_Comm_split failed\n");
         return 1;
     }
     gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
-    attr.mpi_comm = &backwards;
+    attr.mpi_comm = mpich ? (void *)&backwards.i : (void *)&backwards.p;
     if (world_mode) {
         /* Without PMIx's variables only the MPI bootstrap can see the other
          * ranks: any other would start a single PE, which the check below
-         * refuses. */
+         * refuses (MPICH's launcher sets none). */
         for (int again = 1; again;) {
             again = 0;
             for (char **e = environ; *e != NULL && !again; e++)
@@ -112,18 +147,18 @@ int main(int argc, char **argv)
                 (long)n * (n + 1) / 2);
         bad++;
     }
-    if (barrier(backwards) != 0) { /* the application's own traffic still flows */
+    if (comm_barrier(barrier, backwards) != 0) { /* the application's own traffic still flows */
         fprintf(stderr, "mpi_comm_init: MPI_Barrier after init failed\n");
         bad++;
     }
     gshmem_free(sum);
     gshmem_free(ring);
     gshmem_finalize();
-    comm_free(&backwards);
+    comm_free(free_comm, &backwards);
     finalize();
     if (bad == 0 && me == 0)
-        printf("mpi_comm_init: %d PEs on %s: pe numbers, a ring of puts, a sum reduction and the "
-               "program's own MPI barrier: all checks passed\n", n,
+        printf("mpi_comm_init: %d PEs on %s (%s): pe numbers, a ring of puts, a sum reduction and "
+               "the program's own MPI barrier: all checks passed\n", n, mpich ? "MPICH" : "Open MPI",
                world_mode ? "MPI_COMM_WORLD (GSHMEM_BOOTSTRAP=mpi)"
                           : "a backwards MPI communicator");
     return bad == 0 ? 0 : 1;

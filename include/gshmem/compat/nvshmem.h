@@ -15,8 +15,7 @@
  *   nvshmemx_mc_ptr (NULL: gshmem uses no multicast objects) and
  *   nvshmemx_vendor_get_version_info (the NVSHMEM API level this layer
  *   follows, 3.0).
- * Not here yet (README, "NVSHMEM programs"): NVSHMEMX_INIT_WITH_MPI_COMM
- * with an MPI library other than Open MPI, nvshmemx_buffer_register_symmetric,
+ * Not here yet (README, "NVSHMEM programs"): nvshmemx_buffer_register_symmetric,
  * nvshmemx_cumodule_init.
  */
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
