@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,7 +38,9 @@
 struct pe_proc {
     pid_t pid;
     int done;
-    int status; /* wait status */
+    int status;  /* wait status */
+    int stopped; /* the signal that stopped it while it is stopped, else 0 */
+    uint64_t stopped_at; /* since when, 0: not stopped or already told to the root */
 };
 
 enum cause { CAUSE_NONE, CAUSE_FAILED, CAUSE_ABORT, CAUSE_SIGNAL, CAUSE_TIMEOUT };
@@ -53,6 +56,9 @@ struct job {
     uint64_t term_at; /* when to send SIGTERM, 0: not planned */
     uint64_t kill_at; /* when to send SIGKILL, 0: not planned */
     int termed;
+    int stopped_pe; /* a PE that was stopped when the job failed, -1: none */
+    int stopped_sig; /* the signal that stopped it */
+    struct gshmemi_uid_root *root;
 };
 
 static void usage(FILE *f)
@@ -70,8 +76,11 @@ static void usage(FILE *f)
 static void signal_all(struct job *j, int sig)
 {
     for (int i = 0; i < j->n; i++)
-        if (!j->pes[i].done && j->pes[i].pid > 0)
+        if (!j->pes[i].done && j->pes[i].pid > 0) {
             kill(-j->pes[i].pid, sig); /* its process group: the PE and its children */
+            if (j->pes[i].stopped && sig != SIGKILL)
+                kill(-j->pes[i].pid, SIGCONT); /* a stopped PE takes SIGTERM once it runs */
+        }
 }
 
 static void plan_end(struct job *j, uint64_t grace)
@@ -129,12 +138,22 @@ static void reap(struct job *j)
     int first = -1;
     for (;;) {
         int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
+        pid_t pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED);
         if (pid <= 0)
             break;
         for (int i = 0; i < j->n; i++) {
             if (j->pes[i].pid != pid)
                 continue;
+            if (WIFSTOPPED(status) || WIFCONTINUED(status)) {
+                /* The PEs decide whether a stopped peer ends the job (it
+                 * may be a moment's SIGSTOP); gshmrun names it if it does. */
+                j->pes[i].stopped = WIFSTOPPED(status) ? WSTOPSIG(status) : 0;
+                j->pes[i].stopped_at = WIFSTOPPED(status) ? gshmemi_now_ns() : 0;
+                continue;
+            }
+            char how[128];
+            describe_status(status, how, sizeof(how));
+            (void)gshmemi_uid_root_rank_gone(j->root, i, how); /* a meeting it missed fails */
             j->pes[i].done = 1;
             j->pes[i].status = status;
             j->live--;
@@ -153,11 +172,42 @@ static void reap(struct job *j)
         if (j->cause == CAUSE_NONE) {
             j->cause_at = gshmemi_now_ns();
             plan_end(j, j->termed ? 0 : GRACE_NS);
+            for (int i = 0; i < j->n && j->stopped_pe < 0; i++)
+                if (j->pes[i].stopped && !j->pes[i].done) {
+                    j->stopped_pe = i; /* the likelier cause: the others could not go on */
+                    j->stopped_sig = j->pes[i].stopped;
+                }
         }
         j->cause = CAUSE_FAILED;
         j->cause_pe = first;
         j->cause_status = exit_code(j->pes[first].status);
     }
+}
+
+/* A PE stopped for GSHMEM_HEARTBEAT_TIMEOUT before it joined the job ends
+ * the bootstrap's meeting, as one that exited would: the ranks waiting there
+ * would otherwise wait out its deadline (the PEs watch each other once they
+ * have joined).  Returns when to look again. */
+static uint64_t watch_stopped(struct job *j, uint64_t now)
+{
+    const uint64_t limit = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
+    uint64_t wake = UINT64_MAX;
+    for (int i = 0; i < j->n && limit > 0; i++) {
+        struct pe_proc *p = &j->pes[i];
+        if (p->done || p->stopped_at == 0)
+            continue;
+        if (now - p->stopped_at < limit) {
+            if (p->stopped_at + limit < wake)
+                wake = p->stopped_at + limit;
+            continue;
+        }
+        char how[160];
+        snprintf(how, sizeof(how), "was stopped by signal %d (%s) for %g s", p->stopped,
+                 strsignal(p->stopped), gshmemi_env.HEARTBEAT_TIMEOUT);
+        (void)gshmemi_uid_root_rank_gone(j->root, i, how);
+        p->stopped_at = 0;
+    }
+    return wake;
 }
 
 /* Whether the environment sends peers through the proxy, where CUDA's
@@ -177,6 +227,7 @@ static int proxy_forced(void)
 static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, char **argv,
                     const sigset_t *oldmask)
 {
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "gshmrun: fork failed: %s\n", strerror(errno));
@@ -208,6 +259,9 @@ static int start_pe(struct job *j, int rank, const char *uid_text, int ctrl_w, c
         int fd = dup(ctrl_w); /* dup clears close-on-exec */
         snprintf(num, sizeof(num), "%d", fd);
         setenv("GSHMEM_LAUNCH_CTRL_FD", num, 1);
+        /* A PE must not outlive gshmrun (killed, it can end nothing). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "gshmrun: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -274,6 +328,8 @@ int main(int argc, char **argv)
         free(j.pes);
         return 2;
     }
+    j.root = root;
+    j.stopped_pe = -1;
     gshmemi_uid_encode(&uid, uid_text);
 
     for (int rank = 0; rank < j.n; rank++) {
@@ -289,7 +345,9 @@ int main(int argc, char **argv)
     job_deadline = gshmemi_deadline_after(timeout);
 
     while (j.live > 0) {
-        uint64_t now = gshmemi_now_ns(), wake = job_deadline;
+        uint64_t now = gshmemi_now_ns(), wake = watch_stopped(&j, now);
+        if (job_deadline < wake)
+            wake = job_deadline;
         if (j.term_at != 0 && j.term_at < wake)
             wake = j.term_at;
         if (j.kill_at != 0 && j.kill_at < wake)
@@ -339,6 +397,7 @@ int main(int argc, char **argv)
             j.kill_at = UINT64_MAX;
         }
     }
+    const int missed = gshmemi_uid_root_failed_for(root);
     gshmemi_uid_root_stop(root);
 
     char how[128];
@@ -348,9 +407,21 @@ int main(int argc, char **argv)
         rc = 0;
         break;
     case CAUSE_FAILED:
-        describe_status(j.pes[j.cause_pe].status, how, sizeof(how));
-        fprintf(stderr, "gshmrun: pe %d (pid %d) %s; the job was ended\n", j.cause_pe,
-                (int)j.pes[j.cause_pe].pid, how);
+        /* Where the PEs failed because one never joined or was stopped, that
+         * one is named: the first to fail only followed it. */
+        if (j.stopped_pe >= 0) {
+            fprintf(stderr, "gshmrun: pe %d (pid %d) was stopped by signal %d (%s), and the others "
+                    "could not go on; the job was ended\n", j.stopped_pe, (int)j.pes[j.stopped_pe].pid,
+                    j.stopped_sig, strsignal(j.stopped_sig));
+        } else if (missed >= 0) {
+            describe_status(j.pes[missed].status, how, sizeof(how));
+            fprintf(stderr, "gshmrun: pe %d (pid %d) %s before it joined the job (gshmem_init); "
+                    "the job was ended\n", missed, (int)j.pes[missed].pid, how);
+        } else {
+            describe_status(j.pes[j.cause_pe].status, how, sizeof(how));
+            fprintf(stderr, "gshmrun: pe %d (pid %d) %s; the job was ended\n", j.cause_pe,
+                    (int)j.pes[j.cause_pe].pid, how);
+        }
         rc = j.cause_status;
         break;
     case CAUSE_ABORT:

@@ -65,6 +65,12 @@ int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
 int gshmemi_uid_root_join(struct gshmemi_uid_root *root);
 /* Stops a root that is still waiting, and frees it. */
 void gshmemi_uid_root_stop(struct gshmemi_uid_root *root);
+/* The launcher saw rank go (`why`: "exited with status 0"): a meeting that
+ * rank has not joined, under way or to come, fails at once, the ranks in it
+ * told why, instead of waiting out its deadline. */
+int gshmemi_uid_root_rank_gone(struct gshmemi_uid_root *root, int rank, const char *why);
+/* The rank a meeting failed for (gshmemi_uid_root_rank_gone), or -1. */
+int gshmemi_uid_root_failed_for(struct gshmemi_uid_root *root);
 /* Text form of a unique id, for environment variables. */
 void gshmemi_uid_encode(const gshmemx_uniqueid_t *uid, char *out /* 257 bytes */);
 int gshmemi_uid_decode(const char *text, gshmemx_uniqueid_t *uid);

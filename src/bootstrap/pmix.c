@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gshmem.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/api.h"
 #include "core/log.h"
+#include "core/runtime.h"
 #include "core/util.h"
 
 int gshmemi_bootstrap_pmix_available(void)
@@ -61,24 +63,58 @@ static int pmix_get_u32(const pmix_proc_t *proc, const char *key, uint32_t *out)
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
+/* A fence's end, set by PMIx's thread. */
+struct fence_wait {
+    int done;
+    pmix_status_t status;
+};
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    struct fence_wait *w = cbdata;
+    w->status = status;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
+
+/* A fence, waited for here rather than inside PMIx, so that the wait can
+ * watch the node's peers (gshmemi_waiting: a peer stopped or gone ends this
+ * PE naming it, where PMIx would wait on or say only "partial success"). */
 static int pmix_fence(struct pmix_bootstrap *p, int collect, const char *what)
 {
     pmix_info_t info[2];
     bool flag = collect != 0;
     int timeout = p->timeout_s;
     size_t ninfo = 0;
+    struct fence_wait w = {0, PMIX_SUCCESS};
+    char op[64];
     pmix_status_t rc;
 
+    snprintf(op, sizeof(op), "the runtime's %s (PMIx fence)", what);
     PMIX_INFO_CONSTRUCT(&info[0]);
     PMIX_INFO_CONSTRUCT(&info[1]);
     if (collect)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
     if (timeout > 0)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_TIMEOUT, &timeout, PMIX_INT);
-    rc = PMIx_Fence(NULL, 0, ninfo ? info : NULL, ninfo);
+    rc = PMIx_Fence_nb(NULL, 0, ninfo ? info : NULL, ninfo, fence_done, &w);
+    if (rc == PMIX_SUCCESS) {
+        const struct timespec nap = {0, 50 * 1000};
+        uint64_t next = 0;
+        while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+            nanosleep(&nap, NULL);
+            if (gshmemi_now_ns() >= next) {
+                gshmemi_waiting(op);
+                next = gshmemi_now_ns() + 20 * 1000 * 1000;
+            }
+        }
+        rc = w.status;
+    } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS;
+    }
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS) {
+        gshmemi_waiting_now(op); /* a local peer gone is named, not "partial success" */
         GSHMEMI_ERROR(BOOTSTRAP, "PMIx_Fence failed during %s: %s", what, PMIx_Error_string(rc));
         return rc == PMIX_ERR_TIMEOUT ? GSHMEM_ERR_TIMEOUT : GSHMEM_ERR_PEER_LOST;
     }

@@ -30,6 +30,7 @@
 #include "core/api.h"
 #include "core/env.h"
 #include "core/log.h"
+#include "core/runtime.h"
 #include "core/util.h"
 
 /* ---- unique id codec -------------------------------------------------- */
@@ -83,6 +84,11 @@ struct gshmemi_uid_root {
     int persistent; /* serve one job after another (gshmrun: init after finalize) */
     int listen_fd;
     int stop_pipe[2];
+    int gone_pipe[2]; /* wakes the round: the launcher says a rank has gone */
+    pthread_mutex_t lock; /* the fields below, which the launcher's thread reads too */
+    int gone_rank;       /* the first rank gone before it joined, -1: none */
+    char gone_why[120];
+    int failed_for;      /* the rank a meeting failed for, -1: none */
     double timeout;
     unsigned char secret[GSHMEMI_SECRET_BYTES];
     pthread_t thread;
@@ -222,6 +228,25 @@ static int root_join_rank(struct gshmemi_uid_root *root, struct root_member **mp
     return ++*joined == *nranks;
 }
 
+/* A rank the launcher saw go has not joined the meeting under way: the
+ * ranks that have are told why it cannot complete.  Returns 1 if so. */
+static int root_gone_fails(struct gshmemi_uid_root *root, struct root_member *m, int nranks)
+{
+    pthread_mutex_lock(&root->lock);
+    const int r = root->gone_rank;
+    char msg[200];
+    const int fails = m != NULL && r >= 0 && r < nranks && m[r].fd < 0;
+    if (fails) {
+        snprintf(msg, sizeof(msg), "pe %d %s before it joined the job (gshmem_init)", r,
+                 root->gone_why);
+        root->failed_for = r;
+    }
+    pthread_mutex_unlock(&root->lock);
+    if (fails) /* the ranks say it; the launcher names the rank too */
+        root_reply_all(m, nranks, GSHMEM_ERR_PEER_LOST, msg);
+    return fails;
+}
+
 /* Serves one meeting of all ranks. */
 static int root_round(struct gshmemi_uid_root *root)
 {
@@ -231,20 +256,29 @@ static int root_round(struct gshmemi_uid_root *root)
 
     root->status = GSHMEM_ERR_TIMEOUT;
     while (!done) {
-        struct pollfd p[2 + ROOT_PENDING];
+        struct pollfd p[3 + ROOT_PENDING];
         uint64_t wake = deadline;
         const int npend = root->npend;
         p[0] = (struct pollfd){.fd = npend < ROOT_PENDING ? root->listen_fd : -1, .events = POLLIN};
         p[1] = (struct pollfd){.fd = root->stop_pipe[0], .events = POLLIN};
+        p[2] = (struct pollfd){.fd = root->gone_pipe[0], .events = POLLIN};
         for (int i = 0; i < npend; i++) {
-            p[2 + i] = (struct pollfd){.fd = root->pend[i].fd, .events = POLLIN};
+            p[3 + i] = (struct pollfd){.fd = root->pend[i].fd, .events = POLLIN};
             wake = GSHMEMI_MIN(wake, root->pend[i].deadline);
         }
-        int n = poll(p, (nfds_t)(2 + npend), gshmemi_ms_left(wake));
+        int n = poll(p, (nfds_t)(3 + npend), gshmemi_ms_left(wake));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 || p[1].revents) {
             root->status = GSHMEM_ERR_INTERNAL;
+            break;
+        }
+        if (p[2].revents) {
+            char drain[16];
+            (void)!read(root->gone_pipe[0], drain, sizeof(drain));
+        }
+        if (root_gone_fails(root, m, nranks)) {
+            root->status = GSHMEM_ERR_PEER_LOST;
             break;
         }
         if (gshmemi_now_ns() >= deadline) {
@@ -263,10 +297,13 @@ static int root_round(struct gshmemi_uid_root *root)
         for (int i = npend - 1; i >= 0 && !done; i--) {
             struct gshmemi_uid_root_hello h;
             int fd;
-            if (root_pending_read(root, i, p[2 + i].revents != 0, &h, &fd) != 0)
+            if (root_pending_read(root, i, p[3 + i].revents != 0, &h, &fd) != 0)
                 continue;
             int k = root_join_rank(root, &m, &nranks, &joined, &deadline, fd, &h);
-            if (k < 0)
+            if (k == 0 && root_gone_fails(root, m, nranks)) {
+                root->status = GSHMEM_ERR_PEER_LOST;
+                done = 1;
+            } else if (k < 0)
                 done = 1;
             else if (k > 0) {
                 root_reply_all(m, nranks, 0, NULL);
@@ -284,6 +321,26 @@ static int root_round(struct gshmemi_uid_root *root)
         free(m);
     }
     return root->status;
+}
+
+int gshmemi_uid_root_rank_gone(struct gshmemi_uid_root *root, int rank, const char *why)
+{
+    pthread_mutex_lock(&root->lock);
+    if (root->gone_rank < 0) {
+        root->gone_rank = rank;
+        snprintf(root->gone_why, sizeof(root->gone_why), "%s", why);
+    }
+    pthread_mutex_unlock(&root->lock);
+    (void)!write(root->gone_pipe[1], "g", 1);
+    return 0;
+}
+
+int gshmemi_uid_root_failed_for(struct gshmemi_uid_root *root)
+{
+    pthread_mutex_lock(&root->lock);
+    const int r = root->failed_for;
+    pthread_mutex_unlock(&root->lock);
+    return r;
 }
 
 int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
@@ -307,9 +364,17 @@ int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
         st = GSHMEM_ERR_IO;
         goto err_close_listen;
     }
-    if (gshmemi_random_bytes(root->secret, sizeof(root->secret)) != 0) {
+    if (pipe2(root->gone_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        GSHMEMI_ERROR(BOOTSTRAP, "pipe failed: %s", strerror(errno));
         st = GSHMEM_ERR_IO;
         goto err_close_pipe;
+    }
+    pthread_mutex_init(&root->lock, NULL);
+    root->gone_rank = -1;
+    root->failed_for = -1;
+    if (gshmemi_random_bytes(root->secret, sizeof(root->secret)) != 0) {
+        st = GSHMEM_ERR_IO;
+        goto err_close_gone;
     }
     memset(uid, 0, sizeof(*uid));
     memset(&blob, 0, sizeof(blob));
@@ -320,13 +385,17 @@ int gshmemi_uid_root_start(int loopback, int persistent, double timeout,
     if ((errno = pthread_create(&root->thread, NULL, root_main, root)) != 0) {
         GSHMEMI_ERROR(BOOTSTRAP, "cannot start the root thread: %s", strerror(errno));
         st = GSHMEM_ERR_INTERNAL;
-        goto err_close_pipe;
+        goto err_close_gone;
     }
     char text[80];
     GSHMEMI_INFO(BOOTSTRAP, "root listening on %s", gshmemi_sock_str(&addr, text, sizeof(text)));
     *out = root;
     return 0;
 
+err_close_gone:
+    pthread_mutex_destroy(&root->lock);
+    close(root->gone_pipe[0]);
+    close(root->gone_pipe[1]);
 err_close_pipe:
     close(root->stop_pipe[0]);
     close(root->stop_pipe[1]);
@@ -345,6 +414,9 @@ int gshmemi_uid_root_join(struct gshmemi_uid_root *root)
     close(root->listen_fd);
     close(root->stop_pipe[0]);
     close(root->stop_pipe[1]);
+    close(root->gone_pipe[0]);
+    close(root->gone_pipe[1]);
+    pthread_mutex_destroy(&root->lock);
     free(root);
     return st;
 }
@@ -371,7 +443,10 @@ static struct uid_bootstrap *uid_of(struct gshmemi_bootstrap *bs)
     return (struct uid_bootstrap *)bs;
 }
 
-/* A lost peer: tell both neighbours (best effort), log once, and fail. */
+/* A lost peer: tell both neighbours (best effort), log once, and fail.
+ * Before the log, the node's watch (gshmemi_waiting_now): the PE seen go
+ * may only be following another out, which a node-local peer saw first,
+ * and the watch then names that one. */
 static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const char *what)
 {
     struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = lost_pe};
@@ -380,6 +455,9 @@ static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const ch
         if (fds[i] >= 0)
             (void)!send(fds[i], &f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
     }
+    char op[64];
+    snprintf(op, sizeof(op), "the runtime's %s (bootstrap)", what);
+    gshmemi_waiting_now(op);
     if (reporter >= 0)
         GSHMEMI_ERROR(BOOTSTRAP, "pe %d was lost (reported by pe %d) during bootstrap %s",
                       lost_pe, reporter, what);
@@ -412,9 +490,17 @@ static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen,
             {.fd = sent < slen ? u->next_fd : -1, .events = POLLIN | POLLOUT},
             {.fd = want_recv ? u->prev_fd : -1, .events = POLLIN},
         };
-        int k = poll(p, 2, gshmemi_ms_left(deadline));
+        /* In slices, so that a node-local peer stopped or gone is noticed
+         * (gshmemi_waiting) before the deadline. */
+        int k = poll(p, 2, GSHMEMI_MIN(gshmemi_ms_left(deadline), 100));
         if (k < 0 && errno == EINTR)
             continue;
+        if (k == 0 && gshmemi_now_ns() < deadline) {
+            char op[64];
+            snprintf(op, sizeof(op), "the runtime's %s (bootstrap)", what);
+            gshmemi_waiting(op);
+            continue;
+        }
         if (k <= 0) {
             if (k == 0)
                 GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s timed out after %g s waiting for pe %d "

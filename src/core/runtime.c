@@ -3,7 +3,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <gshmem.h>
 
 #include "core/runtime.h"
 
@@ -59,6 +62,36 @@ void gshmemi_abort_job(int status, const char *why)
                 kill(rt->peers[rt->local_pes[i]].pid, SIGTERM);
     run_hook(GSHMEMI_ABORT_END, status, why);
     _exit(status);
+}
+
+static gshmemi_wait_hook_fn wait_hook;
+
+void gshmemi_wait_hook_set(gshmemi_wait_hook_fn fn) { __atomic_store_n(&wait_hook, fn, __ATOMIC_RELEASE); }
+
+void gshmemi_waiting(const char *op)
+{
+    gshmemi_wait_hook_fn fn = __atomic_load_n(&wait_hook, __ATOMIC_ACQUIRE);
+    if (fn != NULL)
+        fn(op, 0);
+}
+
+void gshmemi_waiting_now(const char *op)
+{
+    gshmemi_wait_hook_fn fn = __atomic_load_n(&wait_hook, __ATOMIC_ACQUIRE);
+    /* A peer's connections close as it exits, a moment before its process
+     * is seen gone: the watch gets half a second to see it. */
+    const struct timespec nap = {0, 20 * 1000 * 1000};
+    for (int i = 0; fn != NULL && i < 25; i++) {
+        fn(op, 1);
+        nanosleep(&nap, NULL);
+    }
+}
+
+void gshmemi_end_after_collective(int st, const char *why)
+{
+    if (st == GSHMEM_ERR_PEER_LOST && !gshmemi_aborting())
+        _exit(GSHMEMI_EXIT_ERROR);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, why);
 }
 
 int gshmemi_peer_alive(int pe)

@@ -37,6 +37,8 @@ struct gshmemi_runtime {
     struct gshmemi_peer *peers;
     int *local_pes; /* PEs on this node, ascending */
     int n_local;
+    pid_t launcher_pid; /* the launcher that started this PE (its parent), watched while
+                         * this PE waits; 0: none known (a job the application started) */
 };
 
 extern struct gshmemi_runtime gshmemi_rt;
@@ -56,8 +58,28 @@ void gshmemi_abort_hook_set(enum gshmemi_abort_stage stage, gshmemi_abort_hook_f
 /* Ends the whole job with status: runs the hooks, stops node-local peers
  * (SIGTERM), exits.  The caller has logged why. */
 void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
+/* A collective step of the runtime's own (the bootstrap's all-gather or
+ * barrier, the heap's fd exchange) failed with st.  GSHMEM_ERR_PEER_LOST: a
+ * peer is gone, the layer that saw it has named it, and every other PE
+ * learns of it on its own (the bootstrap forwards the loss round its ring):
+ * this PE ends alone, so that each says what it saw.  Else the job ends
+ * (gshmemi_abort_job), `why` given to the launcher. */
+void gshmemi_end_after_collective(int st, const char *why) __attribute__((noreturn));
 /* Whether this PE is ending the job (its peers' going is then no news). */
 int gshmemi_aborting(void);
+
+/* A wait of a layer below sync (the bootstrap's collectives) calls
+ * gshmemi_waiting now and then while it waits on peers; the hook, set by
+ * the layer that watches them (sync/watch.c), may end this PE for a peer
+ * that is gone or stopped.  `op` names what this PE is doing.  Before such
+ * a layer reports a peer lost, it calls gshmemi_waiting_now: the watch looks
+ * at once and for half a second, and where a node-local peer saw the loss
+ * first, names the PE it saw (the one this layer saw go may only have
+ * followed it out); it returns only if nothing local explains the loss. */
+typedef void (*gshmemi_wait_hook_fn)(const char *op, int at_once);
+void gshmemi_wait_hook_set(gshmemi_wait_hook_fn fn);
+void gshmemi_waiting(const char *op);
+void gshmemi_waiting_now(const char *op);
 
 /* Whether a node-local peer's process is still there. */
 int gshmemi_peer_alive(int pe);

@@ -1,5 +1,7 @@
 /* The control segment and loss notices (ctrl.h). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <gshmem.h>
@@ -37,7 +39,9 @@ static void mark_job_ending(void *arg, int status, const char *why)
                          (uint64_t)rt->my_pe + 1, __ATOMIC_RELEASE);
 }
 
-void gshmemi_end_for_lost_pe(int pe, const char *how)
+#define GSHMEMI_LOST_STOPPED (1ull << 63)
+
+static void __attribute__((noreturn)) end_for(int pe, const char *how, uint64_t flags)
 {
     const struct gshmemi_runtime *rt = &gshmemi_rt;
     /* This PE, or a local peer, is ending the job and has said why: the
@@ -55,9 +59,19 @@ void gshmemi_end_for_lost_pe(int pe, const char *how)
     uint64_t seen = notice != NULL ? __atomic_load_n(notice, __ATOMIC_ACQUIRE) : 0;
 
     if (seen != 0) {
+        /* Following the PE that saw the loss first: what this PE saw go is
+         * that one, so `how` ("ended while ...") is said of the PE really
+         * lost, as "was stopped" where it is only stopped. */
+        const char *rest = strncmp(how, "ended ", 6) == 0 ? how + 6 : NULL;
+        char text[200];
+        if ((seen & GSHMEMI_LOST_STOPPED) && rest != NULL) {
+            snprintf(text, sizeof(text), "was stopped %s", rest);
+            how = text;
+        }
+        seen &= ~GSHMEMI_LOST_STOPPED;
         say_lost((int)(seen & 0xffffffffu) - 1, (int)(seen >> 32) - 1, how);
     } else {
-        uint64_t mine = ((uint64_t)(rt->my_pe + 1) << 32) | (uint64_t)(pe + 1);
+        uint64_t mine = ((uint64_t)(rt->my_pe + 1) << 32) | (uint64_t)(pe + 1) | flags;
         for (int k = 0; notice != NULL && k < rt->n_local; k++) {
             uint64_t *w = gshmemi_ctrl_word(rt->local_pes[k], GSHMEMI_CTRL_LOST_PE);
             uint64_t zero = 0;
@@ -67,6 +81,10 @@ void gshmemi_end_for_lost_pe(int pe, const char *how)
     }
     _exit(GSHMEMI_EXIT_ERROR);
 }
+
+void gshmemi_end_for_lost_pe(int pe, const char *how) { end_for(pe, how, 0); }
+
+void gshmemi_end_for_stopped_pe(int pe, const char *how) { end_for(pe, how, GSHMEMI_LOST_STOPPED); }
 
 /* ---- control segment ------------------------------------------------------ */
 

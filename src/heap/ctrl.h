@@ -24,7 +24,8 @@ extern struct gshmemi_ctrl gshmemi_ctrl;
  * dissemination round that partners add to, and the count of this PE's
  * barriers in the team, which only it touches). */
 enum gshmemi_ctrl_word {
-    GSHMEMI_CTRL_LOST_PE = 0,  /* (reporter+1) << 32 | (lost+1), set by peers */
+    GSHMEMI_CTRL_LOST_PE = 0,  /* (reporter+1) << 32 | (lost+1), set by peers; bit 63
+                                * (GSHMEMI_LOST_STOPPED): the lost PE is stopped, not gone */
     GSHMEMI_CTRL_ENDING = 1,   /* aborting pe + 1, set by a local peer ending the job */
     GSHMEMI_CTRL_TEAMS = 64,   /* team slot s: words TEAMS + s * TEAM_WORDS ... */
     GSHMEMI_CTRL_TEAM_WORDS = 64,
@@ -57,5 +58,8 @@ static inline uint64_t *gshmemi_ctrl_word(int pe, size_t index)
  * first PE of a node to see a loss records it in every local peer's control
  * segment, so a PE that then sees *that* PE go names the PE really lost. */
 void gshmemi_end_for_lost_pe(int pe, const char *how) __attribute__((noreturn));
+/* The same for a node-local peer that is stopped (alive, but silent):
+ * those that follow this PE out say so instead of "ended". */
+void gshmemi_end_for_stopped_pe(int pe, const char *how) __attribute__((noreturn));
 
 #endif

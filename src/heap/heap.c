@@ -162,9 +162,10 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     free(fds);
     grow_keep(g);
     if (st != 0) {
-        GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no longer "
-                      "match, ending the job", g->new_size);
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "heap growth failed");
+        if (st != GSHMEM_ERR_PEER_LOST) /* else the loss is named where it was seen */
+            GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no "
+                          "longer match, ending the job", g->new_size);
+        gshmemi_end_after_collective(st, "heap growth failed");
     }
     size_t old_size = h->size;
     /* Read by the transport's thread as it checks incoming frames. */
@@ -181,8 +182,8 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     /* A peer reaching this PE through a transport may write into the new
      * part as soon as its own call returns: it returns once every PE's
      * transport has taken the new size on. */
-    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    if ((st = gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs)) != 0)
+        gshmemi_end_after_collective(st, "bootstrap failed");
     uint64_t t_end = gshmemi_now_ns();
     GSHMEMI_INFO(HEAP, "heap grown by %zu to %zu bytes: map %.3f ms, exchange %.3f ms, map %d "
                  "peers %.3f ms", add, g->new_size, (t_map - t0) * 1e-6, (t_exchange - t_map) * 1e-6,

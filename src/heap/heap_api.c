@@ -97,7 +97,7 @@ static int heap_agree(struct heap_req *mine)
     st = bs->ops->allgather(bs, mine, all, sizeof(*mine));
     if (st != 0) {
         free(all);
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+        gshmemi_end_after_collective(st, "bootstrap failed");
     }
     for (int pe = 0; pe < bs->size; pe++) {
         any_bad |= all[pe].bad;
@@ -265,6 +265,15 @@ GSHMEM_API void *gshmem_align(size_t alignment, size_t size)
     return heap_alloc_call(REQ_ALIGN, size, alignment);
 }
 
+/* Every PE has come this far (the bootstrap's barrier); a failure ends this
+ * PE, or the job (gshmemi_end_after_collective). */
+static void heap_meet(void)
+{
+    int st = gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs);
+    if (st != 0)
+        gshmemi_end_after_collective(st, "bootstrap failed");
+}
+
 GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
 {
     size_t total;
@@ -280,8 +289,8 @@ GSHMEM_API void *gshmem_calloc(size_t count, size_t size)
     if (p != NULL)
         gshmemi_heap.access->memset("gshmem_calloc", p, 0, total);
     /* No PE may write into the block before its owner has cleared it. */
-    if (gshmemi_rt.initialized && gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    if (gshmemi_rt.initialized)
+        heap_meet();
     return p;
 }
 
@@ -298,8 +307,7 @@ void *gshmemi_heap_alloc_internal(const char *who, size_t size)
     h->internal[h->n_internal++] = p;
     h->access->memset("gshmem_init", p, 0, size);
     /* No PE writes into the block before its owner has cleared it. */
-    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    heap_meet();
     return p;
 }
 
@@ -390,8 +398,7 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
         }
     }
     /* Peers may write into the new block only once its owner has moved the data. */
-    if (gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs) != 0)
-        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "bootstrap failed");
+    heap_meet();
     return result;
 }
 

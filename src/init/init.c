@@ -6,6 +6,7 @@
  * identity queries.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <gshmem.h>
@@ -22,6 +23,7 @@
 #include "heap/heap.h"
 #include "heap/static_data.h"
 #include "rma/rma.h"
+#include "sync/wait.h"
 #include "device/device_state.h"
 #include "proxy/proxy.h"
 #include "transport/transport.h"
@@ -76,12 +78,18 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     }
     rt->my_pe = rt->bs->rank;
     rt->n_pes = rt->bs->size;
+    /* gshmrun's and a PMIx server's PEs are their launcher's children; a PE
+     * whose launcher is gone has no job left (sync/watch.c). */
+    rt->launcher_pid = rt->bs->launcher_ctrl_fd >= 0 || strcmp(rt->bs->ops->name, "pmix") == 0
+                           ? getppid() : 0;
     rt->thread_level = requested;
     gshmemi_log_set_pe(rt->my_pe);
     if (rt->my_pe == 0)
         gshmemi_env_warn_nvshmem();
     GSHMEMI_CHECK_GOTO(gshmemi_peers_init(), st, err_bootstrap);
     GSHMEMI_CHECK_GOTO(gshmemi_heap_init(), st, err_peers);
+    /* The bootstrap's waits from here on watch the node's peers too. */
+    gshmemi_wait_hook_set(gshmemi_watch_hook);
     if ((st = gshmemi_static_share()) != 0)
         goto err_heap;
     rt->initialized = 1; /* the transport's checks and threads see the heap */
@@ -109,6 +117,7 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
     return 0;
 
 err_heap:
+    gshmemi_wait_hook_set(NULL);
     gshmemi_heap_fini();
 err_peers:
     gshmemi_peers_fini();
@@ -164,6 +173,7 @@ GSHMEM_API void gshmem_finalize(void)
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
+    gshmemi_wait_hook_set(NULL);
     gshmemi_teams_fini();
     gshmemi_device_state_stop();
     gshmemi_proxy_stop();
