@@ -671,16 +671,21 @@ _Static_assert(sizeof(ptrdiff_t) == sizeof(size_t), "ptrdiff_t wraps as size_t")
 #define COMBINE_KIND(KIND, NAME, TYPE, OP) COMBINE_OF(KIND)(NAME, TYPE, OP)
 
 /* The scans' rows combine with SUM, as the reductions' do: one function
- * each (coll/combine.h declares them). */
+ * each (coll/combine.h declares them).  The to_all reductions' bitwise rows
+ * are on signed types the team reductions' bitwise table has not. */
 #define DEF_COMBINE_REDUCE(NAME, TYPE, OP) COMBINE_KIND(KIND_##NAME, NAME, TYPE, OP)
+#define DEF_COMBINE_TO_ALL(NAME, TYPE, OP) COMBINE_KIND(KIND_##NAME, NAME, TYPE, OP)
 #define DEF_COMBINE_REDUCESCATTER(NAME, TYPE, OP)
 #define DEF_COMBINE_INSCAN(NAME, TYPE, OP)
 #define DEF_COMBINE_EXSCAN(NAME, TYPE, OP)
 #define DEF_COMBINE(STEM, TAIL, SHAPE, OP, NAME, TYPE) DEF_COMBINE_##SHAPE(NAME, TYPE, OP)
 #define DEF_COMBINES_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
 #define DEF_COMBINES_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(DEF_COMBINE, NAME, TYPE)
+#define DEF_COMBINES_TO_ALL_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(DEF_COMBINES_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
+GSHMEM_FOR_TO_ALL_BITWISE_TYPES(DEF_COMBINES_TO_ALL_BITWISE)
 
 /* ---- reductions ----------------------------------------------------------------- */
 
