@@ -180,7 +180,8 @@ static void fcollect(const struct active_set *as, void *dest, const void *source
 {
     const size_t total = gshmemi_rma_bytes(as->call, (size_t)as->n, nbytes);
     char *mine = (char *)dest + (size_t)as->my * nbytes;
-    gshmemi_coll_check_overlap(as->call, dest, total, source, nbytes, mine);
+    gshmemi_coll_check_overlap(as->call, dest, total, source, nbytes,
+                               (const char *)source - (size_t)as->my * nbytes);
     active_set_barrier(as);
     for (int k = 0; k < as->n; k++)
         if (k > 0 || source != mine)
