@@ -30,7 +30,7 @@ long pSync[SHMEM_REDUCE_SYNC_SIZE]; /* a global: in the program's static data */
 static long *pSync_heap;            /* from shmem_malloc */
 static double pWrk[N_BIG / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
-uint64_t s64_src[CAP], s64_dst[CAP];              /* static dest and source */
+uint64_t s64_src[CAP], s64_dst[CAP]; /* static dest and source */
 static long long sll_src[N_RED + 2], sll_dst[N_RED + 2];
 static double big_src[N_BIG + 2], big_dst[N_BIG + 2];
 static long bar_slot[2];
@@ -80,8 +80,8 @@ static void check_poison(const void *p, size_t len, const char *what)
 /* ---- barrier ------------------------------------------------------------------- */
 
 /* Each member puts into its right neighbour's slot, then meets: the word
- * from its left neighbour is there.  Slots alternate: the neighbour's next
- * put comes after this PE's next barrier. */
+ * from its left neighbour is there.  Slots alternate: a slot is written
+ * again only after this PE's next barrier, when it has been read. */
 static void test_barrier(void)
 {
     const int right = pe_at((idx + 1) % as.size), left = pe_at((idx + as.size - 1) % as.size);
@@ -95,184 +95,134 @@ static void test_barrier(void)
     }
 }
 
-/* ---- data collectives ------------------------------------------------------------ */
+/* ---- data collectives ------------------------------------------------------------
+ * Each case runs the 32-bit form on heap buffers and the 64-bit one on
+ * static ones: a form's n elements a member of e bytes. */
 
-/* Each root's data reaches every other member; the root's dest stays as
- * it was. */
-static void test_broadcast(void)
+struct form {
+    size_t e, n;
+    unsigned char *dst, *src;
+};
+static struct form forms[2];
+
+typedef void broadcast_fn(void *, const void *, size_t, int, int, int, int, long *);
+typedef void move_fn(void *, const void *, size_t, int, int, int, long *);
+typedef void strided_fn(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int, int, int,
+                        long *);
+
+/* The case for both forms: CASE(form, fn, name, args...). */
+#define BOTH_FORMS(CASE, STEM, ...)                                                            \
+    do {                                                                                       \
+        CASE(&forms[0], shmem_##STEM##32, "shmem_" #STEM "32", __VA_ARGS__);                  \
+        CASE(&forms[1], shmem_##STEM##64, "shmem_" #STEM "64", __VA_ARGS__);                  \
+    } while (0)
+
+/* dest poisoned for `elems` elements and two more, the next pSync. */
+static long *prepare(const struct form *f, size_t elems)
 {
-    unsigned char want[N32 * 4];
-    for (int root = 0; root < as.size; root += as.size > 4 ? as.size / 3 + 1 : 1) {
-        const uint64_t tag = 200 + (uint64_t)root;
-        compat_fill(h32_src, N32 * 4, me, tag);
-        memset(h32_dst, POISON, (N32 + 2) * 4);
-        long *ps = next_psync();
-        shmem_broadcast32(h32_dst, h32_src, N32, root, AS_ARGS, ps);
-        check_psync(ps, "shmem_broadcast32");
-        compat_fill(want, N32 * 4, pe_at(root), tag);
-        if (idx == root)
-            check_poison(h32_dst, (N32 + 2) * 4, "shmem_broadcast32 on the root");
-        else
-            CHECK(memcmp(h32_dst, want, N32 * 4) == 0, "shmem_broadcast32 from %d", root);
-        check_poison(h32_dst + N32, 8, "shmem_broadcast32 past nelems");
+    memset(f->dst, POISON, (elems + 2) * f->e);
+    return next_psync();
+}
 
-        compat_fill(s64_src, N64 * 8, me, tag + 50);
-        memset(s64_dst, POISON, (N64 + 2) * 8);
-        ps = next_psync();
-        shmem_broadcast64(s64_dst, s64_src, N64, root, AS_ARGS, ps); /* static data */
-        check_psync(ps, "shmem_broadcast64");
-        compat_fill(want, N64 * 8, pe_at(root), tag + 50);
-        if (idx == root)
-            check_poison(s64_dst, (N64 + 2) * 8, "shmem_broadcast64 on the root");
-        else
-            CHECK(memcmp(s64_dst, want, N64 * 8) == 0, "shmem_broadcast64 from %d", root);
-        check_poison(s64_dst + N64, 16, "shmem_broadcast64 past nelems");
+/* The root's data reaches every other member; the root's dest stays as it
+ * was. */
+static void broadcast_case(const struct form *f, broadcast_fn *fn, const char *name, int root,
+                           uint64_t tag)
+{
+    unsigned char want[N32 * 8];
+    compat_fill(f->src, f->n * f->e, me, tag);
+    long *ps = prepare(f, f->n);
+    fn(f->dst, f->src, f->n, root, AS_ARGS, ps);
+    check_psync(ps, name);
+    compat_fill(want, f->n * f->e, pe_at(root), tag);
+    if (idx == root)
+        check_poison(f->dst, f->n * f->e, name);
+    else
+        CHECK(memcmp(f->dst, want, f->n * f->e) == 0, "%s from %d", name, root);
+    check_poison(f->dst + f->n * f->e, 2 * f->e, name);
+}
+
+/* Member i's elements of member i's data at want + at[i] elements (count[i]). */
+static void want_blocks(unsigned char *want, const struct form *f, const size_t *count,
+                        uint64_t tag)
+{
+    for (int i = 0, at = 0; i < as.size; at += (int)count[i++])
+        compat_fill(want + (size_t)at * f->e, count[i] * f->e, pe_at(i), tag);
+}
+
+/* Member i gives count[i] elements (fcollect: n each, collect: (5 i + 3) %
+ * 4: 3, 0, 1, 2, 3, ...); in place, the source is this PE's block of dest. */
+static void gather_case(const struct form *f, move_fn *fn, const char *name, int varying,
+                        int in_place, uint64_t tag)
+{
+    size_t count[MAX_PES], total = 0, mine = 0;
+    unsigned char *want = malloc(CAP * 8);
+    for (int i = 0; i < as.size; total += count[i++]) {
+        count[i] = varying ? (size_t)((5 * i + 3) % 4) : f->n;
+        mine += i < idx ? count[i] : 0;
     }
-}
-
-/* Member i's n elements of esize bytes at block i. */
-static void want_blocks(unsigned char *want, size_t n, size_t esize, uint64_t tag)
-{
-    for (int i = 0; i < as.size; i++)
-        compat_fill(want + (size_t)i * n * esize, n * esize, pe_at(i), tag);
-}
-
-static void test_fcollect(void)
-{
-    unsigned char *want = malloc(CAP * 8);
-    const size_t sz = (size_t)as.size;
-    compat_fill(h32_src, N32 * 4, me, 300);
-    memset(h32_dst, POISON, (sz * N32 + 2) * 4);
-    long *ps = next_psync();
-    shmem_fcollect32(h32_dst, h32_src, N32, AS_ARGS, ps);
-    check_psync(ps, "shmem_fcollect32");
-    want_blocks(want, N32, 4, 300);
-    CHECK(memcmp(h32_dst, want, sz * N32 * 4) == 0, "shmem_fcollect32");
-    check_poison(h32_dst + sz * N32, 8, "shmem_fcollect32 past the blocks");
-
-    compat_fill(s64_src, N64 * 8, me, 301);
-    memset(s64_dst, POISON, (sz * N64 + 2) * 8);
-    ps = next_psync();
-    shmem_fcollect64(s64_dst, s64_src, N64, AS_ARGS, ps);
-    check_psync(ps, "shmem_fcollect64");
-    want_blocks(want, N64, 8, 301);
-    CHECK(memcmp(s64_dst, want, sz * N64 * 8) == 0, "shmem_fcollect64");
-    check_poison(s64_dst + sz * N64, 16, "shmem_fcollect64 past the blocks");
-
-    /* in place: the source is this PE's block of dest */
-    memset(s64_dst, POISON, (sz * N64 + 2) * 8);
-    compat_fill(s64_dst + (size_t)idx * N64, N64 * 8, me, 302);
-    ps = next_psync();
-    shmem_fcollect64(s64_dst, s64_dst + (size_t)idx * N64, N64, AS_ARGS, ps);
-    check_psync(ps, "shmem_fcollect64 in place");
-    want_blocks(want, N64, 8, 302);
-    CHECK(memcmp(s64_dst, want, sz * N64 * 8) == 0, "shmem_fcollect64 in place");
-    free(want);
-}
-
-/* Member i gives (5 i + 3) % 4 elements: 3, 0, 1, 2, 3, 0, ... */
-static size_t collect_count(int i)
-{
-    return (size_t)((5 * i + 3) % 4);
-}
-
-static void test_collect(void)
-{
-    unsigned char *want = malloc(CAP * 8);
-    size_t total = 0;
-    for (int i = 0; i < as.size; i++)
-        total += collect_count(i);
-
-    compat_fill(h32_src, collect_count(idx) * 4, me, 400);
-    memset(h32_dst, POISON, (total + 2) * 4);
-    long *ps = next_psync();
-    shmem_collect32(h32_dst, h32_src, collect_count(idx), AS_ARGS, ps);
-    check_psync(ps, "shmem_collect32");
-    size_t at = 0;
-    for (int i = 0; i < as.size; at += collect_count(i++) * 4)
-        compat_fill(want + at, collect_count(i) * 4, pe_at(i), 400);
-    CHECK(memcmp(h32_dst, want, total * 4) == 0, "shmem_collect32 (%zu elements)", total);
-    check_poison(h32_dst + total, 8, "shmem_collect32 past the blocks");
-
-    compat_fill(s64_src, collect_count(idx) * 8, me, 401);
-    memset(s64_dst, POISON, (total + 2) * 8);
-    ps = next_psync();
-    shmem_collect64(s64_dst, s64_src, collect_count(idx), AS_ARGS, ps);
-    check_psync(ps, "shmem_collect64");
-    at = 0;
-    for (int i = 0; i < as.size; at += collect_count(i++) * 8)
-        compat_fill(want + at, collect_count(i) * 8, pe_at(i), 401);
-    CHECK(memcmp(s64_dst, want, total * 8) == 0, "shmem_collect64 (%zu elements)", total);
-    check_poison(s64_dst + total, 16, "shmem_collect64 past the blocks");
+    long *ps = prepare(f, total);
+    unsigned char *src = in_place ? f->dst + mine * f->e : f->src;
+    compat_fill(src, count[idx] * f->e, me, tag);
+    fn(f->dst, src, count[idx], AS_ARGS, ps);
+    check_psync(ps, name);
+    want_blocks(want, f, count, tag);
+    CHECK(memcmp(f->dst, want, total * f->e) == 0, "%s%s (%zu elements)", name,
+          in_place ? " in place" : "", total);
+    check_poison(f->dst + total * f->e, 2 * f->e, name);
     free(want);
 }
 
 /* Block j of member i's source lands at block i of member j's dest. */
-static void test_alltoall(void)
+static void alltoall_case(const struct form *f, move_fn *fn, const char *name, uint64_t tag)
 {
-    const size_t sz = (size_t)as.size;
+    const size_t sz = (size_t)as.size, block = f->n * f->e;
     unsigned char *theirs = malloc(CAP * 8);
-    compat_fill(h32_src, sz * N32 * 4, me, 500);
-    memset(h32_dst, POISON, (sz * N32 + 2) * 4);
-    long *ps = next_psync();
-    shmem_alltoall32(h32_dst, h32_src, N32, AS_ARGS, ps);
-    check_psync(ps, "shmem_alltoall32");
+    compat_fill(f->src, sz * block, me, tag);
+    long *ps = prepare(f, sz * f->n);
+    fn(f->dst, f->src, f->n, AS_ARGS, ps);
+    check_psync(ps, name);
     for (int i = 0; i < as.size; i++) {
-        compat_fill(theirs, sz * N32 * 4, pe_at(i), 500);
-        CHECK(memcmp(h32_dst + (size_t)i * N32, theirs + (size_t)idx * N32 * 4, N32 * 4) == 0,
-              "shmem_alltoall32 from member %d", i);
+        compat_fill(theirs, sz * block, pe_at(i), tag);
+        CHECK(memcmp(f->dst + (size_t)i * block, theirs + (size_t)idx * block, block) == 0,
+              "%s from member %d", name, i);
     }
-    check_poison(h32_dst + sz * N32, 8, "shmem_alltoall32 past the blocks");
-
-    compat_fill(s64_src, sz * N64 * 8, me, 501);
-    memset(s64_dst, POISON, (sz * N64 + 2) * 8);
-    ps = next_psync();
-    shmem_alltoall64(s64_dst, s64_src, N64, AS_ARGS, ps);
-    check_psync(ps, "shmem_alltoall64");
-    for (int i = 0; i < as.size; i++) {
-        compat_fill(theirs, sz * N64 * 8, pe_at(i), 501);
-        CHECK(memcmp(s64_dst + (size_t)i * N64, theirs + (size_t)idx * N64 * 8, N64 * 8) == 0,
-              "shmem_alltoall64 from member %d", i);
-    }
-    check_poison(s64_dst + sz * N64, 16, "shmem_alltoall64 past the blocks");
+    check_poison(f->dst + sz * block, 2 * f->e, name);
     free(theirs);
 }
 
 /* Three elements a member, at stride 2 in dest and 3 in source: element
  * k of member i's block j lands at element k of block i of member j's
  * dest; the elements between stay poisoned. */
-#define ALLTOALLS_CHECK(BITS, dst, tag)                                                       \
-    do {                                                                                      \
-        const size_t e = BITS / 8, sz = (size_t)as.size;                                     \
-        unsigned char *theirs = malloc(CAP * 8);                                               \
-        for (int i = 0; i < as.size; i++) {                                                   \
-            compat_fill(theirs, ((sz * 3 - 1) * 3 + 1) * e, pe_at(i), tag);                   \
-            for (size_t k = 0; k < 3; k++) {                                                  \
-                const size_t at = ((size_t)i * 3 + k) * 2;                                    \
-                CHECK(memcmp(&dst[at], theirs + (((size_t)idx * 3 + k) * 3) * e, e) == 0,    \
-                      "shmem_alltoalls" #BITS " member %d element %zu", i, k);                \
-                check_poison(&dst[at + 1], e, "shmem_alltoalls" #BITS " between elements");   \
-            }                                                                                 \
-        }                                                                                     \
-        free(theirs);                                                                         \
-    } while (0)
-
-static void test_alltoalls(void)
+static void alltoalls_case(const struct form *f, strided_fn *fn, const char *name, uint64_t tag)
 {
-    const size_t sz = (size_t)as.size;
-    compat_fill(h32_src, ((sz * 3 - 1) * 3 + 1) * 4, me, 600);
-    memset(h32_dst, POISON, (sz * 6 + 2) * 4);
-    long *ps = next_psync();
-    shmem_alltoalls32(h32_dst, h32_src, 2, 3, 3, AS_ARGS, ps);
-    check_psync(ps, "shmem_alltoalls32");
-    ALLTOALLS_CHECK(32, h32_dst, 600);
+    const size_t sz = (size_t)as.size, e = f->e, span = (sz * 3 - 1) * 3 + 1;
+    unsigned char *theirs = malloc(CAP * 8);
+    compat_fill(f->src, span * e, me, tag);
+    long *ps = prepare(f, sz * 6);
+    fn(f->dst, f->src, 2, 3, 3, AS_ARGS, ps);
+    check_psync(ps, name);
+    for (int i = 0; i < as.size; i++) {
+        compat_fill(theirs, span * e, pe_at(i), tag);
+        for (size_t k = 0; k < 3; k++) {
+            const size_t at = ((size_t)i * 3 + k) * 2;
+            CHECK(memcmp(f->dst + at * e, theirs + ((size_t)idx * 3 + k) * 3 * e, e) == 0,
+                  "%s member %d element %zu", name, i, k);
+            check_poison(f->dst + (at + 1) * e, e, name);
+        }
+    }
+    free(theirs);
+}
 
-    compat_fill(s64_src, ((sz * 3 - 1) * 3 + 1) * 8, me, 601);
-    memset(s64_dst, POISON, (sz * 6 + 2) * 8);
-    ps = next_psync();
-    shmem_alltoalls64(s64_dst, s64_src, 2, 3, 3, AS_ARGS, ps);
-    check_psync(ps, "shmem_alltoalls64");
-    ALLTOALLS_CHECK(64, s64_dst, 601);
+static void test_data(void)
+{
+    for (int root = 0; root < as.size; root += as.size > 4 ? as.size / 3 + 1 : 1)
+        BOTH_FORMS(broadcast_case, broadcast, root, 200 + (uint64_t)root);
+    BOTH_FORMS(gather_case, fcollect, 0, 0, 300);
+    BOTH_FORMS(gather_case, fcollect, 0, 1, 310);
+    BOTH_FORMS(gather_case, collect, 1, 0, 400);
+    BOTH_FORMS(alltoall_case, alltoall, 500);
+    BOTH_FORMS(alltoalls_case, alltoalls, 600);
 }
 
 /* ---- reductions -------------------------------------------------------------------- */
@@ -341,40 +291,28 @@ static double fval(int op, int m, int pe, int i, uint64_t tag)
     } while (0)
 
 /* Every operation of a type: the integers' seven, the floating types'
- * four; dst may be src. */
-#define DEF_TO_ALL_ARITH(NAME, TYPE, VAL)                                                     \
-    static void to_all_arith_##NAME(TYPE *dst, TYPE *src, int n, uint64_t tag)                \
-    {                                                                                         \
-        TYPE *ref = malloc(sizeof(TYPE) * ((size_t)n + 1));                                   \
-        TO_ALL_CASE(NAME, TYPE, min, MIN, VAL, dst, src, n, tag);                             \
-        TO_ALL_CASE(NAME, TYPE, max, MAX, VAL, dst, src, n, tag);                             \
-        TO_ALL_CASE(NAME, TYPE, sum, SUM, VAL, dst, src, n, tag);                             \
-        TO_ALL_CASE(NAME, TYPE, prod, PROD, VAL, dst, src, n, tag);                           \
-        free(ref);                                                                            \
-    }
-#define DEF_TO_ALL_INT(NAME, TYPE)                                                            \
-    DEF_TO_ALL_ARITH(NAME, TYPE, ival)                                                        \
+ * four (OPS: X(opname, OP, ...) for each); dst may be src. */
+#define INT_OPS(X, ...)                                                                       \
+    X(and, AND, __VA_ARGS__) X(or, OR, __VA_ARGS__) X(xor, XOR, __VA_ARGS__)                  \
+    FLOAT_OPS(X, __VA_ARGS__)
+#define FLOAT_OPS(X, ...)                                                                     \
+    X(min, MIN, __VA_ARGS__) X(max, MAX, __VA_ARGS__) X(sum, SUM, __VA_ARGS__)                \
+    X(prod, PROD, __VA_ARGS__)
+#define TO_ALL_OP(OPNAME, OP, NAME, TYPE, VAL) \
+    TO_ALL_CASE(NAME, TYPE, OPNAME, OP, VAL, dst, src, n, tag + (uint64_t)OP_##OP);
+#define DEF_TO_ALL(NAME, TYPE, VAL, OPS)                                                      \
     static void to_all_##NAME(TYPE *dst, TYPE *src, int n, uint64_t tag)                      \
     {                                                                                         \
         TYPE *ref = malloc(sizeof(TYPE) * ((size_t)n + 1));                                   \
-        TO_ALL_CASE(NAME, TYPE, and, AND, ival, dst, src, n, tag);                            \
-        TO_ALL_CASE(NAME, TYPE, or, OR, ival, dst, src, n, tag);                              \
-        TO_ALL_CASE(NAME, TYPE, xor, XOR, ival, dst, src, n, tag);                            \
+        OPS(TO_ALL_OP, NAME, TYPE, VAL)                                                       \
         free(ref);                                                                            \
-        to_all_arith_##NAME(dst, src, n, tag + 1);                                            \
     }
-#define DEF_TO_ALL_FLOAT(NAME, TYPE)                                                          \
-    DEF_TO_ALL_ARITH(NAME, TYPE, fval)                                                        \
-    static void to_all_##NAME(TYPE *dst, TYPE *src, int n, uint64_t tag)                      \
-    {                                                                                         \
-        to_all_arith_##NAME(dst, src, n, tag);                                                \
-    }
-DEF_TO_ALL_INT(short, short)
-DEF_TO_ALL_INT(int, int)
-DEF_TO_ALL_INT(long, long)
-DEF_TO_ALL_INT(longlong, long long)
-DEF_TO_ALL_FLOAT(float, float)
-DEF_TO_ALL_FLOAT(double, double)
+DEF_TO_ALL(short, short, ival, INT_OPS)
+DEF_TO_ALL(int, int, ival, INT_OPS)
+DEF_TO_ALL(long, long, ival, INT_OPS)
+DEF_TO_ALL(longlong, long long, ival, INT_OPS)
+DEF_TO_ALL(float, float, fval, FLOAT_OPS)
+DEF_TO_ALL(double, double, fval, FLOAT_OPS)
 
 static void test_to_all(void)
 {
@@ -395,7 +333,7 @@ static void test_to_all(void)
     to_all_double((double *)(void *)red_b, (double *)(void *)red_a, 0, 770);
     /* static dest and source */
     to_all_longlong(sll_dst, sll_src, N_RED, 780);
-    to_all_arith_double(big_dst, big_src, 3, 790);
+    to_all_double(big_dst, big_src, 3, 790);
     if (as.start == 0 && as.size == npes) { /* parts larger than the chunk: the world only */
         double *ref = malloc(sizeof(double) * (N_BIG + 1));
         TO_ALL_CASE(double, double, sum, SUM, fval, big_dst, big_src, N_BIG, 800);
@@ -411,28 +349,25 @@ static void test_to_all(void)
  * checked once every PE is past them (main). */
 static void test_back_to_back(void)
 {
-    const size_t sz = (size_t)as.size;
+    const struct form *f = &forms[1];
     unsigned char *want = malloc(CAP * 8);
+    size_t count[MAX_PES], at = 0;
     int *isrc = (int *)(void *)red_a, *idst = (int *)(void *)red_b;
     long *ps = next_psync(); /* not the one the last call took: that is checked there */
+    for (int i = 0; i < as.size; at += count[i++])
+        count[i] = f->n;
     for (int it = 0; it < 40; it++) {
         const uint64_t tag = 900 + (uint64_t)it;
         const int root = it % as.size;
         shmem_barrier(AS_ARGS, ps);
-        compat_fill(s64_src, N64 * 8, me, tag);
-        shmem_broadcast64(s64_dst, s64_src, N64, root, AS_ARGS, ps);
-        compat_fill(want, N64 * 8, pe_at(root), tag);
-        CHECK(idx == root || memcmp(s64_dst, want, N64 * 8) == 0, "broadcast64 round %d", it);
-        compat_fill(h32_src, N32 * 4, me, tag);
-        shmem_fcollect32(h32_dst, h32_src, N32, AS_ARGS, ps);
-        want_blocks(want, N32, 4, tag);
-        CHECK(memcmp(h32_dst, want, sz * N32 * 4) == 0, "fcollect32 round %d", it);
-        compat_fill(s64_src, collect_count(idx) * 8, me, tag);
-        shmem_collect64(s64_dst, s64_src, collect_count(idx), AS_ARGS, ps);
-        size_t at = 0;
-        for (int i = 0; i < as.size; at += collect_count(i++) * 8)
-            compat_fill(want + at, collect_count(i) * 8, pe_at(i), tag);
-        CHECK(memcmp(s64_dst, want, at) == 0, "collect64 round %d", it);
+        compat_fill(f->src, f->n * 8, me, tag);
+        shmem_broadcast64(f->dst, f->src, f->n, root, AS_ARGS, ps);
+        compat_fill(want, f->n * 8, pe_at(root), tag);
+        CHECK(idx == root || memcmp(f->dst, want, f->n * 8) == 0, "broadcast64 round %d", it);
+        compat_fill(f->src, f->n * 8, me, tag + 1);
+        shmem_fcollect64(f->dst, f->src, f->n, AS_ARGS, ps);
+        want_blocks(want, f, count, tag + 1);
+        CHECK(memcmp(f->dst, want, at * 8) == 0, "fcollect64 round %d", it);
         for (int i = 0; i < 5; i++)
             isrc[i] = me * 10 + it + i;
         shmem_int_sum_to_all(idst, isrc, 5, AS_ARGS, (int *)(void *)pWrk, ps);
@@ -462,6 +397,8 @@ int main(void)
         pSync_heap[i] = SHMEM_SYNC_VALUE;
     h32_src = shmem_malloc(CAP * 4);
     h32_dst = shmem_malloc(CAP * 4);
+    forms[0] = (struct form){4, N32, (unsigned char *)h32_dst, (unsigned char *)h32_src};
+    forms[1] = (struct form){8, N64, (unsigned char *)s64_dst, (unsigned char *)s64_src};
     red_a = shmem_malloc((N_RED + 2) * 8);
     red_b = shmem_malloc((N_RED + 2) * 8);
     shmem_barrier_all(); /* every PE's pSync is initialised */
@@ -490,11 +427,7 @@ int main(void)
         shmem_barrier_all();
         if (idx >= 0) {
             test_barrier();
-            test_broadcast();
-            test_fcollect();
-            test_collect();
-            test_alltoall();
-            test_alltoalls();
+            test_data();
             test_to_all();
             test_back_to_back();
         }
