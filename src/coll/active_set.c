@@ -119,9 +119,9 @@ static struct active_set active_set_open(const char *call, int PE_start, int log
      * already arrived at this call's first barrier; collect's size, which
      * only this PE writes, holds 0. */
     for (int w = 0; w < words; w++) {
-        const long most = w < as.rounds ? 1 : 0;
-        if ((w < as.rounds || w == SYNC_COLLECT) && (now[w] < 0 || now[w] > most))
-            gshmemi_rma_fail(call, "pSync[%d] holds %ld, not SHMEM_SYNC_VALUE (%ld): initialise "
+        const int used = w < as.rounds || w == SYNC_COLLECT;
+        if (used && (now[w] < 0 || now[w] > (w < as.rounds ? 1 : 0)))
+            gshmemi_rma_fail(call, "pSync[%d] holds %ld, not GSHMEM_SYNC_VALUE (%ld): initialise "
                              "every element of pSync on every PE before the first call, and use "
                              "it for one active set at a time", w, now[w], GSHMEM_SYNC_VALUE);
     }

@@ -110,7 +110,7 @@ cases = {
                       r"logPE_stride 0, PE_size 1\): only its PEs may call$", ABORT, {}),
     "as-bad-root": (H + r"gshmem_broadcast32: PE_root 2 is not in the active set \(2 PEs\)$",
                     ABORT, {}),
-    "as-psync-uninit": (H + r"gshmemx_barrier_active_set: pSync\[0\] holds 7, not SHMEM_SYNC_VALUE "
+    "as-psync-uninit": (H + r"gshmemx_barrier_active_set: pSync\[0\] holds 7, not GSHMEM_SYNC_VALUE "
                         r"\(0\): initialise every element of pSync on every PE before the first "
                         r"call, and use it for one active set at a time$", ABORT, {}),
     "as-timeout": (H +
