@@ -416,8 +416,8 @@ int main(void)
     int ran = 0;
     for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
         as.start = sets[s][0], as.log = sets[s][1], as.size = sets[s][2];
-        const int last = as.start + ((as.size - 1) << as.log);
-        if (as.size < 1 || last >= npes || (s > 0 && as.size == npes))
+        if (as.size < 1 || as.start + (as.size - 1) * (1 << as.log) >= npes ||
+            (s > 0 && as.size == npes))
             continue;
         const int d = me - as.start;
         idx = d >= 0 && d % (1 << as.log) == 0 && (d >> as.log) < as.size ? d >> as.log : -1;
