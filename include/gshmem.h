@@ -343,6 +343,66 @@ GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_REDUCE_ARITH)
 #undef GSHMEMI_DECL_REDUCE_BITWISE
 #undef GSHMEMI_DECL_REDUCE_ARITH
 
+/* ---- active-set collectives (OpenSHMEM 1.5's deprecated forms) -------------
+ * Host only.  Called by the PEs of the active set alone, PE_start + i *
+ * 2^logPE_stride for i < PE_size (world PE numbers, all in the job), each
+ * passing the same triplet and the same pSync: a symmetric array of
+ * GSHMEM_SYNC_SIZE longs, every element GSHMEM_SYNC_VALUE before the first
+ * call (and again when each call returns).  Consecutive calls by the same
+ * active set may reuse pSync; another active set may use it once every
+ * PE of the earlier one has returned.  The data collectives take nelems
+ * elements of 32 or 64 bits (GSHMEM_FOR_ACTIVE_SET_SIZES) and move as
+ * GSHMEM_FOR_COLL_OPS's rows, except that broadcast leaves the root's dest
+ * alone and PE_root is an index in the active set.  The reductions
+ * (GSHMEM_FOR_TO_ALL_*) take pWrk, symmetric work space of
+ * max(nreduce / 2 + 1, GSHMEM_REDUCE_MIN_WRKDATA_SIZE) elements, which
+ * gshmem does not use.  gshmem_barrier names the team barrier, so the
+ * active set's is gshmemx_barrier_active_set: every PE's earlier
+ * operations are complete (quiet), then it meets the others. */
+#define GSHMEM_SYNC_VALUE 0L
+#define GSHMEM_SYNC_SIZE 64
+#define GSHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+
+GSHMEM_API void gshmemx_barrier_active_set(int PE_start, int logPE_stride, int PE_size,
+                                           long *pSync);
+#define GSHMEMI_DECL_ACTIVE_SET_BROADCAST(F)                                               \
+    GSHMEM_API void F(void *dest, const void *source, size_t nelems, int PE_root,          \
+                      int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define GSHMEMI_DECL_ACTIVE_SET_FCOLLECT(F)                                                \
+    GSHMEM_API void F(void *dest, const void *source, size_t nelems, int PE_start,         \
+                      int logPE_stride, int PE_size, long *pSync);
+#define GSHMEMI_DECL_ACTIVE_SET_COLLECT(F) GSHMEMI_DECL_ACTIVE_SET_FCOLLECT(F)
+#define GSHMEMI_DECL_ACTIVE_SET_ALLTOALL(F) GSHMEMI_DECL_ACTIVE_SET_FCOLLECT(F)
+#define GSHMEMI_DECL_ACTIVE_SET_ALLTOALLS(F)                                               \
+    GSHMEM_API void F(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                      size_t nelems, int PE_start, int logPE_stride, int PE_size,          \
+                      long *pSync);
+#define GSHMEMI_DECL_ACTIVE_SET_OP(STEM, TAIL, SHAPE, V, BITS, TYPE) \
+    GSHMEMI_DECL_ACTIVE_SET_##SHAPE(gshmem_##STEM##BITS##TAIL)
+#define GSHMEMI_DECL_ACTIVE_SET(BITS, TYPE) \
+    GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_ACTIVE_SET_OP, BITS, TYPE)
+GSHMEM_FOR_ACTIVE_SET_SIZES(GSHMEMI_DECL_ACTIVE_SET)
+#undef GSHMEMI_DECL_ACTIVE_SET
+#undef GSHMEMI_DECL_ACTIVE_SET_OP
+
+#define GSHMEMI_DECL_TO_ALL(STEM, TAIL, SHAPE, OP, NAME, TYPE)                              \
+    GSHMEM_API void gshmem_##NAME##_##STEM##TAIL(TYPE *dest, const TYPE *source, int nreduce, \
+                                                 int PE_start, int logPE_stride,           \
+                                                 int PE_size, TYPE *pWrk, long *pSync);
+#define GSHMEMI_DECL_TO_ALL_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_BITWISE_OPS(GSHMEMI_DECL_TO_ALL, NAME, TYPE)
+#define GSHMEMI_DECL_TO_ALL_MINMAX(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_MINMAX_OPS(GSHMEMI_DECL_TO_ALL, NAME, TYPE)
+#define GSHMEMI_DECL_TO_ALL_SUMPROD(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_SUMPROD_OPS(GSHMEMI_DECL_TO_ALL, NAME, TYPE)
+GSHMEM_FOR_TO_ALL_BITWISE_TYPES(GSHMEMI_DECL_TO_ALL_BITWISE)
+GSHMEM_FOR_TO_ALL_MINMAX_TYPES(GSHMEMI_DECL_TO_ALL_MINMAX)
+GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(GSHMEMI_DECL_TO_ALL_SUMPROD)
+#undef GSHMEMI_DECL_TO_ALL_BITWISE
+#undef GSHMEMI_DECL_TO_ALL_MINMAX
+#undef GSHMEMI_DECL_TO_ALL_SUMPROD
+#undef GSHMEMI_DECL_TO_ALL
+
 #ifdef __cplusplus
 }
 #endif

@@ -375,6 +375,63 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(sum, _inscan, INSCAN, SUM, A, B)                  \
     X(sum, _exscan, EXSCAN, SUM, A, B)
 
+/* ---- the active-set collectives (OpenSHMEM 1.5's deprecated forms) ------
+ * Host only; on the PEs PE_start + i * 2^logPE_stride, i < PE_size, with a
+ * pSync array (gshmem.h).
+ *
+ * The data collectives are GSHMEM_FOR_COLL_OPS's rows in sized forms,
+ * gshmem_<STEM><BITS><TAIL> (gshmem_broadcast32): X(BITS, TYPE). */
+#define GSHMEM_FOR_ACTIVE_SET_SIZES(X) \
+    X(32, uint32_t)                    \
+    X(64, uint64_t)
+
+/* The reductions' types, as the specification lists them for the to_all
+ * forms (its long double and complex rows wait for those types in gshmem's
+ * tables): the bitwise operations', the min and max ones', the sum and
+ * product ones'. */
+#define GSHMEMI_TO_ALL_BITWISE_TYPES(X, C)    \
+    X(short, short, 1, C)                     \
+    X(int, int, 1, C)                         \
+    X(long, long, 1, C)                       \
+    X(longlong, long long, 1, C)
+#define GSHMEM_FOR_TO_ALL_BITWISE_TYPES(X) \
+    GSHMEMI_TO_ALL_BITWISE_TYPES(GSHMEMI_TO_ALL_BITWISE_TYPE, X)
+#define GSHMEMI_TO_ALL_BITWISE_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+#define GSHMEMI_TO_ALL_MINMAX_TYPES(X, C)     \
+    GSHMEMI_TO_ALL_BITWISE_TYPES(X, C)        \
+    X(float, float, 1, C)                     \
+    X(double, double, 1, C)
+#define GSHMEM_FOR_TO_ALL_MINMAX_TYPES(X) \
+    GSHMEMI_TO_ALL_MINMAX_TYPES(GSHMEMI_TO_ALL_MINMAX_TYPE, X)
+#define GSHMEMI_TO_ALL_MINMAX_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+#define GSHMEMI_TO_ALL_SUMPROD_TYPES(X, C)    \
+    GSHMEMI_TO_ALL_MINMAX_TYPES(X, C)
+#define GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(X) \
+    GSHMEMI_TO_ALL_SUMPROD_TYPES(GSHMEMI_TO_ALL_SUMPROD_TYPE, X)
+#define GSHMEMI_TO_ALL_SUMPROD_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* The reductions, typed gshmem_<NAME>_<STEM><TAIL> (gshmem_int_sum_to_all),
+ * each table with the type table of the same name: X(STEM, TAIL, SHAPE,
+ * OP, A, B), OP as the team reductions' (AND, OR, XOR, MIN, MAX, SUM,
+ * PROD).  One shape:
+ *   TO_ALL  (dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk,
+ *           pSync): every PE's dest gets the element-wise combination of
+ *           all the active set's sources (dest may be source) */
+#define GSHMEM_FOR_TO_ALL_BITWISE_OPS(X, A, B)          \
+    X(and, _to_all, TO_ALL, AND, A, B)                  \
+    X(or, _to_all, TO_ALL, OR, A, B)                    \
+    X(xor, _to_all, TO_ALL, XOR, A, B)
+
+#define GSHMEM_FOR_TO_ALL_MINMAX_OPS(X, A, B)           \
+    X(min, _to_all, TO_ALL, MIN, A, B)                  \
+    X(max, _to_all, TO_ALL, MAX, A, B)
+
+#define GSHMEM_FOR_TO_ALL_SUMPROD_OPS(X, A, B)          \
+    X(sum, _to_all, TO_ALL, SUM, A, B)                  \
+    X(prod, _to_all, TO_ALL, PROD, A, B)
+
 /* Helpers for the _Generic forms: keep an association only where G is 1. */
 #define GSHMEMI_IF_GENERIC_1(...) __VA_ARGS__
 #define GSHMEMI_IF_GENERIC_0(...)

@@ -38,6 +38,7 @@
 #include "device/device_state.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "coll/combine.h"
 #include "coll/pipe.h"
 #include "coll/team.h"
 
@@ -579,8 +580,8 @@ typedef gshmemi_combine_fn combine_fn;
  * combines one element, X being what the kind needs. */
 #define COMBINE_BLOCK 16
 #define COMBINE_DEF(NAME, TYPE, OP, ELEM, X)                                               \
-    static void combine_##NAME##_##OP(void *restrict out, const void *restrict a,          \
-                                      const void *restrict b, size_t n)                    \
+    void gshmemi_combine_##NAME##_##OP(void *restrict out, const void *restrict a,         \
+                                       const void *restrict b, size_t n)                   \
     {                                                                                      \
         TYPE *restrict o = out;                                                            \
         const TYPE *restrict x = a, *restrict y = b;                                       \
@@ -669,16 +670,22 @@ _Static_assert(sizeof(ptrdiff_t) == sizeof(size_t), "ptrdiff_t wraps as size_t")
 #define COMBINE_OF(KIND) COMBINE_##KIND
 #define COMBINE_KIND(KIND, NAME, TYPE, OP) COMBINE_OF(KIND)(NAME, TYPE, OP)
 
-/* The scans' rows combine with SUM, as the reductions' do: one function each. */
+/* The scans' rows combine with SUM, as the reductions' do: one function
+ * each (coll/combine.h declares them).  The to_all reductions' bitwise rows
+ * are on signed types the team reductions' bitwise table has not. */
 #define DEF_COMBINE_REDUCE(NAME, TYPE, OP) COMBINE_KIND(KIND_##NAME, NAME, TYPE, OP)
+#define DEF_COMBINE_TO_ALL(NAME, TYPE, OP) COMBINE_KIND(KIND_##NAME, NAME, TYPE, OP)
 #define DEF_COMBINE_REDUCESCATTER(NAME, TYPE, OP)
 #define DEF_COMBINE_INSCAN(NAME, TYPE, OP)
 #define DEF_COMBINE_EXSCAN(NAME, TYPE, OP)
 #define DEF_COMBINE(STEM, TAIL, SHAPE, OP, NAME, TYPE) DEF_COMBINE_##SHAPE(NAME, TYPE, OP)
 #define DEF_COMBINES_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
 #define DEF_COMBINES_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(DEF_COMBINE, NAME, TYPE)
+#define DEF_COMBINES_TO_ALL_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(DEF_COMBINES_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
+GSHMEM_FOR_TO_ALL_BITWISE_TYPES(DEF_COMBINES_TO_ALL_BITWISE)
 
 /* ---- reductions ----------------------------------------------------------------- */
 
@@ -935,26 +942,27 @@ GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
 #define REDUCE_REDUCE(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
-        return reduce(#F, team, dest, source, nreduce, sizeof(TYPE), combine_##NAME##_##OP, \
-                      GSHMEMI_COLL_KIND(REDUCE, OP));                                      \
+        return reduce(#F, team, dest, source, nreduce, sizeof(TYPE),                       \
+                      gshmemi_combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCE, OP));        \
     }
 #define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP)                                             \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reducescatter(#F, team, dest, source, nreduce, sizeof(TYPE),                \
-                             combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCESCATTER, OP));  \
+                             gshmemi_combine_##NAME##_##OP,                                \
+                             GSHMEMI_COLL_KIND(REDUCESCATTER, OP));                        \
     }
 #define REDUCE_INSCAN(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
-        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 1, \
-                    GSHMEMI_COLL_KIND(INSCAN, OP));                                        \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
+                    gshmemi_combine_##NAME##_##OP, 1, GSHMEMI_COLL_KIND(INSCAN, OP));       \
     }
 #define REDUCE_EXSCAN(F, NAME, TYPE, OP)                                                    \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
-        return scan(#F, team, dest, source, nelems, sizeof(TYPE), combine_##NAME##_##OP, 0, \
-                    GSHMEMI_COLL_KIND(EXSCAN, OP));                                        \
+        return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
+                    gshmemi_combine_##NAME##_##OP, 0, GSHMEMI_COLL_KIND(EXSCAN, OP));       \
     }
 #define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
     REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP)

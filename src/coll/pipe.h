@@ -8,11 +8,8 @@
 
 #include <gshmem.h>
 
+#include "coll/combine.h"
 #include "coll/team.h"
-
-/* out[i] = a[i] OP b[i] for n elements; out overlaps neither a nor b. */
-typedef void gshmemi_combine_fn(void *restrict out, const void *restrict a,
-                                const void *restrict b, size_t n);
 
 /* The most a pipelined call may move (its members' bytes together), so
  * that its chunk counts fit the pipe words (pipe.c). */

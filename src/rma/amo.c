@@ -33,6 +33,12 @@ static void amo(const char *call, const void *dest, int pe, int op, size_t size,
         memcpy(old, &old_bits, size);
 }
 
+void gshmemi_rma_atomic(const char *call, void *dest, int pe, int op, size_t size, const void *a,
+                        const void *b, void *old)
+{
+    amo(call, dest, pe, op, size, a, b, old);
+}
+
 /* ---- GSHMEM_FOR_AMO_*_OPS ---------------------------------------------------
  * One definition per shape: F the function, T the type, AMO the atomic
  * operation applied (GSHMEMI_AMO_<AMO>). */

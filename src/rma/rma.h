@@ -143,6 +143,13 @@ static inline void gshmemi_rma_check_aligned(const char *call, const char *what,
  * every put this thread issued to pe before it. */
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
+/* An atomic for the layers above: op (GSHMEMI_AMO_*) on pe's copy of the
+ * size-byte word at dest (4 or 8), operands *a and *b (NULL: 0), checked
+ * as the user's atomics are.  With old, it has completed on return and
+ * *old holds the word's value before; without, the next quiet completes it. */
+void gshmemi_rma_atomic(const char *call, void *dest, int pe, int op, size_t size, const void *a,
+                        const void *b, void *old);
+
 /* putmem and getmem for the layers above (collectives), checked as the
  * user's calls are; blocking waits for a copy engine's copy, else the next
  * quiet completes it. */

@@ -100,6 +100,23 @@ cases = {
                           ABORT, {}),
     "coll-bad-root": (H + r"gshmem_int_broadcast: PE_root 2 is not in the team \(2 PEs\)$", ABORT, {}),
     "coll-bad-stride": (H + r"gshmem_alltoallsmem: strides dst 0 and sst 1 must be positive$", ABORT, {}),
+    # the active-set collectives (shmem.h's deprecated forms)
+    "as-past-last": (H + r"gshmemx_barrier_active_set: the active set \(PE_start 1, logPE_stride 1, "
+                     r"PE_size 2\) reaches pe 3, past the last PE \(there are 2 PEs, 0 to 1\)$",
+                     ABORT, {}),
+    "as-size-zero": (H + r"gshmem_int_sum_to_all: PE_size 0 is not positive: an active set has "
+                     r"at least one PE$", ABORT, {}),
+    "as-not-member": (H + r"gshmem_broadcast64: this pe is not in the active set \(PE_start 1, "
+                      r"logPE_stride 0, PE_size 1\): only its PEs may call$", ABORT, {}),
+    "as-bad-root": (H + r"gshmem_broadcast32: PE_root 2 is not in the active set \(2 PEs\)$",
+                    ABORT, {}),
+    "as-psync-uninit": (H + r"gshmemx_barrier_active_set: pSync\[0\] holds 7, not GSHMEM_SYNC_VALUE "
+                        r"\(0\): initialise every element of pSync on every PE before the first "
+                        r"call, and use it for one active set at a time$", ABORT, {}),
+    "as-timeout": (H +
+                   rf"gshmem_long_sum_to_all timed out after 1 s \(GSHMEM_TIMEOUT\): waiting for "
+                   rf"{P} \(offset \d+ of the program's static data, element 0 of 1\) to be GE 1; "
+                   r"it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "1"}),
     "free-twice": (rf"error heap: gshmem_free\({P}\): no block is allocated there \(already freed, "
                    r"or never allocated\)$", 0, {}),
 }

@@ -13,6 +13,7 @@
 
 static int me, npes;
 static long static_word; /* symmetric unless GSHMEM_SYMMETRIC_DATA=0 */
+static long psync[SHMEM_SYNC_SIZE]; /* the active-set collectives' */
 
 /* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
  * (the runtime keeps areas of its own in the heap: the test does not
@@ -164,6 +165,21 @@ int main(int argc, char **argv)
             gshmem_alltoallsmem(GSHMEM_TEAM_WORLD, heap_ptr + 8, heap_ptr, 2, 2, 4);
         } else if (strcmp(c, "coll-bad-stride") == 0) {
             gshmem_alltoallsmem(GSHMEM_TEAM_WORLD, heap_ptr, heap_ptr + 512, 0, 1, 1);
+        } else if (strcmp(c, "as-past-last") == 0) { /* PEs 1 and 3 of 2 */
+            shmem_barrier(1, 1, 2, psync);
+        } else if (strcmp(c, "as-size-zero") == 0) {
+            shmem_int_sum_to_all((int *)heap_ptr, (int *)heap_ptr + 1, 1, 0, 0, 0,
+                                 (int *)heap_ptr + 2, psync);
+        } else if (strcmp(c, "as-not-member") == 0) {
+            shmem_broadcast64(heap_ptr, heap_ptr + 64, 1, 0, 1, 0, 1, psync);
+        } else if (strcmp(c, "as-bad-root") == 0) {
+            shmem_broadcast32(heap_ptr, heap_ptr + 64, 1, 2, 0, 0, 2, psync);
+        } else if (strcmp(c, "as-psync-uninit") == 0) {
+            psync[0] = 7;
+            shmem_barrier(0, 0, 2, psync);
+        } else if (strcmp(c, "as-timeout") == 0) { /* pe 1 never joins */
+            shmem_long_sum_to_all((long *)heap_ptr, (long *)heap_ptr, 4, 0, 0, 2,
+                                  (long *)heap_ptr + 8, psync);
         } else if (strcmp(c, "timeout") == 0) {
             char *lo, *hi;
             heap_bounds(heap_ptr, &lo, &hi);
@@ -187,7 +203,7 @@ int main(int argc, char **argv)
             gshmem_putmem(hi - 8, &local, 16, 0);
     }
     /* Only PE 0's wait may time out. */
-    if (strcmp(c, "timeout") == 0 && me != 0)
+    if ((strcmp(c, "timeout") == 0 || strcmp(c, "as-timeout") == 0) && me != 0)
         sleep(20);
     gshmem_barrier_all();
     gshmem_free(sig);

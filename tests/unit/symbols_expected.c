@@ -55,6 +55,11 @@ static void print_symbol(const char *name, void (*function)(void))
 #define REDUCE_BITWISE_ON_STREAM(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(ON_STREAM_ANY, NAME, TYPE)
 #define REDUCE_ARITH_ON_STREAM(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(ON_STREAM_ANY, NAME, TYPE)
+#define ACTIVE_SET_OP(STEM, TAIL, SHAPE, V, BITS, TYPE) SYMBOL(gshmem_##STEM##BITS##TAIL)
+#define ACTIVE_SET(BITS, TYPE) GSHMEM_FOR_COLL_OPS(ACTIVE_SET_OP, BITS, TYPE)
+#define TO_ALL_BITWISE(NAME, TYPE, G) GSHMEM_FOR_TO_ALL_BITWISE_OPS(TYPED, NAME, TYPE)
+#define TO_ALL_MINMAX(NAME, TYPE, G) GSHMEM_FOR_TO_ALL_MINMAX_OPS(TYPED, NAME, TYPE)
+#define TO_ALL_SUMPROD(NAME, TYPE, G) GSHMEM_FOR_TO_ALL_SUMPROD_OPS(TYPED, NAME, TYPE)
 
 int main(void)
 {
@@ -78,6 +83,7 @@ int main(void)
         "gshmem_pcontrol", "gshmem_set_lock", "gshmem_clear_lock", "gshmem_test_lock",
         "gshmemi_ctx_default", "gshmem_ctx_create", "gshmem_team_create_ctx", "gshmem_ctx_destroy",
         "gshmem_ctx_get_team", "gshmem_ctx_quiet", "gshmem_ctx_fence", "gshmemi_ctx_invalid",
+        "gshmemx_barrier_active_set",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)
@@ -98,6 +104,10 @@ int main(void)
     GSHMEM_FOR_COLL_OPS(COLL_ON_STREAM_MEM, , )
     GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE_ON_STREAM)
     GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH_ON_STREAM)
+    GSHMEM_FOR_ACTIVE_SET_SIZES(ACTIVE_SET)
+    GSHMEM_FOR_TO_ALL_BITWISE_TYPES(TO_ALL_BITWISE)
+    GSHMEM_FOR_TO_ALL_MINMAX_TYPES(TO_ALL_MINMAX)
+    GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(TO_ALL_SUMPROD)
     for (size_t i = 0; i < sizeof(untyped) / sizeof(untyped[0]); i++)
         PRINT(untyped[i]);
     return 0;

@@ -10,9 +10,7 @@
  *
  * Contexts share the default context's resources: the context forms run
  * gshmem's operations, and a context's quiet completes all of this PE's
- * operations.  Not here (README, "OpenSHMEM programs"): symmetric global
- * and static data (only the symmetric heap is remotely accessible), the
- * deprecated active-set collectives and their pSync arrays.
+ * operations.  What is not here, and why: README, "OpenSHMEM programs".
  */
 #ifndef GSHMEM_COMPAT_SHMEM_H
 #define GSHMEM_COMPAT_SHMEM_H
@@ -75,18 +73,17 @@ typedef gshmem_ctx_t shmem_ctx_t;
 #define SHMEM_MALLOC_ATOMICS_REMOTE GSHMEM_MALLOC_ATOMICS_REMOTE
 #define SHMEM_MALLOC_SIGNAL_REMOTE GSHMEM_MALLOC_SIGNAL_REMOTE
 
-/* The deprecated active-set collectives' work arrays.  Those routines are
- * not provided; the sizes let programs that still declare the arrays
- * compile. */
-#define SHMEM_SYNC_VALUE 0L
-#define SHMEM_SYNC_SIZE 64
+/* The deprecated active-set collectives' work arrays (gshmem.h): every
+ * routine's pSync is GSHMEM_SYNC_SIZE longs. */
+#define SHMEM_SYNC_VALUE GSHMEM_SYNC_VALUE
+#define SHMEM_SYNC_SIZE GSHMEM_SYNC_SIZE
 #define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE GSHMEM_REDUCE_MIN_WRKDATA_SIZE
 #define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
 #define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
 #define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
@@ -395,6 +392,46 @@ GSHMEM_FOR_COLL_OPS(SHMEMI_COLL_MEM, , )
     GSHMEM_FOR_REDUCE_ARITH_OPS(SHMEMI_REDUCE_TYPED, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(SHMEMI_REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(SHMEMI_REDUCE_ARITH)
+
+/* The deprecated active-set collectives (gshmem.h): the barrier, the data
+ * collectives' 32- and 64-bit forms (GSHMEM_FOR_ACTIVE_SET_SIZES) and the
+ * to_all reductions (GSHMEM_FOR_TO_ALL_*). */
+SHMEMI_INLINE void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    gshmemx_barrier_active_set(PE_start, logPE_stride, PE_size, pSync);
+}
+#define SHMEMI_ACTIVE_SET_BROADCAST(F)                                                        \
+    SHMEMI_FWD_V(F, (void *dest, const void *source, size_t nelems, int PE_root, int PE_start, \
+                     int logPE_stride, int PE_size, long *pSync),                             \
+                 (dest, source, nelems, PE_root, PE_start, logPE_stride, PE_size, pSync))
+#define SHMEMI_ACTIVE_SET_FCOLLECT(F)                                                         \
+    SHMEMI_FWD_V(F, (void *dest, const void *source, size_t nelems, int PE_start,             \
+                     int logPE_stride, int PE_size, long *pSync),                             \
+                 (dest, source, nelems, PE_start, logPE_stride, PE_size, pSync))
+#define SHMEMI_ACTIVE_SET_COLLECT(F) SHMEMI_ACTIVE_SET_FCOLLECT(F)
+#define SHMEMI_ACTIVE_SET_ALLTOALL(F) SHMEMI_ACTIVE_SET_FCOLLECT(F)
+#define SHMEMI_ACTIVE_SET_ALLTOALLS(F)                                                        \
+    SHMEMI_FWD_V(F, (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,            \
+                     size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync), \
+                 (dest, source, dst, sst, nelems, PE_start, logPE_stride, PE_size, pSync))
+#define SHMEMI_ACTIVE_SET_OP(STEM, TAIL, SHAPE, V, BITS, TYPE) \
+    SHMEMI_ACTIVE_SET_##SHAPE(STEM##BITS##TAIL)
+#define SHMEMI_ACTIVE_SET(BITS, TYPE) GSHMEM_FOR_COLL_OPS(SHMEMI_ACTIVE_SET_OP, BITS, TYPE)
+GSHMEM_FOR_ACTIVE_SET_SIZES(SHMEMI_ACTIVE_SET)
+#define SHMEMI_TO_ALL(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                      \
+    SHMEMI_FWD_V(NAME##_##STEM##TAIL,                                                       \
+                 (TYPE *dest, const TYPE *source, int nreduce, int PE_start,                \
+                  int logPE_stride, int PE_size, TYPE *pWrk, long *pSync),                  \
+                 (dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync))
+#define SHMEMI_TO_ALL_BITWISE(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_BITWISE_OPS(SHMEMI_TO_ALL, NAME, TYPE)
+#define SHMEMI_TO_ALL_MINMAX(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_MINMAX_OPS(SHMEMI_TO_ALL, NAME, TYPE)
+#define SHMEMI_TO_ALL_SUMPROD(NAME, TYPE, G) \
+    GSHMEM_FOR_TO_ALL_SUMPROD_OPS(SHMEMI_TO_ALL, NAME, TYPE)
+GSHMEM_FOR_TO_ALL_BITWISE_TYPES(SHMEMI_TO_ALL_BITWISE)
+GSHMEM_FOR_TO_ALL_MINMAX_TYPES(SHMEMI_TO_ALL_MINMAX)
+GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(SHMEMI_TO_ALL_SUMPROD)
 
 /* ---- C11 generic forms ---------------------------------------------------------
  * As gshmem.h's, and for RMA and atomics also with a context first:
