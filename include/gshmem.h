@@ -99,39 +99,52 @@ GSHMEM_API int gshmem_pe_accessible(int pe);
 
 /* ---- RMA ------------------------------------------------------------
  * GSHMEM_FOR_RMA_OPS for each type (gshmem_int_put), each size (the sized
- * forms, gshmem_put32) and the mem forms (gshmem_putmem, nelems in bytes). */
+ * forms, gshmem_put32) and the mem forms (gshmem_putmem, nelems in bytes).
+ * A typed family's declarations take their qualifier first: GSHMEMI_HD_API
+ * (host, and kernels where gshmem_device.cuh defines them) for the types of
+ * GSHMEM_FOR_<FAMILY>_TYPES, GSHMEM_API (host only) for those of
+ * GSHMEM_FOR_<FAMILY>_HOST_TYPES. */
 
-#define GSHMEMI_DECL_RMA_PUT(F, T) \
-    GSHMEMI_HD_API void F(T *dest, const T *source, size_t nelems, int pe);
-#define GSHMEMI_DECL_RMA_GET(F, T) GSHMEMI_DECL_RMA_PUT(F, T)
-#define GSHMEMI_DECL_RMA_P(F, T) GSHMEMI_HD_API void F(T *dest, T value, int pe);
-#define GSHMEMI_DECL_RMA_G(F, T) GSHMEMI_HD_API T F(const T *source, int pe);
-#define GSHMEMI_DECL_RMA_IPUT(F, T)                                                     \
-    GSHMEMI_HD_API void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                          size_t nelems, int pe);
-#define GSHMEMI_DECL_RMA_IGET(F, T) GSHMEMI_DECL_RMA_IPUT(F, T)
-#define GSHMEMI_DECL_RMA_PUT_SIGNAL(F, T)                                               \
-    GSHMEMI_HD_API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
-                          uint64_t signal, int sig_op, int pe);
+#define GSHMEMI_DECL_RMA_PUT(API, F, T) \
+    API void F(T *dest, const T *source, size_t nelems, int pe);
+#define GSHMEMI_DECL_RMA_GET(API, F, T) GSHMEMI_DECL_RMA_PUT(API, F, T)
+#define GSHMEMI_DECL_RMA_P(API, F, T) API void F(T *dest, T value, int pe);
+#define GSHMEMI_DECL_RMA_G(API, F, T) API T F(const T *source, int pe);
+#define GSHMEMI_DECL_RMA_IPUT(API, F, T)                                                \
+    API void F(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+               int pe);
+#define GSHMEMI_DECL_RMA_IGET(API, F, T) GSHMEMI_DECL_RMA_IPUT(API, F, T)
+#define GSHMEMI_DECL_RMA_PUT_SIGNAL(API, F, T)                                          \
+    API void F(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,            \
+               uint64_t signal, int sig_op, int pe);
 
 #define GSHMEMI_DECL_RMA_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
-    GSHMEMI_DECL_RMA_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+    GSHMEMI_DECL_RMA_##SHAPE(GSHMEMI_HD_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_RMA_HOST_TYPED(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    GSHMEMI_DECL_RMA_##SHAPE(GSHMEM_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
 #define GSHMEMI_DECL_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_RMA_HOST(NAME, TYPE, G) \
+    GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_HOST_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_RMA)
+GSHMEM_FOR_RMA_HOST_TYPES(GSHMEMI_DECL_RMA_HOST)
 
 #define GSHMEMI_DECL_RMA_SIZED_OP(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
-    GSHMEMI_RMA_SIZED_##SHAPE(NBI, GSHMEMI_DECL_RMA_##SHAPE(gshmem_##STEM##BITS##TAIL, void))
+    GSHMEMI_RMA_SIZED_##SHAPE(                                         \
+        NBI, GSHMEMI_DECL_RMA_##SHAPE(GSHMEMI_HD_API, gshmem_##STEM##BITS##TAIL, void))
 #define GSHMEMI_DECL_RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_SIZED_OP, BITS, TYPE)
 GSHMEM_FOR_RMA_SIZES(GSHMEMI_DECL_RMA_SIZED)
 
 #define GSHMEMI_DECL_RMA_MEM(STEM, TAIL, SHAPE, NBI, A, B) \
-    GSHMEMI_RMA_MEM_##SHAPE(NBI, GSHMEMI_DECL_RMA_##SHAPE(gshmem_##STEM##mem##TAIL, void))
+    GSHMEMI_RMA_MEM_##SHAPE(                                \
+        NBI, GSHMEMI_DECL_RMA_##SHAPE(GSHMEMI_HD_API, gshmem_##STEM##mem##TAIL, void))
 GSHMEM_FOR_RMA_OPS(GSHMEMI_DECL_RMA_MEM, , )
 
 #undef GSHMEMI_DECL_RMA_MEM
 #undef GSHMEMI_DECL_RMA_SIZED
 #undef GSHMEMI_DECL_RMA_SIZED_OP
+#undef GSHMEMI_DECL_RMA_HOST
 #undef GSHMEMI_DECL_RMA
+#undef GSHMEMI_DECL_RMA_HOST_TYPED
 #undef GSHMEMI_DECL_RMA_TYPED
 
 /* ---- signals ---------------------------------------------------------- */
@@ -307,41 +320,58 @@ GSHMEM_API void gshmemi_ctx_invalid(const char *call) __attribute__((noreturn, c
 
 /* ---- collectives ------------------------------------------------------- */
 
-#define GSHMEMI_DECL_COLL_BROADCAST(F, T) \
-    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);
-#define GSHMEMI_DECL_COLL_FCOLLECT(F, T) \
-    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
-#define GSHMEMI_DECL_COLL_COLLECT(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
-#define GSHMEMI_DECL_COLL_ALLTOALL(F, T) GSHMEMI_DECL_COLL_FCOLLECT(F, T)
-#define GSHMEMI_DECL_COLL_ALLTOALLS(F, T)                                                   \
-    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,      \
-                     ptrdiff_t sst, size_t nelems);
+/* As RMA's, the qualifier first. */
+#define GSHMEMI_DECL_COLL_BROADCAST(API, F, T) \
+    API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root);
+#define GSHMEMI_DECL_COLL_FCOLLECT(API, F, T) \
+    API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+#define GSHMEMI_DECL_COLL_COLLECT(API, F, T) GSHMEMI_DECL_COLL_FCOLLECT(API, F, T)
+#define GSHMEMI_DECL_COLL_ALLTOALL(API, F, T) GSHMEMI_DECL_COLL_FCOLLECT(API, F, T)
+#define GSHMEMI_DECL_COLL_ALLTOALLS(API, F, T)                                              \
+    API int F(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+              size_t nelems);
 #define GSHMEMI_DECL_COLL_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
-    GSHMEMI_DECL_COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+    GSHMEMI_DECL_COLL_##SHAPE(GSHMEMI_HD_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_COLL_HOST_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
+    GSHMEMI_DECL_COLL_##SHAPE(GSHMEM_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
 #define GSHMEMI_DECL_COLL(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_COLL_HOST(NAME, TYPE, G) \
+    GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_HOST_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(GSHMEMI_DECL_COLL)
+GSHMEM_FOR_RMA_HOST_TYPES(GSHMEMI_DECL_COLL_HOST)
 #define GSHMEMI_DECL_COLL_MEM(STEM, TAIL, SHAPE, V, A, B) \
-    GSHMEMI_DECL_COLL_##SHAPE(gshmem_##STEM##mem##TAIL, void)
+    GSHMEMI_DECL_COLL_##SHAPE(GSHMEMI_HD_API, gshmem_##STEM##mem##TAIL, void)
 GSHMEM_FOR_COLL_OPS(GSHMEMI_DECL_COLL_MEM, , )
 #undef GSHMEMI_DECL_COLL_MEM
+#undef GSHMEMI_DECL_COLL_HOST
 #undef GSHMEMI_DECL_COLL
 
-#define GSHMEMI_DECL_REDUCE_REDUCE(F, T) \
-    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce);
-#define GSHMEMI_DECL_REDUCE_REDUCESCATTER(F, T) GSHMEMI_DECL_REDUCE_REDUCE(F, T)
-#define GSHMEMI_DECL_REDUCE_INSCAN(F, T) \
-    GSHMEMI_HD_API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
-#define GSHMEMI_DECL_REDUCE_EXSCAN(F, T) GSHMEMI_DECL_REDUCE_INSCAN(F, T)
+#define GSHMEMI_DECL_REDUCE_REDUCE(API, F, T) \
+    API int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define GSHMEMI_DECL_REDUCE_REDUCESCATTER(API, F, T) GSHMEMI_DECL_REDUCE_REDUCE(API, F, T)
+#define GSHMEMI_DECL_REDUCE_INSCAN(API, F, T) \
+    API int F(gshmem_team_t team, T *dest, const T *source, size_t nelems);
+#define GSHMEMI_DECL_REDUCE_EXSCAN(API, F, T) GSHMEMI_DECL_REDUCE_INSCAN(API, F, T)
 #define GSHMEMI_DECL_REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
-    GSHMEMI_DECL_REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE)
+    GSHMEMI_DECL_REDUCE_##SHAPE(GSHMEMI_HD_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
+#define GSHMEMI_DECL_REDUCE_HOST_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
+    GSHMEMI_DECL_REDUCE_##SHAPE(GSHMEM_API, gshmem_##NAME##_##STEM##TAIL, TYPE)
 #define GSHMEMI_DECL_REDUCE_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_REDUCE_TYPED, NAME, TYPE)
 #define GSHMEMI_DECL_REDUCE_ARITH(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DECL_REDUCE_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_REDUCE_ARITH_HOST(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_ARITH_OPS(GSHMEMI_DECL_REDUCE_HOST_TYPED, NAME, TYPE)
+#define GSHMEMI_DECL_REDUCE_COMPLEX_HOST(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_COMPLEX_OPS(GSHMEMI_DECL_REDUCE_HOST_TYPED, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(GSHMEMI_DECL_REDUCE_ARITH_HOST)
+GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(GSHMEMI_DECL_REDUCE_COMPLEX_HOST)
 #undef GSHMEMI_DECL_REDUCE_BITWISE
 #undef GSHMEMI_DECL_REDUCE_ARITH
+#undef GSHMEMI_DECL_REDUCE_ARITH_HOST
+#undef GSHMEMI_DECL_REDUCE_COMPLEX_HOST
 
 /* ---- active-set collectives (OpenSHMEM 1.5's deprecated forms) -------------
  * Host only.  Called by the PEs of the active set alone, PE_start + i *
@@ -412,11 +442,12 @@ GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(GSHMEMI_DECL_TO_ALL_SUMPROD)
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
 /* The call's function: _Generic over *(x), each type of GSHMEMI_<TYPES>_TYPES
- * with G 1 selecting gshmem_<type>_<OP>.  (OP is pasted before it travels,
- * so that an application's macro named like an operation, p or g, cannot
- * change it.)  A macro does not expand inside its own expansion, so these
- * forms cannot be used within an expansion of the type table they select
- * from (GSHMEM_FOR_RMA_TYPES for gshmem_put): use the typed names there. */
+ * with G 1 selecting gshmem_<type>_<OP> (RMA_ALL: the RMA types and the
+ * host-only ones).  (OP is pasted before it travels, so that an
+ * application's macro named like an operation, p or g, cannot change it.)
+ * A macro does not expand inside its own expansion, so these forms cannot
+ * be used within an expansion of a type table they select from
+ * (GSHMEM_FOR_RMA_TYPES for gshmem_put): use the typed names there. */
 #define GSHMEMI_GENERIC(TYPES, OP, x) \
     _Generic(*(x), GSHMEMI_##TYPES##_TYPES(GSHMEMI_GENERIC_ASSOC, _##OP) GSHMEMI_GENERIC_DEFAULT)
 #define GSHMEMI_GENERIC_ASSOC(NAME, TYPE, G, SUFFIX) \
@@ -428,17 +459,17 @@ void gshmemi_generic_type_not_supported(void);
 
 /* One for each row of the operation tables (a macro cannot define macros);
  * tests/install/generic.c calls each row's. */
-#define gshmem_put(dest, ...) GSHMEMI_GENERIC(RMA, put, dest)(dest, __VA_ARGS__)
-#define gshmem_put_nbi(dest, ...) GSHMEMI_GENERIC(RMA, put_nbi, dest)(dest, __VA_ARGS__)
-#define gshmem_get(dest, ...) GSHMEMI_GENERIC(RMA, get, dest)(dest, __VA_ARGS__)
-#define gshmem_get_nbi(dest, ...) GSHMEMI_GENERIC(RMA, get_nbi, dest)(dest, __VA_ARGS__)
-#define gshmem_p(dest, ...) GSHMEMI_GENERIC(RMA, p, dest)(dest, __VA_ARGS__)
-#define gshmem_g(source, ...) GSHMEMI_GENERIC(RMA, g, source)(source, __VA_ARGS__)
-#define gshmem_iput(dest, ...) GSHMEMI_GENERIC(RMA, iput, dest)(dest, __VA_ARGS__)
-#define gshmem_iget(dest, ...) GSHMEMI_GENERIC(RMA, iget, dest)(dest, __VA_ARGS__)
-#define gshmem_put_signal(dest, ...) GSHMEMI_GENERIC(RMA, put_signal, dest)(dest, __VA_ARGS__)
+#define gshmem_put(dest, ...) GSHMEMI_GENERIC(RMA_ALL, put, dest)(dest, __VA_ARGS__)
+#define gshmem_put_nbi(dest, ...) GSHMEMI_GENERIC(RMA_ALL, put_nbi, dest)(dest, __VA_ARGS__)
+#define gshmem_get(dest, ...) GSHMEMI_GENERIC(RMA_ALL, get, dest)(dest, __VA_ARGS__)
+#define gshmem_get_nbi(dest, ...) GSHMEMI_GENERIC(RMA_ALL, get_nbi, dest)(dest, __VA_ARGS__)
+#define gshmem_p(dest, ...) GSHMEMI_GENERIC(RMA_ALL, p, dest)(dest, __VA_ARGS__)
+#define gshmem_g(source, ...) GSHMEMI_GENERIC(RMA_ALL, g, source)(source, __VA_ARGS__)
+#define gshmem_iput(dest, ...) GSHMEMI_GENERIC(RMA_ALL, iput, dest)(dest, __VA_ARGS__)
+#define gshmem_iget(dest, ...) GSHMEMI_GENERIC(RMA_ALL, iget, dest)(dest, __VA_ARGS__)
+#define gshmem_put_signal(dest, ...) GSHMEMI_GENERIC(RMA_ALL, put_signal, dest)(dest, __VA_ARGS__)
 #define gshmem_put_signal_nbi(dest, ...) \
-    GSHMEMI_GENERIC(RMA, put_signal_nbi, dest)(dest, __VA_ARGS__)
+    GSHMEMI_GENERIC(RMA_ALL, put_signal_nbi, dest)(dest, __VA_ARGS__)
 
 #define gshmem_atomic_fetch(source, ...) \
     GSHMEMI_GENERIC(AMO_EXTENDED, atomic_fetch, source)(source, __VA_ARGS__)

@@ -7,7 +7,8 @@
  * the family for each type of its type table.  Each type is X(NAME, TYPE, G):
  * G is 1 where TYPE takes part in the C11 _Generic forms (the fixed-width
  * aliases such as int32_t name the same type as int and would clash there),
- * 0 otherwise.
+ * 0 otherwise.  The types only the host has (long double, the complex
+ * types) are in tables of their own, GSHMEM_FOR_<FAMILY>_HOST_TYPES.
  *
  * Include <gshmem.h>, not this file.
  */
@@ -20,6 +21,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__cplusplus)
+#include <complex>
+#endif
 
 /* 16-bit floating types: the CUDA types where CUDA headers are in use, else
  * an opaque 2-byte storage type with the same layout. */
@@ -175,6 +179,53 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(bfloat16, gshmem_bfloat16, 1, C)
 #define GSHMEM_FOR_REDUCE_ARITH_TYPES(X) GSHMEMI_REDUCE_ARITH_TYPES(GSHMEMI_REDUCE_ARITH_TYPE, X)
 #define GSHMEMI_REDUCE_ARITH_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* ---- host-only type tables ---------------------------------------------
+ * Types of OpenSHMEM that only the host has: CUDA device code has no long
+ * double (nvcc makes it a double) and no complex type of C's, and NVSHMEM
+ * has none of their names.  A table named GSHMEM_FOR_<FAMILY>_HOST_TYPES
+ * goes with the family's operation table, as GSHMEM_FOR_<FAMILY>_TYPES
+ * does: the host API (gshmem.h, its C11 generic forms and libgshmem) and
+ * OpenSHMEM's names (shmem.h) expand both, while the device API, the
+ * stream-ordered forms (gshmemx.h) and NVSHMEM's names (nvshmem_names.h,
+ * which leaves out every name of a _HOST_TYPES table) expand only the
+ * family's own.  A long double of x86-64 is 16 bytes, 6 of them padding:
+ * moves copy all 16 and reductions combine values, so the padding of a
+ * result is unspecified. */
+#define GSHMEMI_RMA_HOST_TYPES(X, C) X(longdouble, long double, 1, C)
+#define GSHMEM_FOR_RMA_HOST_TYPES(X) GSHMEMI_RMA_HOST_TYPES(GSHMEMI_RMA_HOST_TYPE, X)
+#define GSHMEMI_RMA_HOST_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+#define GSHMEMI_REDUCE_ARITH_HOST_TYPES(X, C) X(longdouble, long double, 1, C)
+#define GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(X) \
+    GSHMEMI_REDUCE_ARITH_HOST_TYPES(GSHMEMI_REDUCE_ARITH_HOST_TYPE, X)
+#define GSHMEMI_REDUCE_ARITH_HOST_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* The complex reductions' types (GSHMEM_FOR_REDUCE_COMPLEX_OPS): C's
+ * _Complex types, and in C++, which has none, std::complex (the same
+ * layout); none in a C without complex types (__STDC_NO_COMPLEX__). */
+#if defined(__cplusplus)
+#define GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(X, C)   \
+    X(complexd, std::complex<double>, 1, C)       \
+    X(complexf, std::complex<float>, 1, C)
+#elif !defined(__STDC_NO_COMPLEX__)
+#define GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(X, C)   \
+    X(complexd, double _Complex, 1, C)            \
+    X(complexf, float _Complex, 1, C)
+#else
+#define GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(X, C)
+#endif
+#define GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(X) \
+    GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(GSHMEMI_REDUCE_COMPLEX_HOST_TYPE, X)
+#define GSHMEMI_REDUCE_COMPLEX_HOST_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* What the host's C11 generic forms select from: each family's types and
+ * its host-only ones (sum and prod: the complex types too). */
+#define GSHMEMI_RMA_ALL_TYPES(X, C) GSHMEMI_RMA_TYPES(X, C) GSHMEMI_RMA_HOST_TYPES(X, C)
+#define GSHMEMI_REDUCE_ARITH_ALL_TYPES(X, C) \
+    GSHMEMI_REDUCE_ARITH_TYPES(X, C) GSHMEMI_REDUCE_ARITH_HOST_TYPES(X, C)
+#define GSHMEMI_REDUCE_SUM_PROD_ALL_TYPES(X, C) \
+    GSHMEMI_REDUCE_ARITH_ALL_TYPES(X, C) GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(X, C)
 
 /* ---- operation tables --------------------------------------------------
  * One row per operation: X(STEM, TAIL, SHAPE, V, A, B).
@@ -366,10 +417,15 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEM_FOR_REDUCE_ARITH_OPS(X, A, B)            \
     X(min, _reduce, REDUCE, MIN, A, B)                  \
     X(max, _reduce, REDUCE, MAX, A, B)                  \
-    X(sum, _reduce, REDUCE, SUM, A, B)                  \
-    X(prod, _reduce, REDUCE, PROD, A, B)                \
     X(min, _reducescatter, REDUCESCATTER, MIN, A, B)    \
     X(max, _reducescatter, REDUCESCATTER, MAX, A, B)    \
+    GSHMEM_FOR_REDUCE_COMPLEX_OPS(X, A, B)
+
+/* The complex types' (no order: no min or max), which every arithmetic
+ * type has too. */
+#define GSHMEM_FOR_REDUCE_COMPLEX_OPS(X, A, B)          \
+    X(sum, _reduce, REDUCE, SUM, A, B)                  \
+    X(prod, _reduce, REDUCE, PROD, A, B)                \
     X(sum, _reducescatter, REDUCESCATTER, SUM, A, B)    \
     X(prod, _reducescatter, REDUCESCATTER, PROD, A, B)  \
     X(sum, _inscan, INSCAN, SUM, A, B)                  \

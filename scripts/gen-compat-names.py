@@ -3,6 +3,9 @@
 gshmem_X` (and nvshmemx_, NVSHMEM_, NVSHMEMX_) for every public name of
 gshmem's headers, found by preprocessing them, so that the NVSHMEM layer is
 generated from the same type and operation tables as gshmem's own API.
+The names of the host-only types (the tables GSHMEMI_<FAMILY>_HOST_TYPES:
+long double, the complex types) are gshmem's and OpenSHMEM's alone, never
+NVSHMEM's, and are left out.
 
     scripts/gen-compat-names.py [--nvcc PATH] [--check] [OUT]
 
@@ -29,26 +32,35 @@ SKIP = re.compile(
     r"GSHMEMX_STATUS_\w+|GSHMEMX_INIT_WITH_PMIX|GSHMEMX_INIT_DEFAULT|\w+_CUH|\w+_H)$")
 
 
-def preprocess(nvcc):
+def preprocess(nvcc, body="", dump_macros=False):
+    """gshmem_device.cuh (which includes the host headers) and body, as nvcc
+    preprocesses them; dump_macros: the macros defined at the end instead."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "names.cu")
         with open(src, "w") as f:
-            f.write("#include <gshmem_device.cuh>\n")
+            f.write("#include <gshmem_device.cuh>\n" + body)
         inc = os.path.join(ROOT, "include")
-        text = subprocess.run([nvcc, "-E", "-x", "cu", "-I", inc, src], check=True,
+        dm = ["-Xcompiler", "-dM"] if dump_macros else []
+        return subprocess.run([nvcc, "-E", "-x", "cu", "-I", inc, *dm, src], check=True,
                               capture_output=True, text=True).stdout
-        macros = subprocess.run([nvcc, "-E", "-x", "cu", "-I", inc, "-Xcompiler", "-dM", src],
-                                check=True, capture_output=True, text=True).stdout
-    return text, macros
 
 
-def names(text, macros):
+def host_only_types(nvcc, macros):
+    """The type names (longdouble, ...) of every host-only table."""
+    tables = re.findall(r"^#define (GSHMEMI_\w+_HOST_TYPES)\(", macros, re.M)
+    body = "#define GEN_HOST_TYPE(NAME, TYPE, G, C) gen_host_type NAME\n"
+    body += "".join(f"{t}(GEN_HOST_TYPE, )\n" for t in tables)
+    return set(re.findall(r"\bgen_host_type (\w+)", preprocess(nvcc, body)))
+
+
+def names(text, macros, host_types):
     found = set(re.findall(r"\b(gshmemx?_[A-Za-z0-9_]+)\s*\(", text))        # functions
     found |= set(re.findall(r"\b(gshmemx?_[a-z0-9_]+_t)\b", text))          # types
     found |= set(re.findall(r"\b(GSHMEMX?_[A-Z0-9_]+)\b", text))            # enumerators
     found |= set(re.findall(r"^#define (GSHMEMX?_[A-Z0-9_]+)\b", macros, re.M))
     found |= set(re.findall(r"^#define (gshmemx?_[a-z0-9_]+)\(", macros, re.M))  # C11 generics
-    return sorted(n for n in found if not SKIP.match(n))
+    host = re.compile(r"_(%s)_" % "|".join(map(re.escape, host_types))) if host_types else None
+    return sorted(n for n in found if not SKIP.match(n) and not (host and host.search(n)))
 
 
 def render(all_names):
@@ -75,7 +87,8 @@ def main():
         print(f"gen-compat-names: no nvcc at {args.nvcc}: the device names cannot be listed",
               file=sys.stderr)
         return 77 if args.check else 1
-    text = render(names(*preprocess(args.nvcc)))
+    macros = preprocess(args.nvcc, dump_macros=True)
+    text = render(names(preprocess(args.nvcc), macros, host_only_types(args.nvcc, macros)))
     if args.check:
         with open(args.out) as f:
             if f.read() != text:

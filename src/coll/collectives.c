@@ -20,7 +20,8 @@
  *   alone, so dest may be source.  The scans read every earlier member's
  *   source, then meet, then write: in place too.
  * All combine in team order, so every PE gets the same bits, floats
- * included, whichever algorithm ran.
+ * included, whichever algorithm ran (of a long double, the value's: its
+ * padding is unspecified).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -612,7 +613,10 @@ typedef gshmemi_combine_fn combine_fn;
                                            gshmemi_##KIND##_to_float(B))))
 #define COMBINE_HALF(NAME, KIND, OP) COMBINE_DEF(NAME, uint16_t, OP, ELEM_HALF, KIND)
 
-/* Which of the three a type's combinations are. */
+/* Which of the three a type's combinations are.  FLOAT is C's operators on
+ * the values, long double's and the complex types' too (a complex product
+ * as C computes it, infinities included); a long double's 6 bytes of
+ * padding are not written. */
 #define KIND_char INT
 #define KIND_schar INT
 #define KIND_short INT
@@ -636,6 +640,9 @@ typedef gshmemi_combine_fn combine_fn;
 #define KIND_size INT
 #define KIND_float FLOAT
 #define KIND_double FLOAT
+#define KIND_longdouble FLOAT
+#define KIND_complexd FLOAT
+#define KIND_complexf FLOAT
 #define KIND_half HALF_half
 #define KIND_bfloat16 HALF_bfloat16
 
@@ -683,9 +690,12 @@ _Static_assert(sizeof(ptrdiff_t) == sizeof(size_t), "ptrdiff_t wraps as size_t")
 #define DEF_COMBINES_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(DEF_COMBINE, NAME, TYPE)
 #define DEF_COMBINES_TO_ALL_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_TO_ALL_BITWISE_OPS(DEF_COMBINE, NAME, TYPE)
+#define DEF_COMBINES_COMPLEX(NAME, TYPE, G) GSHMEM_FOR_REDUCE_COMPLEX_OPS(DEF_COMBINE, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(DEF_COMBINES_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(DEF_COMBINES_ARITH)
 GSHMEM_FOR_TO_ALL_BITWISE_TYPES(DEF_COMBINES_TO_ALL_BITWISE)
+GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(DEF_COMBINES_ARITH)
+GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(DEF_COMBINES_COMPLEX)
 
 /* ---- reductions ----------------------------------------------------------------- */
 
@@ -936,6 +946,7 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     COLL_##SHAPE(gshmem_##NAME##_##STEM##TAIL, TYPE, TYPE)
 #define COLL_TYPE(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(COLL_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(COLL_TYPE)
+GSHMEM_FOR_RMA_HOST_TYPES(COLL_TYPE)
 #define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) COLL_##SHAPE(gshmem_##STEM##mem##TAIL, void, char)
 GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
 
@@ -968,5 +979,8 @@ GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
     REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP)
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_TYPED, NAME, TYPE)
 #define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_TYPED, NAME, TYPE)
+#define REDUCE_COMPLEX(NAME, TYPE, G) GSHMEM_FOR_REDUCE_COMPLEX_OPS(REDUCE_TYPED, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(REDUCE_COMPLEX)

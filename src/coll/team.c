@@ -63,11 +63,18 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
 }
 size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
 
-/* A parity's part of a slot's one-shot area: n_pes signal words, then
- * n_pes blocks of oneshot_cap bytes. */
+/* A parity's part of a slot's one-shot area: n_pes signal words (a cache
+ * line's multiple), then n_pes blocks of oneshot_cap bytes (a multiple of
+ * 16): every block is aligned for every type, a long double's 16 bytes
+ * included, however many PEs. */
+static size_t oneshot_words_bytes(void)
+{
+    return GSHMEMI_ALIGN_UP(sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes, 64);
+}
+
 static size_t oneshot_parity_bytes(void)
 {
-    return (size_t)gshmemi_rt.n_pes * (sizeof(uint64_t) + tm.oneshot_cap);
+    return oneshot_words_bytes() + (size_t)gshmemi_rt.n_pes * tm.oneshot_cap;
 }
 
 struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int parity)
@@ -77,7 +84,7 @@ struct gshmemi_team_oneshot gshmemi_team_oneshot_area(gshmem_team_t slot, int pa
         return a;
     char *p = tm.oneshot + ((size_t)slot * 2 + (size_t)parity) * oneshot_parity_bytes();
     a.sig = (uint64_t *)p;
-    a.data = p + sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes;
+    a.data = p + oneshot_words_bytes();
     a.cap = tm.oneshot_cap;
     a.mapped_max = tm.oneshot_mapped_max;
     return a;
@@ -144,7 +151,7 @@ static size_t oneshot_cap(void)
         return 0;
     cap &= ~(size_t)63;
     if (strcmp(algo, "ll") != 0 && (size_t)gshmemi_env.COLL_LL_MAX < cap)
-        cap = (size_t)gshmemi_env.COLL_LL_MAX & ~(size_t)7;
+        cap = (size_t)gshmemi_env.COLL_LL_MAX & ~(size_t)15;
     return cap;
 }
 

@@ -57,8 +57,9 @@ void gshmemi_coll_check_overlap(const char *call, const void *dest, size_t dest_
 
 /* A slot's one-shot area for one parity (the host heap's, GSHMEM_COLL_ALGO
  * auto or ll): a signal word per member, then `cap` bytes per member, both
- * by the sender's team index.  sig is NULL where there is none (the GPU
- * heap, whose host forms keep the barrier algorithms). */
+ * by the sender's team index (data 64-byte aligned, cap a multiple of 16).
+ * sig is NULL where there is none (the GPU heap, whose host forms keep the
+ * barrier algorithms). */
 struct gshmemi_team_oneshot {
     uint64_t *sig;
     char *data;

@@ -187,6 +187,7 @@ static inline void rma_put_signal(const char *call, void *dest, const void *src,
     DEF_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NBI, TYPE, TYPE)
 #define DEF_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(DEF_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(DEF_RMA)
+GSHMEM_FOR_RMA_HOST_TYPES(DEF_RMA)
 
 #define DEF_SIZED(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
     GSHMEMI_RMA_SIZED_##SHAPE(NBI, DEF_##SHAPE(gshmem_##STEM##BITS##TAIL, NBI, void, TYPE))

@@ -2,9 +2,10 @@
  * (-std=c11 -pedantic -Wall -Wextra -Werror) and as C++ (-std=c++11
  * -pedantic ...); compiled and linked, not run.  Calls every row of every
  * operation table for every type of its type table, in each form
- * GSHMEMI_RMA_<FORM>_<SHAPE> gives it, with arguments of exactly the
- * declared types; in C also each row's _Generic form (gshmem_put), which
- * must exist and pick a function whose arguments fit without a warning. */
+ * GSHMEMI_RMA_<FORM>_<SHAPE> gives it (the host-only RMA types in the host
+ * forms), with arguments of exactly the declared types; in C also each
+ * row's _Generic form (gshmem_put), which must exist and pick a function
+ * whose arguments fit without a warning. */
 #include <gshmem.h>
 #include <gshmemx.h>
 
@@ -49,6 +50,13 @@
     {                                                                           \
         GSHMEM_FOR_RMA_OPS(RMA_OP, NAME, TYPE)                                  \
     }
+#define RMA_HOST_OP(STEM, TAIL, SHAPE, NBI, NAME, TYPE) \
+    CALL_RMA_##SHAPE(gshmem_##NAME##_##STEM##TAIL)
+#define RMA_HOST(NAME, TYPE, G)                                \
+    static void rma_##NAME(TYPE *d, uint64_t *sig)             \
+    {                                                          \
+        GSHMEM_FOR_RMA_OPS(RMA_HOST_OP, NAME, TYPE)            \
+    }
 #define SIZED_OP(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
     GSHMEMI_RMA_SIZED_##SHAPE(NBI, CALL_RMA_##SHAPE(gshmem_##STEM##BITS##TAIL))
 #define SIZED(BITS, TYPE)                                                              \
@@ -85,6 +93,7 @@ static void mem(char *d, uint64_t *sig, struct CUstream_st *stream)
     }
 
 GSHMEM_FOR_RMA_TYPES(RMA)
+GSHMEM_FOR_RMA_HOST_TYPES(RMA_HOST)
 GSHMEM_FOR_RMA_SIZES(SIZED)
 GSHMEM_FOR_AMO_EXTENDED_TYPES(AMO_EXTENDED)
 GSHMEM_FOR_AMO_STANDARD_TYPES(AMO_STANDARD)
@@ -92,6 +101,7 @@ GSHMEM_FOR_AMO_BITWISE_TYPES(AMO_BITWISE)
 GSHMEM_FOR_P2P_SYNC_TYPES(SYNC)
 
 #define CALL_RMA(NAME, TYPE, G) rma_##NAME((TYPE *)p, (uint64_t *)p, (struct CUstream_st *)p);
+#define CALL_RMA_HOST(NAME, TYPE, G) rma_##NAME((TYPE *)p, (uint64_t *)p);
 #define CALL_SIZED(BITS, TYPE) sized_##BITS((TYPE *)p, (uint64_t *)p);
 #define CALL_AMO_EXTENDED(NAME, TYPE, G) AMO_EXTENDED_##NAME((TYPE *)p);
 #define CALL_AMO_STANDARD(NAME, TYPE, G) AMO_STANDARD_##NAME((TYPE *)p);
@@ -101,6 +111,7 @@ GSHMEM_FOR_P2P_SYNC_TYPES(SYNC)
 static void by_name(void *p)
 {
     GSHMEM_FOR_RMA_TYPES(CALL_RMA)
+    GSHMEM_FOR_RMA_HOST_TYPES(CALL_RMA_HOST)
     GSHMEM_FOR_RMA_SIZES(CALL_SIZED)
     mem((char *)p, (uint64_t *)p, (struct CUstream_st *)p);
     GSHMEM_FOR_AMO_EXTENDED_TYPES(CALL_AMO_EXTENDED)
@@ -131,6 +142,7 @@ static void generic_rma(void *p, uint64_t *sig)
     GENERIC_RMA(int)
     GENERIC_RMA(unsigned long long)
     GENERIC_RMA(double)
+    GENERIC_RMA(long double)
 }
 
 static void generic_amo(void *p)

@@ -1,14 +1,18 @@
 /* Host collectives on several teams (the world, a stride-2 and a stride-3
  * split, the world reversed, a 2D row): broadcast, collect, fcollect,
- * alltoall and alltoalls on every RMA type and their mem forms, every
- * reduction on every type it has (reduce, reducescatter, the sum scans),
- * in place where the spec allows it, at sizes from 0 to the largest that
- * fits, and back-to-back calls with no barrier between (now and then a
- * large one, so that the algorithm changes from call to call).  Every PE regenerates every other PE's input from the
- * seed, computes the expected result itself (integers in the unsigned
- * type of their width, floats in team order, half and bfloat16 on small
- * integers that they hold exactly) and checks every byte of dest, which is
- * poisoned before each call. */
+ * alltoall and alltoalls on every RMA type (the host-only long double too)
+ * and their mem forms, every reduction on every type it has (the host-only
+ * long double and complex types too; reduce, reducescatter, the sum
+ * scans), in place where the spec allows it, at sizes from 0 to the
+ * largest that fits, and back-to-back calls with no barrier between (now
+ * and then a large one, so that the algorithm changes from call to call).
+ * Every PE regenerates every other PE's input from the seed, computes the
+ * expected result itself (integers in the unsigned type of their width,
+ * floats and long doubles in team order, at their full precision, half,
+ * bfloat16 and the complex types on small integers that they and their
+ * products hold exactly, complex products by their parts) and checks
+ * every byte of dest, which is poisoned before each call (of a long
+ * double, the bytes of its value: its padding is unspecified). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,18 +52,26 @@ static void put_source(const void *buf, size_t len) { spmd_store(sym_src, buf, l
 /* dest and the 64 bytes after it, which expect_bytes checks stay so */
 static void poison_dest(size_t len) { spmd_set(sym_dst, POISON, len + 64 <= BUF ? len + 64 : len); }
 
-static void expect_bytes(const char *what, const struct team *tm, const unsigned char *want,
-                         size_t len, uint64_t tag)
+/* dest holds want: the first vbytes of each element of es bytes. */
+static void expect_values(const char *what, const struct team *tm, const unsigned char *want,
+                          size_t len, size_t es, size_t vbytes, uint64_t tag)
 {
     unsigned char *got = malloc(len + 64);
     spmd_load(got, sym_dst, len + 64 <= BUF ? len + 64 : len);
     for (size_t i = 0; i < len; i++)
-        CHECK(got[i] == want[i], "%s on %s (call %llu): byte %zu of %zu is %#x, expected %#x", what,
-              tm->name, (unsigned long long)tag, i, len, got[i], want[i]);
+        CHECK(i % es >= vbytes || got[i] == want[i],
+              "%s on %s (call %llu): byte %zu of %zu is %#x, expected %#x", what, tm->name,
+              (unsigned long long)tag, i, len, got[i], want[i]);
     if (len + 64 <= BUF)
         CHECK(spmd_all_bytes(got + len, 64, POISON), "%s on %s: bytes past dest written", what,
               tm->name);
     free(got);
+}
+
+static void expect_bytes(const char *what, const struct team *tm, const unsigned char *want,
+                         size_t len, uint64_t tag)
+{
+    expect_values(what, tm, want, len, 1, 1, tag);
 }
 
 /* ---- moving data: every RMA type through its typed functions -------------------- */
@@ -81,6 +93,7 @@ struct mover {
      (alltoalls_fn *)gshmem_##NAME##_alltoalls},
 static const struct mover movers[] = {
     GSHMEM_FOR_RMA_TYPES(MOVER)
+    GSHMEM_FOR_RMA_HOST_TYPES(MOVER)
     {"mem", 1, gshmem_broadcastmem, gshmem_collectmem, gshmem_fcollectmem, gshmem_alltoallmem,
      gshmem_alltoallsmem},
 };
@@ -180,9 +193,21 @@ static uint16_t bfloat16_of(int v)
     return (uint16_t)(u >> 16);
 }
 
-/* The inputs: random bits for integers, random floats, small integers for
- * the 16-bit floats). */
-enum kind { K_INT, K_FLOAT, K_DOUBLE, K_HALF, K_BF16 };
+/* The inputs: random bits for integers, random floats, random long
+ * doubles that need all 64 bits of their significand, small integers for
+ * the 16-bit floats and the complex types' parts. */
+enum kind { K_INT, K_FLOAT, K_DOUBLE, K_HALF, K_BF16, K_LDOUBLE, K_CDOUBLE, K_CFLOAT };
+
+/* A complex part, from a random byte: -15..15 (complexd), -3..3
+ * (complexf), so that the product of up to 8 PEs' values, and every
+ * partial product on the way, is an integer the part's type holds exactly
+ * (|re| and |im| at most 21.3^8 < 2^53, 4.25^8 < 2^24), whatever the
+ * order of the multiplications and additions in a complex product. */
+static double complex_part(enum kind k, unsigned char r)
+{
+    const int span = k == K_CDOUBLE ? 15 : 3;
+    return (double)(r % (2 * span + 1)) - span;
+}
 
 static void reduce_input(unsigned char *buf, size_t n, size_t es, enum kind k, int world_pe,
                          uint64_t tag)
@@ -196,6 +221,18 @@ static void reduce_input(unsigned char *buf, size_t n, size_t es, enum kind k, i
         } else if (k == K_DOUBLE) {
             double d = (double)((int64_t)raw[8 * i] * 997 - 50000) / 3.0;
             memcpy(buf + i * es, &d, es);
+        } else if (k == K_LDOUBLE) {
+            int64_t v;
+            memcpy(&v, raw + 8 * i, 8);
+            long double ld = (long double)v / 3.0L; /* 63 bits and a repeating fraction */
+            memcpy(buf + i * es, &ld, es);
+        } else if (k == K_CDOUBLE) {
+            const double parts[2] = {complex_part(k, raw[8 * i]), complex_part(k, raw[8 * i + 1])};
+            memcpy(buf + i * es, parts, es);
+        } else if (k == K_CFLOAT) {
+            const float parts[2] = {(float)complex_part(k, raw[8 * i]),
+                                    (float)complex_part(k, raw[8 * i + 1])};
+            memcpy(buf + i * es, parts, es);
         } else if (k == K_HALF || k == K_BF16) {
             /* +-1, +-2: sums and products of up to 8 stay exact (|x| <= 256) */
             int v = 1 + raw[8 * i] % 2;
@@ -218,6 +255,35 @@ enum op { O_AND, O_OR, O_XOR, O_MIN, O_MAX, O_SUM, O_PROD };
 static void ref_combine(unsigned char *acc, const unsigned char *x, size_t es, enum kind k,
                         int is_signed, enum op op)
 {
+    if (k == K_LDOUBLE) {
+        long double a, b, r;
+        memcpy(&a, acc, sizeof(a)), memcpy(&b, x, sizeof(b));
+        r = op == O_MIN ? (b < a ? b : a)
+          : op == O_MAX ? (b > a ? b : a)
+          : op == O_SUM ? a + b : a * b;
+        memcpy(acc, &r, sizeof(r));
+        return;
+    }
+    if (k == K_CDOUBLE || k == K_CFLOAT) { /* by the parts, in double: all exact */
+        double a[2], b[2];
+        for (int j = 0; j < 2; j++) {
+            float fa, fb;
+            if (k == K_CFLOAT)
+                memcpy(&fa, acc + 4 * j, 4), memcpy(&fb, x + 4 * j, 4), a[j] = fa, b[j] = fb;
+            else
+                memcpy(&a[j], acc + 8 * j, 8), memcpy(&b[j], x + 8 * j, 8);
+        }
+        const double r[2] = {op == O_SUM ? a[0] + b[0] : a[0] * b[0] - a[1] * b[1],
+                             op == O_SUM ? a[1] + b[1] : a[0] * b[1] + a[1] * b[0]};
+        for (int j = 0; j < 2; j++) {
+            const float f = (float)r[j];
+            if (k == K_CFLOAT)
+                memcpy(acc + 4 * j, &f, 4);
+            else
+                memcpy(acc + 8 * j, &r[j], 8);
+        }
+        return;
+    }
     if (k == K_FLOAT || k == K_DOUBLE) {
         double a, b;
         float fa, fb;
@@ -282,7 +348,10 @@ struct reducer {
 };
 
 #define KIND_OF(NAME) (!strcmp(#NAME, "float") ? K_FLOAT : !strcmp(#NAME, "double") ? K_DOUBLE \
-                       : !strcmp(#NAME, "half") ? K_HALF : !strcmp(#NAME, "bfloat16") ? K_BF16 : K_INT)
+                       : !strcmp(#NAME, "half") ? K_HALF : !strcmp(#NAME, "bfloat16") ? K_BF16   \
+                       : !strcmp(#NAME, "longdouble") ? K_LDOUBLE                                \
+                       : !strcmp(#NAME, "complexd") ? K_CDOUBLE                                  \
+                       : !strcmp(#NAME, "complexf") ? K_CFLOAT : K_INT)
 #define RED_BIT(NAME, TYPE, G)                                                                  \
     {#NAME "_and", sizeof(TYPE), K_INT, 0, O_AND, (red_fn *)gshmem_##NAME##_and_reduce,        \
      (red_fn *)gshmem_##NAME##_and_reducescatter, NULL, NULL},                                   \
@@ -290,11 +359,15 @@ struct reducer {
      (red_fn *)gshmem_##NAME##_or_reducescatter, NULL, NULL},                                    \
     {#NAME "_xor", sizeof(TYPE), K_INT, 0, O_XOR, (red_fn *)gshmem_##NAME##_xor_reduce,        \
      (red_fn *)gshmem_##NAME##_xor_reducescatter, NULL, NULL},
+/* As the operation tables: the arithmetic types' min and max, then the
+ * sum and prod that the complex types have too. */
 #define RED_ARITH(NAME, TYPE, G)                                                                \
     {#NAME "_min", sizeof(TYPE), KIND_OF(NAME), -1, O_MIN, (red_fn *)gshmem_##NAME##_min_reduce, \
      (red_fn *)gshmem_##NAME##_min_reducescatter, NULL, NULL},                                   \
     {#NAME "_max", sizeof(TYPE), KIND_OF(NAME), -1, O_MAX, (red_fn *)gshmem_##NAME##_max_reduce, \
      (red_fn *)gshmem_##NAME##_max_reducescatter, NULL, NULL},                                   \
+    RED_COMPLEX(NAME, TYPE, G)
+#define RED_COMPLEX(NAME, TYPE, G)                                                              \
     {#NAME "_sum", sizeof(TYPE), KIND_OF(NAME), -1, O_SUM, (red_fn *)gshmem_##NAME##_sum_reduce, \
      (red_fn *)gshmem_##NAME##_sum_reducescatter, (red_fn *)gshmem_##NAME##_sum_inscan,          \
      (red_fn *)gshmem_##NAME##_sum_exscan},                                                      \
@@ -304,7 +377,15 @@ struct reducer {
 static struct reducer reducers[] = {
     GSHMEM_FOR_REDUCE_BITWISE_TYPES(RED_BIT)
     GSHMEM_FOR_REDUCE_ARITH_TYPES(RED_ARITH)
+    GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(RED_ARITH)
+    GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(RED_COMPLEX)
 };
+
+/* The bytes of each of r's elements that hold its value. */
+static size_t value_bytes(const struct reducer *r)
+{
+    return r->kind == K_LDOUBLE ? SPMD_LDBL_VALUE_BYTES : r->esize;
+}
 
 /* Whether each arithmetic type is signed (the rows' -1, filled here from
  * the list below: the 16-bit floats have no C type here to ask). */
@@ -340,7 +421,12 @@ static void fill_signs(void)
 #define SIGN_OF_double 1
 #define SIGN_OF_half 1
 #define SIGN_OF_bfloat16 1
+#define SIGN_OF_longdouble 1
+#define SIGN_OF_complexd 1
+#define SIGN_OF_complexf 1
     GSHMEM_FOR_REDUCE_ARITH_TYPES(SIGN_SET)
+    GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(SIGN_SET)
+    GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(SIGN_SET)
 }
 
 /* want = member 0's input combined with members 1..upto-1's, block `blk`. */
@@ -383,7 +469,7 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
     }
     ref_reduce(want, tm, r, nelems, nelems, 0, tm->n, tag);
     snprintf(what, sizeof(what), "%s_reduce(%zu)%s", r->name, nelems, in_place ? " in place" : "");
-    expect_bytes(what, tm, want, b, tag++);
+    expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     /* reducescatter: block my of everybody's source (in place: dest is
      * this PE's own block of the source, as NCCL's in-place form) */
     reduce_input(in, nelems * (size_t)tm->n, es, r->kind, tm->pes[tm->my], tag);
@@ -401,7 +487,7 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
     ref_reduce(want, tm, r, nelems, nelems * (size_t)tm->n, nelems * (size_t)tm->my, tm->n, tag);
     snprintf(what, sizeof(what), "%s_reducescatter(%zu)%s", r->name, nelems,
              in_place ? " in place" : "");
-    expect_bytes(what, tm, want, b, tag++);
+    expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     /* the sum scans */
     for (int inclusive = 1; r->inscan != NULL && inclusive >= 0; inclusive--) {
         reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
@@ -420,7 +506,7 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
             memset(want, 0, b);
         snprintf(what, sizeof(what), "%s_%s(%zu)%s", r->name, inclusive ? "inscan" : "exscan",
                  nelems, in_place ? " in place" : "");
-        expect_bytes(what, tm, want, b, tag++);
+        expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     }
     free(in);
     free(want);
@@ -481,13 +567,18 @@ int main(void)
             if (bi < 2 && big[bi] * n * 2 > BUF)
                 continue;
             check_moves(&teams[ti], &movers[n_movers - 1], big[bi], TAG(ti, k++));
-            for (size_t ri = 0; ri < n_reducers; ri++)
-                if (big[bi] / 8 * reducers[ri].esize * n <= BUF &&
+            for (size_t ri = 0; ri < n_reducers; ri++) {
+                /* elements: big / 8 (16-byte ones: as many bytes as 8-byte ones) */
+                const size_t es = reducers[ri].esize, ne = big[bi] / (es > 8 ? es : 8);
+                if (ne * es * n <= BUF &&
                     (bi < 2 ? ri % 7 == 0 : !strcmp(reducers[ri].name, "float_sum") ||
                      !strcmp(reducers[ri].name, "ulong_xor") ||
-                     !strcmp(reducers[ri].name, "int16_min")))
-                    check_reductions(&teams[ti], &reducers[ri], big[bi] / 8, bi == 2 && ri % 2,
+                     !strcmp(reducers[ri].name, "int16_min") ||
+                     !strcmp(reducers[ri].name, "longdouble_sum") ||
+                     !strcmp(reducers[ri].name, "complexd_prod")))
+                    check_reductions(&teams[ti], &reducers[ri], ne, bi == 2 && ri % 2,
                                      TAG(ti, k++));
+            }
         }
     }
     /* back to back: teams and operations alternate with no barrier between */
@@ -498,9 +589,9 @@ int main(void)
         const struct team *tm = &teams[ti];
         if (it % 100 == 51) /* now and then large: the algorithms change from call to call */
             check_moves(tm, &movers[n_movers - 1], 40000 + (size_t)it, TAG(ti, 100000 + it));
-        else if (it % 100 == 52)
-            check_reductions(tm, &reducers[(size_t)it % n_reducers], 20000 + (size_t)it, it % 3 == 0,
-                             TAG(ti, 100000 + it));
+        else if (it % 100 == 52) /* 10 reducers 49 apart (none on 16-bit floats: slow to check) */
+            check_reductions(tm, &reducers[(size_t)(it / 100 * 49 + 52) % n_reducers],
+                             20000 + (size_t)it, it % 3 == 0, TAG(ti, 100000 + it));
         else if (it % 2)
             check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5, TAG(ti, 100000 + it));
         else

@@ -3,6 +3,7 @@
 #ifndef GSHMEM_SPMD_UTIL_H
 #define GSHMEM_SPMD_UTIL_H
 
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,14 @@ static inline void spmd_fill(void *buf, size_t len, uint64_t seed, int pe, uint6
         p[i] = (unsigned char)(state >> (8 * (i % 8)));
     }
 }
+
+/* The bytes of a long double that hold its value: x87's 80-bit format
+ * fills 10 of its 16, and a copy by value (an argument, a return value)
+ * need not carry the other 6. */
+#define SPMD_LDBL_VALUE_BYTES ((size_t)(LDBL_MANT_DIG == 64 ? 10 : sizeof(long double)))
+/* Of any type T: the bytes a copy by value carries. */
+#define SPMD_VALUE_BYTES(T) \
+    _Generic(*(T *)0, long double: SPMD_LDBL_VALUE_BYTES, default: sizeof(T))
 
 static inline int spmd_all_bytes(const void *buf, size_t len, unsigned char v)
 {

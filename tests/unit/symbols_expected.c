@@ -1,6 +1,7 @@
 /* Prints every symbol libgshmem must export: each operation table expanded
- * for the types of its type table and in the forms GSHMEMI_RMA_<FORM>_<SHAPE>
- * give it, then the untyped API.  check_symbols.py compares this with what
+ * for the types of its type tables (the host-only ones in the host forms
+ * alone) and in the forms GSHMEMI_RMA_<FORM>_<SHAPE> give it, then the
+ * untyped API.  check_symbols.py compares this with what
  * the library really exports, both ways.  The typed names are taken as
  * functions, not strings: each must be declared by gshmem.h or gshmemx.h
  * (or this fails to compile) and defined by libgshmem (or it fails to link). */
@@ -34,6 +35,7 @@ static void print_symbol(const char *name, void (*function)(void))
 
 #define RMA(NAME, TYPE, G) \
     GSHMEM_FOR_RMA_OPS(TYPED, NAME, TYPE) GSHMEM_FOR_RMA_OPS(ON_STREAM, NAME, TYPE)
+#define RMA_HOST(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(TYPED, NAME, TYPE)
 #define RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(SIZED, BITS, TYPE)
 #define AMO_EXTENDED(NAME, TYPE, G) GSHMEM_FOR_AMO_EXTENDED_OPS(TYPED, NAME, TYPE)
 #define AMO_STANDARD(NAME, TYPE, G) GSHMEM_FOR_AMO_STANDARD_OPS(TYPED, NAME, TYPE)
@@ -48,6 +50,7 @@ static void print_symbol(const char *name, void (*function)(void))
 #define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) SYMBOL(gshmem_##STEM##mem##TAIL)
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(TYPED, NAME, TYPE)
 #define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(TYPED, NAME, TYPE)
+#define REDUCE_COMPLEX(NAME, TYPE, G) GSHMEM_FOR_REDUCE_COMPLEX_OPS(TYPED, NAME, TYPE)
 #define ON_STREAM_ANY(STEM, TAIL, SHAPE, V, NAME, TYPE) \
     SYMBOL(gshmemx_##NAME##_##STEM##TAIL##_on_stream)
 #define COLL_ON_STREAM(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(ON_STREAM_ANY, NAME, TYPE)
@@ -108,6 +111,11 @@ int main(void)
     GSHMEM_FOR_TO_ALL_BITWISE_TYPES(TO_ALL_BITWISE)
     GSHMEM_FOR_TO_ALL_MINMAX_TYPES(TO_ALL_MINMAX)
     GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(TO_ALL_SUMPROD)
+    /* the host-only types: no stream-ordered forms */
+    GSHMEM_FOR_RMA_HOST_TYPES(RMA_HOST)
+    GSHMEM_FOR_RMA_HOST_TYPES(COLL)
+    GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(REDUCE_ARITH)
+    GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(REDUCE_COMPLEX)
     for (size_t i = 0; i < sizeof(untyped) / sizeof(untyped[0]); i++)
         PRINT(untyped[i]);
     return 0;

@@ -5,8 +5,8 @@
  * libgshmem: every OpenSHMEM name forwards to gshmem's.  The typed families
  * are expanded from gshmem's type and operation tables (gshmem_types.h), so
  * this file lists no type and no operation of its own: OpenSHMEM programs
- * get gshmem's types, a superset of the specification's except for long
- * double and the complex types, which gshmem does not have.
+ * get gshmem's types, a superset of the specification's (long double and
+ * the complex types from the host-only tables).
  *
  * Contexts share the default context's resources: the context forms run
  * gshmem's operations, and a context's quiet completes all of this PE's
@@ -295,6 +295,7 @@ SHMEMI_INLINE int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     SHMEMI_RMA_##SHAPE(NAME##_##STEM##TAIL, TYPE)
 #define SHMEMI_RMA(NAME, TYPE, G) GSHMEM_FOR_RMA_OPS(SHMEMI_RMA_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(SHMEMI_RMA)
+GSHMEM_FOR_RMA_HOST_TYPES(SHMEMI_RMA)
 #define SHMEMI_RMA_SIZED_OP(STEM, TAIL, SHAPE, NBI, BITS, TYPE) \
     GSHMEMI_RMA_SIZED_##SHAPE(NBI, SHMEMI_RMA_##SHAPE(STEM##BITS##TAIL, void))
 #define SHMEMI_RMA_SIZED(BITS, TYPE) GSHMEM_FOR_RMA_OPS(SHMEMI_RMA_SIZED_OP, BITS, TYPE)
@@ -377,6 +378,7 @@ GSHMEM_FOR_P2P_SYNC_TYPES(SHMEMI_SYNC)
     SHMEMI_COLL_##SHAPE(NAME##_##STEM##TAIL, TYPE)
 #define SHMEMI_COLL(NAME, TYPE, G) GSHMEM_FOR_COLL_OPS(SHMEMI_COLL_TYPED, NAME, TYPE)
 GSHMEM_FOR_RMA_TYPES(SHMEMI_COLL)
+GSHMEM_FOR_RMA_HOST_TYPES(SHMEMI_COLL)
 #define SHMEMI_COLL_MEM(STEM, TAIL, SHAPE, V, A, B) SHMEMI_COLL_##SHAPE(STEM##mem##TAIL, void)
 GSHMEM_FOR_COLL_OPS(SHMEMI_COLL_MEM, , )
 
@@ -390,8 +392,12 @@ GSHMEM_FOR_COLL_OPS(SHMEMI_COLL_MEM, , )
     GSHMEM_FOR_REDUCE_BITWISE_OPS(SHMEMI_REDUCE_TYPED, NAME, TYPE)
 #define SHMEMI_REDUCE_ARITH(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_ARITH_OPS(SHMEMI_REDUCE_TYPED, NAME, TYPE)
+#define SHMEMI_REDUCE_COMPLEX(NAME, TYPE, G) \
+    GSHMEM_FOR_REDUCE_COMPLEX_OPS(SHMEMI_REDUCE_TYPED, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(SHMEMI_REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(SHMEMI_REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(SHMEMI_REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(SHMEMI_REDUCE_COMPLEX)
 
 /* The deprecated active-set collectives (gshmem.h): the barrier, the data
  * collectives' 32- and 64-bit forms (GSHMEM_FOR_ACTIVE_SET_SIZES) and the
@@ -452,16 +458,16 @@ GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(SHMEMI_TO_ALL_SUMPROD)
         shmem_ctx_t: SHMEMI_CTX_GENERIC(TYPES, OP, SHMEMI_SECOND(__VA_ARGS__, 0)),          \
         default: GSHMEMI_GENERIC(TYPES, OP, first))(first, __VA_ARGS__)
 
-#define shmem_put(...) SHMEMI_GENERIC_CTX(RMA, put, __VA_ARGS__)
-#define shmem_put_nbi(...) SHMEMI_GENERIC_CTX(RMA, put_nbi, __VA_ARGS__)
-#define shmem_get(...) SHMEMI_GENERIC_CTX(RMA, get, __VA_ARGS__)
-#define shmem_get_nbi(...) SHMEMI_GENERIC_CTX(RMA, get_nbi, __VA_ARGS__)
-#define shmem_p(...) SHMEMI_GENERIC_CTX(RMA, p, __VA_ARGS__)
-#define shmem_g(...) SHMEMI_GENERIC_CTX(RMA, g, __VA_ARGS__)
-#define shmem_iput(...) SHMEMI_GENERIC_CTX(RMA, iput, __VA_ARGS__)
-#define shmem_iget(...) SHMEMI_GENERIC_CTX(RMA, iget, __VA_ARGS__)
-#define shmem_put_signal(...) SHMEMI_GENERIC_CTX(RMA, put_signal, __VA_ARGS__)
-#define shmem_put_signal_nbi(...) SHMEMI_GENERIC_CTX(RMA, put_signal_nbi, __VA_ARGS__)
+#define shmem_put(...) SHMEMI_GENERIC_CTX(RMA_ALL, put, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEMI_GENERIC_CTX(RMA_ALL, put_nbi, __VA_ARGS__)
+#define shmem_get(...) SHMEMI_GENERIC_CTX(RMA_ALL, get, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEMI_GENERIC_CTX(RMA_ALL, get_nbi, __VA_ARGS__)
+#define shmem_p(...) SHMEMI_GENERIC_CTX(RMA_ALL, p, __VA_ARGS__)
+#define shmem_g(...) SHMEMI_GENERIC_CTX(RMA_ALL, g, __VA_ARGS__)
+#define shmem_iput(...) SHMEMI_GENERIC_CTX(RMA_ALL, iput, __VA_ARGS__)
+#define shmem_iget(...) SHMEMI_GENERIC_CTX(RMA_ALL, iget, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEMI_GENERIC_CTX(RMA_ALL, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SHMEMI_GENERIC_CTX(RMA_ALL, put_signal_nbi, __VA_ARGS__)
 
 #define shmem_atomic_fetch(...) SHMEMI_GENERIC_CTX(AMO_EXTENDED, atomic_fetch, __VA_ARGS__)
 #define shmem_atomic_set(...) SHMEMI_GENERIC_CTX(AMO_EXTENDED, atomic_set, __VA_ARGS__)
@@ -513,18 +519,19 @@ GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(SHMEMI_TO_ALL_SUMPROD)
 /* Collectives pick their type from dest, the second argument. */
 #define SHMEMI_GENERIC_TEAM(TYPES, OP, team, dest, ...) \
     GSHMEMI_GENERIC(TYPES, OP, dest)(team, dest, __VA_ARGS__)
-#define shmem_broadcast(...) SHMEMI_GENERIC_TEAM(RMA, broadcast, __VA_ARGS__)
-#define shmem_collect(...) SHMEMI_GENERIC_TEAM(RMA, collect, __VA_ARGS__)
-#define shmem_fcollect(...) SHMEMI_GENERIC_TEAM(RMA, fcollect, __VA_ARGS__)
-#define shmem_alltoall(...) SHMEMI_GENERIC_TEAM(RMA, alltoall, __VA_ARGS__)
-#define shmem_alltoalls(...) SHMEMI_GENERIC_TEAM(RMA, alltoalls, __VA_ARGS__)
+#define shmem_broadcast(...) SHMEMI_GENERIC_TEAM(RMA_ALL, broadcast, __VA_ARGS__)
+#define shmem_collect(...) SHMEMI_GENERIC_TEAM(RMA_ALL, collect, __VA_ARGS__)
+#define shmem_fcollect(...) SHMEMI_GENERIC_TEAM(RMA_ALL, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) SHMEMI_GENERIC_TEAM(RMA_ALL, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) SHMEMI_GENERIC_TEAM(RMA_ALL, alltoalls, __VA_ARGS__)
 #define shmem_and_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_BITWISE, and_reduce, __VA_ARGS__)
 #define shmem_or_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_BITWISE, or_reduce, __VA_ARGS__)
 #define shmem_xor_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_BITWISE, xor_reduce, __VA_ARGS__)
-#define shmem_min_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH, min_reduce, __VA_ARGS__)
-#define shmem_max_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH, max_reduce, __VA_ARGS__)
-#define shmem_sum_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH, sum_reduce, __VA_ARGS__)
-#define shmem_prod_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH, prod_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH_ALL, min_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_ARITH_ALL, max_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) SHMEMI_GENERIC_TEAM(REDUCE_SUM_PROD_ALL, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) \
+    SHMEMI_GENERIC_TEAM(REDUCE_SUM_PROD_ALL, prod_reduce, __VA_ARGS__)
 
 #endif /* C11 generic forms */
 
