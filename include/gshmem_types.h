@@ -442,9 +442,9 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
     X(64, uint64_t)
 
 /* The reductions' types, as the specification lists them for the to_all
- * forms (its long double and complex rows wait for those types in gshmem's
- * tables): the bitwise operations', the min and max ones', the sum and
- * product ones'. */
+ * forms: the bitwise operations', the min and max ones', the sum and
+ * product ones'; their long double and complex rows are the host-only
+ * tables below. */
 #define GSHMEMI_TO_ALL_BITWISE_TYPES(X, C)    \
     X(short, short, 1, C)                     \
     X(int, int, 1, C)                         \
@@ -467,6 +467,16 @@ typedef struct { uint64_t w[2]; } gshmem_u128;
 #define GSHMEM_FOR_TO_ALL_SUMPROD_TYPES(X) \
     GSHMEMI_TO_ALL_SUMPROD_TYPES(GSHMEMI_TO_ALL_SUMPROD_TYPE, X)
 #define GSHMEMI_TO_ALL_SUMPROD_TYPE(NAME, TYPE, G, X) X(NAME, TYPE, G)
+
+/* The to_all forms' host-only types, as the team reductions': long double
+ * for min, max, sum and prod, the complex types for sum and prod. */
+#define GSHMEMI_TO_ALL_MINMAX_HOST_TYPES(X, C) GSHMEMI_REDUCE_ARITH_HOST_TYPES(X, C)
+#define GSHMEM_FOR_TO_ALL_MINMAX_HOST_TYPES(X) \
+    GSHMEMI_TO_ALL_MINMAX_HOST_TYPES(GSHMEMI_TO_ALL_MINMAX_TYPE, X)
+#define GSHMEMI_TO_ALL_SUMPROD_HOST_TYPES(X, C) \
+    GSHMEMI_REDUCE_ARITH_HOST_TYPES(X, C) GSHMEMI_REDUCE_COMPLEX_HOST_TYPES(X, C)
+#define GSHMEM_FOR_TO_ALL_SUMPROD_HOST_TYPES(X) \
+    GSHMEMI_TO_ALL_SUMPROD_HOST_TYPES(GSHMEMI_TO_ALL_SUMPROD_TYPE, X)
 
 /* The reductions, typed gshmem_<NAME>_<STEM><TAIL> (gshmem_int_sum_to_all),
  * each table with the type table of the same name: X(STEM, TAIL, SHAPE,

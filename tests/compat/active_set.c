@@ -7,13 +7,16 @@
  * it), broadcast32/64 from several roots (the root's dest untouched),
  * collect32/64 (a different count on each PE, zero too), fcollect32/64
  * (in place too), alltoall32/64, alltoalls32/64 and every to_all
- * reduction (in place too, on static dest and source, and larger than the
- * implementation's chunk), random data against a reference each PE
+ * reduction, long double and the complex types included (in place too, on
+ * static dest and source, and larger than the implementation's chunk),
+ * random data against a reference each PE
  * computes, dest poisoned so that an unwritten or extra element shows.
  * Two pSync arrays, a global one and one from shmem_malloc, are taken in
  * turn, so that each is checked to hold SHMEM_SYNC_VALUE again as soon as
  * a call returns (no member can use it again before this PE's next call
  * on the other); then many back-to-back calls reuse one pSync. */
+#include <complex.h>
+
 #include <shmem.h>
 
 #include "compat_util.h"
@@ -255,6 +258,17 @@ static double fval(int op, int m, int pe, int i, uint64_t tag)
     }
 }
 
+/* Complex values: small integer parts, so that sums and products of up to
+ * 8 members are exact in float too and no rounding (or contraction of the
+ * product into fused operations) can make the order or the code path
+ * count; the order is still the one checked for the real types. */
+static double _Complex cval(int op, int m, int pe, int i, uint64_t tag)
+{
+    const uint64_t r = compat_rand(pe, tag * 8 + (uint64_t)op, (uint64_t)i);
+    (void)m;
+    return (double)((int)(r % 7) - 3) + (double)((int)((r >> 16) % 7) - 3) * _Complex_I;
+}
+
 #define COMBINE_AND(r, v) ((r) & (v))
 #define COMBINE_OR(r, v) ((r) | (v))
 #define COMBINE_XOR(r, v) ((r) ^ (v))
@@ -262,6 +276,20 @@ static double fval(int op, int m, int pe, int i, uint64_t tag)
 #define COMBINE_MAX(r, v) ((v) > (r) ? (v) : (r))
 #define COMBINE_SUM(r, v) ((r) + (v))
 #define COMBINE_PROD(r, v) ((r) * (v))
+
+/* Results equal the reference: to the bit, but for long double, whose
+ * padding bytes are unspecified (compared by value). */
+static int same_ld(const long double *a, const long double *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+#define same(dst, ref, n)                                                                     \
+    _Generic(*(dst), long double: same_ld((const long double *)(void *)(dst),                \
+                                          (const long double *)(void *)(ref), (n)),          \
+             default: memcmp((dst), (ref), (size_t)(n) * sizeof(*(dst))) == 0)
 
 /* One to_all call on n elements: the reference is the members' values
  * combined in active-set order (the specification leaves the order open;
@@ -283,7 +311,7 @@ static double fval(int op, int m, int pe, int i, uint64_t tag)
         long *ps_ = next_psync();                                                             \
         shmem_##NAME##_##OPNAME##_to_all(dst, src, n, AS_ARGS, (TYPE *)(void *)pWrk, ps_);    \
         check_psync(ps_, "shmem_" #NAME "_" #OPNAME "_to_all");                               \
-        CHECK(memcmp(dst, ref, (size_t)(n) * sizeof(TYPE)) == 0,                              \
+        CHECK(same(dst, ref, n),                                                              \
               "shmem_" #NAME "_" #OPNAME "_to_all on %d elements%s", (int)(n),                \
               (void *)(dst) == (void *)(src) ? " in place" : "");                             \
         if ((void *)(dst) != (void *)(src))                                                   \
@@ -298,6 +326,7 @@ static double fval(int op, int m, int pe, int i, uint64_t tag)
 #define FLOAT_OPS(X, ...)                                                                     \
     X(min, MIN, __VA_ARGS__) X(max, MAX, __VA_ARGS__) X(sum, SUM, __VA_ARGS__)                \
     X(prod, PROD, __VA_ARGS__)
+#define COMPLEX_OPS(X, ...) X(sum, SUM, __VA_ARGS__) X(prod, PROD, __VA_ARGS__)
 #define TO_ALL_OP(OPNAME, OP, NAME, TYPE, VAL) \
     TO_ALL_CASE(NAME, TYPE, OPNAME, OP, VAL, dst, src, n, tag + (uint64_t)OP_##OP);
 #define DEF_TO_ALL(NAME, TYPE, VAL, OPS)                                                      \
@@ -313,6 +342,9 @@ DEF_TO_ALL(long, long, ival, INT_OPS)
 DEF_TO_ALL(longlong, long long, ival, INT_OPS)
 DEF_TO_ALL(float, float, fval, FLOAT_OPS)
 DEF_TO_ALL(double, double, fval, FLOAT_OPS)
+DEF_TO_ALL(longdouble, long double, fval, FLOAT_OPS)
+DEF_TO_ALL(complexd, double _Complex, cval, COMPLEX_OPS)
+DEF_TO_ALL(complexf, float _Complex, cval, COMPLEX_OPS)
 
 static void test_to_all(void)
 {
@@ -327,6 +359,9 @@ static void test_to_all(void)
     ON_HEAP(longlong, long long, N_RED, 730);
     ON_HEAP(float, float, N_RED, 740);
     ON_HEAP(double, double, N_RED, 750);
+    ON_HEAP(longdouble, long double, N_RED, 810);
+    ON_HEAP(complexd, double _Complex, N_RED, 820);
+    ON_HEAP(complexf, float _Complex, N_RED, 830);
 #undef ON_HEAP
     /* fewer elements than members, and none */
     to_all_int((int *)(void *)red_b, (int *)(void *)red_a, 1, 760);
@@ -399,8 +434,8 @@ int main(void)
     h32_dst = shmem_malloc(CAP * 4);
     forms[0] = (struct form){4, N32, (unsigned char *)h32_dst, (unsigned char *)h32_src};
     forms[1] = (struct form){8, N64, (unsigned char *)s64_dst, (unsigned char *)s64_src};
-    red_a = shmem_malloc((N_RED + 2) * 8);
-    red_b = shmem_malloc((N_RED + 2) * 8);
+    red_a = shmem_malloc((N_RED + 2) * 16); /* the largest type: long double */
+    red_b = shmem_malloc((N_RED + 2) * 16);
     shmem_barrier_all(); /* every PE's pSync is initialised */
 
     /* (PE_start, logPE_stride, PE_size), where the job has the PEs */
