@@ -395,6 +395,8 @@ GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(GSHMEMI_DECL_REDUCE_COMPLEX_HOST)
 
 GSHMEM_API void gshmemx_barrier_active_set(int PE_start, int logPE_stride, int PE_size,
                                            long *pSync);
+/* The same without the quiet (OpenSHMEM's deprecated active-set shmem_sync). */
+GSHMEM_API void gshmemx_sync_active_set(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define GSHMEMI_DECL_ACTIVE_SET_BROADCAST(F)                                               \
     GSHMEM_API void F(void *dest, const void *source, size_t nelems, int PE_root,          \
                       int PE_start, int logPE_stride, int PE_size, long *pSync);

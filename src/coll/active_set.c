@@ -130,10 +130,13 @@ static struct active_set active_set_open(const char *call, int PE_start, int log
 
 /* Every member has reached this point; this PE's operations before it are
  * complete everywhere. */
-static void active_set_barrier(const struct active_set *as)
+/* Every member has arrived; a barrier (quiet: the PE's puts complete
+ * first) or a sync (none). */
+static void active_set_meet(const struct active_set *as, int quiet)
 {
     const int me = gshmemi_rt.my_pe;
-    gshmem_quiet();
+    if (quiet)
+        gshmem_quiet();
     for (int r = 0; r < as->rounds; r++) {
         uint64_t *word = (uint64_t *)(void *)&as->psync[r];
         const int to = member(as, (int)((as->my + (1LL << r)) % as->n));
@@ -149,7 +152,9 @@ static void active_set_barrier(const struct active_set *as)
     }
 }
 
-/* ---- barrier ------------------------------------------------------------------ */
+static void active_set_barrier(const struct active_set *as) { active_set_meet(as, 1); }
+
+/* ---- barrier and sync ------------------------------------------------------------ */
 
 GSHMEM_API void gshmemx_barrier_active_set(int PE_start, int logPE_stride, int PE_size,
                                            long *pSync)
@@ -157,6 +162,13 @@ GSHMEM_API void gshmemx_barrier_active_set(int PE_start, int logPE_stride, int P
     const struct active_set as =
         active_set_open(__func__, PE_start, logPE_stride, PE_size, pSync, 0);
     active_set_barrier(&as);
+}
+
+GSHMEM_API void gshmemx_sync_active_set(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    const struct active_set as =
+        active_set_open(__func__, PE_start, logPE_stride, PE_size, pSync, 0);
+    active_set_meet(&as, 0);
 }
 
 /* ---- moving data ---------------------------------------------------------------- */

@@ -84,17 +84,24 @@ static void check_poison(const void *p, size_t len, const char *what)
 
 /* Each member puts into its right neighbour's slot, then meets: the word
  * from its left neighbour is there.  Slots alternate: a slot is written
- * again only after this PE's next barrier, when it has been read. */
+ * again only after this PE's next barrier, when it has been read.  Every
+ * other meeting is the deprecated shmem_sync, after a quiet of its own
+ * (a sync completes nothing). */
 static void test_barrier(void)
 {
     const int right = pe_at((idx + 1) % as.size), left = pe_at((idx + as.size - 1) % as.size);
     for (int it = 0; it < 12; it++) {
         long *ps = next_psync();
+        const char *how = it % 2 ? "shmem_sync" : "shmem_barrier";
         shmem_long_p(&bar_slot[it % 2], 1000L * it + me, right);
-        shmem_barrier(AS_ARGS, ps);
-        CHECK(bar_slot[it % 2] == 1000L * it + left, "shmem_barrier %d: slot %ld", it,
-              bar_slot[it % 2]);
-        check_psync(ps, "shmem_barrier");
+        if (it % 2) {
+            shmem_quiet();
+            shmem_sync(AS_ARGS, ps);
+        } else {
+            shmem_barrier(AS_ARGS, ps);
+        }
+        CHECK(bar_slot[it % 2] == 1000L * it + left, "%s %d: slot %ld", how, it, bar_slot[it % 2]);
+        check_psync(ps, how);
     }
 }
 
@@ -437,6 +444,8 @@ int main(void)
     red_a = shmem_malloc((N_RED + 2) * 16); /* the largest type: long double */
     red_b = shmem_malloc((N_RED + 2) * 16);
     shmem_barrier_all(); /* every PE's pSync is initialised */
+    /* shmem_sync's team form, beside the active-set one (test_barrier) */
+    CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(SHMEM_TEAM_WORLD)");
 
     /* (PE_start, logPE_stride, PE_size), where the job has the PEs */
     const int sets[][3] = {

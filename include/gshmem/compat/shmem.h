@@ -406,6 +406,21 @@ SHMEMI_INLINE void shmem_barrier(int PE_start, int logPE_stride, int PE_size, lo
 {
     gshmemx_barrier_active_set(PE_start, logPE_stride, PE_size, pSync);
 }
+/* shmem_sync is two routines of one name: shmem_sync(team) (1.5) and the
+ * deprecated shmem_sync(PE_start, logPE_stride, PE_size, pSync); C has no
+ * overloading, so the name is a macro that picks by the number of
+ * arguments (any other count names shmemi_sync_takes_1_or_4_arguments,
+ * which does not exist: a compile error that says why). */
+SHMEMI_INLINE void shmemi_sync_active_set(int PE_start, int logPE_stride, int PE_size,
+                                          long *pSync)
+{
+    gshmemx_sync_active_set(PE_start, logPE_stride, PE_size, pSync);
+}
+#define SHMEMI_SYNC_PICK(A1, A2, A3, A4, F, ...) F
+#define shmem_sync(...)                                                                  \
+    SHMEMI_SYNC_PICK(__VA_ARGS__, shmemi_sync_active_set, shmemi_sync_takes_1_or_4_arguments, \
+                     shmemi_sync_takes_1_or_4_arguments, shmem_team_sync,                 \
+                     shmemi_sync_takes_1_or_4_arguments)(__VA_ARGS__)
 #define SHMEMI_ACTIVE_SET_BROADCAST(F)                                                        \
     SHMEMI_FWD_V(F, (void *dest, const void *source, size_t nelems, int PE_root, int PE_start, \
                      int logPE_stride, int PE_size, long *pSync),                             \
