@@ -71,12 +71,16 @@ int gshmemi_aborting(void);
 /* A wait of a layer below sync (the bootstrap's collectives) calls
  * gshmemi_waiting now and then while it waits on peers; the hook, set by
  * the layer that watches them (sync/watch.c), may end this PE for a peer
- * that is gone or stopped.  `op` names what this PE is doing.  Before such
- * a layer reports a peer lost, it calls gshmemi_waiting_now: the watch looks
- * at once and for half a second, and where a node-local peer saw the loss
- * first, names the PE it saw (the one this layer saw go may only have
- * followed it out); it returns only if nothing local explains the loss. */
-typedef void (*gshmemi_wait_hook_fn)(const char *op, int at_once);
+ * that is stopped or a launcher that is gone.  Not for a peer that is
+ * gone: in such a collective a peer that has seen it complete may leave
+ * (the job's last barrier) while this PE has yet to see it.  When the layer
+ * has seen the collective fail, it calls gshmemi_waiting_now before it
+ * reports the loss: the watch then looks at every node-local peer, gone
+ * ones too, at once and for half a second, and where a node-local peer saw
+ * the loss first names the PE it saw (the one this layer saw go may only
+ * have followed it out); it returns only if nothing local explains the
+ * loss.  `op` names what this PE is doing. */
+typedef void (*gshmemi_wait_hook_fn)(const char *op, int failed);
 void gshmemi_wait_hook_set(gshmemi_wait_hook_fn fn);
 void gshmemi_waiting(const char *op);
 void gshmemi_waiting_now(const char *op);

@@ -41,8 +41,9 @@ size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode m
 /* Called from every blocking wait, cheaply and often: ends this PE with a
  * message naming the PE that died, if one did.  `op` is the user's call. */
 void gshmemi_watch_peers(const char *op);
-/* The same as the core's wait hook (gshmemi_wait_hook_set): at_once skips
- * the watch's pace. */
-void gshmemi_watch_hook(const char *op, int at_once);
+/* The core's wait hook (gshmemi_wait_hook_set): stopped peers and the
+ * launcher at the watch's pace, and once the bootstrap's collective has
+ * failed (`failed`), every node-local peer at once. */
+void gshmemi_watch_hook(const char *op, int failed);
 
 #endif

@@ -88,7 +88,9 @@ static void watch_stopped(const char *op, uint64_t now)
     }
 }
 
-static void watch(const char *op, int at_once)
+/* dead_too: a peer that is gone counts as lost (not in a collective of
+ * the bootstrap that has not failed: gshmemi_wait_hook_fn). */
+static void watch(const char *op, int at_once, int dead_too)
 {
     static __thread uint64_t next_check;
     const struct gshmemi_runtime *rt = &gshmemi_rt;
@@ -97,7 +99,7 @@ static void watch(const char *op, int at_once)
     if ((now < next_check && !at_once) || rt->peers == NULL || gshmemi_ctrl.base == NULL)
         return;
     next_check = now + WATCH_EVERY_NS;
-    for (int i = 0; i < rt->n_local; i++) {
+    for (int i = 0; i < rt->n_local && dead_too; i++) {
         int pe = rt->local_pes[i];
         if (pe == rt->my_pe || gshmemi_peer_alive(pe))
             continue;
@@ -114,6 +116,6 @@ static void watch(const char *op, int at_once)
         watch_stopped(op, now);
 }
 
-void gshmemi_watch_peers(const char *op) { watch(op, 0); }
+void gshmemi_watch_peers(const char *op) { watch(op, 0, 1); }
 
-void gshmemi_watch_hook(const char *op, int at_once) { watch(op, at_once); }
+void gshmemi_watch_hook(const char *op, int failed) { watch(op, failed, failed); }
