@@ -1,6 +1,7 @@
 /* The executable's writable segment moved onto a memfd in place, so that
  * node-local peers can map it and the transports can reach it (see
  * static_data.h). */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +219,18 @@ void gshmemi_static_move(void)
     if (!gshmemi_env.SYMMETRIC_DATA) {
         snprintf(gshmemi_static.why_not, sizeof(gshmemi_static.why_not),
                  "GSHMEM_SYMMETRIC_DATA is 0");
+        return;
+    }
+    /* ThreadSanitizer's runtime keeps its state in the program's data
+     * segment and writes it from a thread of its own at any moment: a write
+     * between the copy and the remap below would be lost, and the runtime
+     * crash later (seen in about one run of 30). */
+    if (dlsym(RTLD_DEFAULT, "__tsan_init") != NULL) {
+        snprintf(gshmemi_static.why_not, sizeof(gshmemi_static.why_not),
+                 "ThreadSanitizer is in this process, whose thread writes the data segment "
+                 "that would be moved");
+        GSHMEMI_INFO(HEAP, "the program's global and static variables stay private: %s",
+                     gshmemi_static.why_not);
         return;
     }
     memset(&f, 0, sizeof(f));
