@@ -8,9 +8,13 @@ set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 status=0
+# since LABEL START: says how long a part took (CI has a time budget)
+since() { echo "$1: $(($(date +%s) - $2)) s"; }
+begin=$(date +%s)
 
 # The build without CUDA must keep working (machines without the toolkit).
 nocuda=build-test-nocuda
+start=$(date +%s)
 [ -d $nocuda ] || meson setup $nocuda --werror -Dcuda=disabled >/dev/null
 ninja -C $nocuda >/dev/null
 if meson test -C $nocuda --num-processes 2 --print-errorlogs --suite unit >/dev/null &&
@@ -20,25 +24,36 @@ else
     echo "build without CUDA: FAILED (see $nocuda/meson-logs/testlog.txt)"
     status=1
 fi
+since "build without CUDA" $start
 
 # The decoders of bytes from outside the process under libFuzzer, 15 s
 # each (about 2 minutes with the build).
+start=$(date +%s)
 scripts/test-fuzz.sh || status=1
+since fuzz $start
 
 # ASan + UBSan and TSan builds without CUDA, each over the tests it can check.
+start=$(date +%s)
 ./scripts/test-sanitizers.sh || status=1
+since sanitizers $start
 
 dir=build-test
 [ -d $dir ] || meson setup $dir --werror >/dev/null
+start=$(date +%s)
 ninja -C $dir
+since build $start
+start=$(date +%s)
 meson test -C $dir --print-errorlogs --num-processes 2 || status=1
+since "meson test" $start
 
 # The ibrc transport under Soft-RoCE in a VM (a few minutes; the guest is
 # built once and kept in build-test-rdma-vm/).
 vm_log=$(mktemp)
 vm_rc=0
+start=$(date +%s)
 tests/rdma-vm/run >"$vm_log" 2>&1 || vm_rc=$?
 cat "$vm_log"
+since rdma-vm $start
 case $vm_rc in
 0 | 77) ;;
 *) status=1 ;;
@@ -64,4 +79,5 @@ elif vm_rc != 0:
     failed += 1
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
 PY
+since "all of it" $begin
 exit $status
