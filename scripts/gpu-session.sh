@@ -6,6 +6,8 @@
 #   NPS="1 2" QUICK=1 sh scripts/gpu-session.sh   tests only
 #   PROXY_ONLY=1 sh scripts/gpu-session.sh        the proxy path: tests and benchmarks
 #   NOBENCH=1 PROXY_ONLY=1 sh scripts/gpu-session.sh   the proxy path's tests only
+#   FAULT_ONLY=1 sh scripts/gpu-session.sh       the fault matrix's GPU rows
+#   (FAULT_FULL=1: all of them); the whole session runs the subset too
 # Every program runs under a timeout (T seconds, default 120).
 # Logs go to $OUT (or /tmp): gpu.log, bench.log.  Never changes GPU settings.
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
@@ -71,8 +73,17 @@ proxy_path() {
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_idle 2>&1 | tee -a "$b"
     unset GSHMEM_DISABLE_P2P
 }
+# The fault matrix's GPU rows (tests/fault/run_matrix.py --gpu): its table.
+fault_rows() {
+    timeout 1200 python3 tests/fault/run_matrix.py build/tools/gshmrun build/tests/fault/fault_gpu - \
+        --gpu ${FAULT_FULL:+--full} 2>&1 | tee "$OUT/fault-gpu.txt" | tail -3
+}
 if [ -n "${PROXY_ONLY:-}" ]; then
     proxy_path
+    exit 0
+fi
+if [ -n "${FAULT_ONLY:-}" ]; then
+    fault_rows
     exit 0
 fi
 ./build/tools/gshmem-info | sed -n '3,16p'
@@ -141,6 +152,7 @@ sh tests/gpu/run_on_gpu.sh --raw python3 tests/spmd/check_negative.py build/tool
     malloc-asymmetric free-not-heap free-interior free-twice 2>&1 | tail -1
 GSHMEM_HEAP=device timeout "$T" sh tests/spmd/check_info_peers.sh build/tools/gshmrun \
     build/tools/gshmem-info GPU 2>&1 | tail -1
+fault_rows
 [ -n "${QUICK:-}" ] && exit 0
 GSHMEM_SYMMETRIC_SIZE=4m sh tests/gpu/run_on_gpu.sh 2 build/tests/lifecycle leaks 1000 2>&1 | tail -3
 echo "== sync_floor (raw PTX: what the ordering costs on this hardware)" | tee -a "$b"

@@ -44,6 +44,12 @@ static void mark_job_ending(void *arg, int status, const char *why)
 static void __attribute__((noreturn)) end_for(int pe, const char *how, uint64_t flags)
 {
     const struct gshmemi_runtime *rt = &gshmemi_rt;
+    /* One message a PE: a waiting thread and the watch thread may see the
+     * loss at once; the second leaves it to the first, which exits. */
+    static int ending;
+    if (__atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL))
+        for (;;)
+            pause();
     /* This PE, or a local peer, is ending the job and has said why: the
      * peers it ends go quietly, and the aborting thread's exit status
      * stands (this thread leaves on its own only if that one is held up,

@@ -20,6 +20,7 @@
 #include "core/runtime.h"
 #include "core/util.h"
 #include "coll/team.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "heap/static_data.h"
 #include "rma/rma.h"
@@ -106,6 +107,12 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
         gshmemi_proxy_stop();
         gshmemi_transport_fini();
     }
+    if (st == 0 && gshmemi_gpu_device() >= 0 && (st = gshmemi_watch_start()) != 0) {
+        gshmemi_teams_fini();
+        gshmemi_device_state_stop();
+        gshmemi_proxy_stop();
+        gshmemi_transport_fini();
+    }
     if (st != 0) {
         rt->initialized = 0;
         gshmemi_static_fini();
@@ -170,6 +177,7 @@ GSHMEM_API void gshmem_finalize(void)
         return;
     /* Everybody is done with everybody's memory before any goes away. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    gshmemi_watch_stop(); /* peers past this barrier leave */
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;

@@ -45,5 +45,10 @@ void gshmemi_watch_peers(const char *op);
  * launcher at the watch's pace, and once the bootstrap's collective has
  * failed (`failed`), every node-local peer at once. */
 void gshmemi_watch_hook(const char *op, int failed);
+/* The watch thread, for processes using a GPU (kernels wait on peers while
+ * the host thread is in CUDA): started at init, stopped before finalize's
+ * last barrier, after which peers may leave. */
+int gshmemi_watch_start(void);
+void gshmemi_watch_stop(void);
 
 #endif

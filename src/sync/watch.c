@@ -6,13 +6,21 @@
  * launcher that has gone (this PE reparented), which leaves no job to wait
  * in.  Peers on other nodes are watched by their transports (tcp and ibrc
  * heartbeats).  A peer stopped by a debugger (traced) is not counted as
- * stopped: a breakpoint must not end the job. */
+ * stopped: a breakpoint must not end the job.
+ *
+ * Where a GPU is in use, kernels and stream-ordered operations wait on
+ * peers while the host thread sits in a CUDA call, out of gshmem's waits:
+ * a thread of its own (gshmemi_watch_start) then watches the same way,
+ * woken at once by a peer's exit (its pidfd), from init until finalize. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <gshmem.h>
@@ -88,6 +96,14 @@ static void watch_stopped(const char *op, uint64_t now)
     }
 }
 
+/* What the watch thread says this PE was in, unless a thread of it has
+ * been in a gshmem wait in the last RECENT_NS (recent_op, recent_ns). */
+static const char GPU_WORK[] = "GPU work (a kernel or a stream-ordered operation) that waits on peers";
+#define RECENT_NS (100ull * 1000 * 1000)
+static const char *recent_op;
+static uint64_t recent_ns;
+static __thread int is_watch_thread;
+
 /* dead_too: a peer that is gone counts as lost (not in a collective of
  * the bootstrap that has not failed: gshmemi_wait_hook_fn). */
 static void watch(const char *op, int at_once, int dead_too)
@@ -99,6 +115,10 @@ static void watch(const char *op, int at_once, int dead_too)
     if ((now < next_check && !at_once) || rt->peers == NULL || gshmemi_ctrl.base == NULL)
         return;
     next_check = now + WATCH_EVERY_NS;
+    if (!is_watch_thread) { /* the watch thread names what a waiting thread waits in */
+        __atomic_store_n(&recent_op, op, __ATOMIC_RELAXED);
+        __atomic_store_n(&recent_ns, now, __ATOMIC_RELEASE);
+    }
     for (int i = 0; i < rt->n_local && dead_too; i++) {
         int pe = rt->local_pes[i];
         if (pe == rt->my_pe || gshmemi_peer_alive(pe))
@@ -119,3 +139,86 @@ static void watch(const char *op, int at_once, int dead_too)
 void gshmemi_watch_peers(const char *op) { watch(op, 0, 1); }
 
 void gshmemi_watch_hook(const char *op, int failed) { watch(op, failed, failed); }
+
+/* ---- the watch thread ------------------------------------------------------ */
+
+static struct {
+    pthread_t thread;
+    int stop_fd; /* eventfd: readable when the thread is to stop */
+    int running;
+} wt = {.stop_fd = -1};
+
+static void *watch_main(void *arg)
+{
+    const struct gshmemi_runtime *rt = &gshmemi_rt;
+    struct pollfd *fds = arg;
+    int n = 0, all_pidfds = 1;
+
+    is_watch_thread = 1;
+    fds[n++] = (struct pollfd){.fd = wt.stop_fd, .events = POLLIN};
+    for (int i = 0; i < rt->n_local; i++) {
+        const int pe = rt->local_pes[i];
+        if (pe == rt->my_pe)
+            continue;
+        if (rt->peers[pe].pidfd >= 0)
+            fds[n++] = (struct pollfd){.fd = rt->peers[pe].pidfd, .events = POLLIN};
+        else
+            all_pidfds = 0;
+    }
+    /* A peer's exit wakes the poll; the stopped peers and the launcher are
+     * looked at a few times a second, as often as the waits look. */
+    const int every_ms = all_pidfds ? (int)(STOPPED_EVERY_NS / 1000000) : (int)(WATCH_EVERY_NS / 1000000);
+    for (;;) {
+        int k = poll(fds, (nfds_t)n, every_ms);
+        if (k < 0 && errno != EINTR) {
+            GSHMEMI_WARN(CORE, "the watch thread stops: poll: %s", strerror(errno));
+            break;
+        }
+        if (fds[0].revents != 0)
+            break;
+        const uint64_t seen = __atomic_load_n(&recent_ns, __ATOMIC_ACQUIRE);
+        const char *op = __atomic_load_n(&recent_op, __ATOMIC_RELAXED);
+        watch(op != NULL && gshmemi_now_ns() - seen < RECENT_NS ? op : GPU_WORK, 1, 1);
+    }
+    free(fds);
+    return NULL;
+}
+
+int gshmemi_watch_start(void)
+{
+    const struct gshmemi_runtime *rt = &gshmemi_rt;
+    if (wt.running || rt->n_local < 2)
+        return 0;
+    struct pollfd *fds = calloc((size_t)rt->n_local + 1, sizeof(*fds));
+    wt.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fds == NULL || wt.stop_fd < 0) {
+        GSHMEMI_ERROR(CORE, "gshmem_init: cannot set up the watch thread: %s", strerror(errno));
+        goto fail;
+    }
+    if ((errno = pthread_create(&wt.thread, NULL, watch_main, fds)) != 0) {
+        GSHMEMI_ERROR(CORE, "gshmem_init: cannot start the watch thread: %s", strerror(errno));
+        goto fail;
+    }
+    pthread_setname_np(wt.thread, "gshmem-watch");
+    wt.running = 1;
+    return 0;
+fail:
+    free(fds);
+    if (wt.stop_fd >= 0)
+        close(wt.stop_fd);
+    wt.stop_fd = -1;
+    return GSHMEM_ERR_INTERNAL;
+}
+
+void gshmemi_watch_stop(void)
+{
+    if (!wt.running)
+        return;
+    const uint64_t one = 1;
+    if (write(wt.stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+        GSHMEMI_WARN(CORE, "the watch thread could not be told to stop: %s", strerror(errno));
+    pthread_join(wt.thread, NULL);
+    close(wt.stop_fd);
+    wt.stop_fd = -1;
+    wt.running = 0;
+}

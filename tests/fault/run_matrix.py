@@ -13,7 +13,7 @@ end as gshmem promises (DESIGN.md section 8):
 - nothing is left behind: no process of the job, no new /dev/shm entry, no
   abstract socket of gshmem's.
 
-usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--only SUBSTRING...]
+usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--gpu] [--only SUBSTRING...]
 
 By default a subset that covers every fault in every phase once (the PE
 count and the victim's place rotating), the tcp transport's two network
@@ -23,7 +23,14 @@ PE count (2, 4, 8) x victim (first, middle, last) under gshmrun, then the
 mpirun and tcp rows for each.  The table goes to stdout; the exit status is
 non-zero when a case failed.  Stopped PEs are found after
 GSHMEM_HEARTBEAT_TIMEOUT, set to 3 s here (6 s by default) to keep the run
-short."""
+short.
+
+--gpu: the GPU rows, with FAULT_PROGRAM tests/fault/fault_gpu.cu's program
+and the symmetric heap in GPU memory: each fault in a device barrier, a
+device wait, an on-stream collective and a proxy transfer from a kernel
+(GSHMEM_DISABLE_P2P=1), at 2 and 4 PEs (--full: every PE count and victim;
+else each fault and phase once), and gshmrun killed; after each case no GPU
+memory may stay taken (nvidia-smi), besides the checks above."""
 import os
 import re
 import selectors
@@ -33,6 +40,7 @@ import sys
 import time
 
 PHASES = ("init", "malloc", "barrier", "coll", "wait", "transfer")
+GPU_PHASES = ("dev-barrier", "dev-wait", "stream-coll", "proxy-put")
 # Rows that fail for a reason the README states: run, shown as such, not
 # counted as passed or failed (the --full matrix only).
 KNOWN = {("mpirun", "init", "stop"):
@@ -48,12 +56,15 @@ args = [a for a in sys.argv[1:] if not a.startswith("--")]
 gshmrun, prog = os.path.abspath(args[0]), os.path.abspath(args[1])
 mpirun = args[2] if len(args) > 2 and args[2] != "-" else None
 full = "--full" in sys.argv
+gpu = "--gpu" in sys.argv
 only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else []
 
 ENV = dict(os.environ, GSHMEM_HEAP="host", GSHMEM_SYMMETRIC_SIZE="4m", GSHMEM_TIMEOUT="60",
            GSHMEM_HEARTBEAT_TIMEOUT=HEARTBEAT, GSHMEM_BOOTSTRAP_TIMEOUT="60")
 for k in ("GSHMEM_DISABLE_P2P", "GSHMEM_TRANSPORT", "GSHMEM_TEST_SIM_NODES"):
     ENV.pop(k, None)
+if gpu:
+    ENV.update(GSHMEM_HEAP="device", GSHMEM_SYMMETRIC_SIZE="64m")
 if os.geteuid() == 0:
     ENV.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
@@ -65,6 +76,20 @@ def victim_of(np_, where):
 def cases():
     """(launcher, transport, np, phase, fault, where) rows."""
     rows = []
+    if gpu:
+        k = 0
+        for phase in GPU_PHASES:
+            peers = "tcp" if phase == "proxy-put" else "mapped"
+            for fault in FAULTS:
+                if full:
+                    rows += [("gshmrun", peers, np_, phase, fault, where)
+                             for np_ in (2, 4) for where in ("first", "middle", "last")]
+                else:
+                    rows.append(("gshmrun", peers, (2, 4)[k % 2], phase, fault,
+                                 ("first", "middle", "last")[k % 3]))
+                k += 1
+        rows.append(("gshmrun", "mapped", 2, "dev-barrier", "launcher", "-"))
+        return rows
     if full:
         for phase in PHASES:
             for fault in FAULTS:
@@ -156,14 +181,31 @@ def new_sockets(before):
     return sorted(fresh) if fresh and prog in socket_owners(set(fresh.values())) else []
 
 
-def leftovers(shm_before, socks_before):
+def gpu_memory_used():
+    """MiB of memory in use on each GPU (nvidia-smi), [] without GPUs."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=30).stdout
+        return [int(x) for x in out.split()]
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return []
+
+
+GPU_SLACK_MIB = 64  # the driver's own use moves a little between readings
+
+
+def leftovers(shm_before, socks_before, gpu_before):
     deadline = time.monotonic() + 3
     while True:
         procs, shm, socks = job_processes(), shm_entries() - shm_before, new_sockets(socks_before)
-        if not (procs or shm or socks) or time.monotonic() > deadline:
+        gpu_now = gpu_memory_used() if gpu_before else []
+        gpu_kept = [b - a for a, b in zip(gpu_before, gpu_now) if b - a > GPU_SLACK_MIB]
+        if not (procs or shm or socks or gpu_kept) or time.monotonic() > deadline:
             break
         time.sleep(0.1)
     found = []
+    if gpu_kept:
+        found.append("GPU memory still taken: %s MiB more than before the case" % gpu_kept)
     if procs:
         found.append("processes %s still running" % procs)
         for pid in procs:
@@ -192,6 +234,7 @@ def run_case(launcher, transport, np_, phase, fault, where):
     if transport == "tcp":
         env["GSHMEM_DISABLE_P2P"] = "1"
     shm_before, socks_before = shm_entries(), gshmem_sockets()
+    gpu_before = gpu_memory_used() if gpu else []
     argv = [prog, phase, "none" if fault == "launcher" else fault, str(victim)]
     t0 = time.monotonic()
     p = subprocess.Popen(launch_cmd(launcher, np_, argv), env=env, stdout=subprocess.PIPE,
@@ -244,7 +287,7 @@ def run_case(launcher, transport, np_, phase, fault, where):
         problems.append("the fault never happened")
         t_fault = t_end
     problems += judge(launcher, np_, phase, fault, victim, rc, lines, t_fault, t_end)
-    problems += leftovers(shm_before, socks_before)
+    problems += leftovers(shm_before, socks_before, gpu_before)
     return problems, t_end - t_fault, rc, lines
 
 
@@ -289,9 +332,13 @@ def judge(launcher, np_, phase, fault, victim, rc, lines, t_fault, t_end):
 
 
 def main():
+    if gpu and not gpu_memory_used():
+        print("fault matrix (GPU): no GPU: skipped")
+        return 77
     rows = [r for r in cases() if not only or any(o in " ".join(map(str, r)) for o in only)]
-    print("fault matrix: %d cases (%s)" % (len(rows), "full" if full else "CI subset"))
-    print("%-8s %-6s %3s %-9s %-8s %-6s  %-4s %6s  %s" % ("launcher", "peers", "np", "phase", "fault",
+    print("fault matrix%s: %d cases (%s)" % (" (GPU)" if gpu else "", len(rows),
+                                          "full" if full else "subset"))
+    print("%-8s %-6s %3s %-11s %-8s %-6s  %-4s %6s  %s" % ("launcher", "peers", "np", "phase", "fault",
                                                        "victim", "rc", "ended", "result"))
     failed = known = 0
     t_all = time.monotonic()
@@ -300,7 +347,7 @@ def main():
         problems, took, rc, lines = run_case(*row)
         vic = "-" if fault == "launcher" else "pe %d" % victim_of(np_, where)
         why_known = KNOWN.get((launcher, phase, fault)) if problems else None
-        print("%-8s %-6s %3d %-9s %-8s %-6s  %-4s %5.1fs  %s" % (
+        print("%-8s %-6s %3d %-11s %-8s %-6s  %-4s %5.1fs  %s" % (
             launcher, transport, np_, phase, fault, vic, rc, took,
             "ok" if not problems else "known limit: " + why_known if why_known else "FAIL"))
         if why_known:
