@@ -12,7 +12,13 @@
  * bfloat16 and the complex types on small integers that they and their
  * products hold exactly, complex products by their parts) and checks
  * every byte of dest, which is poisoned before each call (of a long
- * double, the bytes of its value: its padding is unspecified). */
+ * double, the bytes of its value: its padding is unspecified).
+ *
+ * SPMD_COLL_PART=i/k (the runs that force one algorithm or peer class, and
+ * the sanitizers'): of the types' moves and reductions only every k-th from
+ * the i-th (the mem forms always), and 1000/k back-to-back calls (at least
+ * 250), so that k such runs together cover every one for CI's time; every
+ * team, size and shape is checked in every run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +550,15 @@ int main(void)
 #define MEMBER(i) (handles[i] != GSHMEM_TEAM_INVALID)
 #define TAG(i, k) (((uint64_t)(i) + 1) << 40 | (uint64_t)(k) << 8)
 
+    size_t part = 0, parts = 1;
+    const char *part_env = getenv("SPMD_COLL_PART");
+    if (part_env != NULL && (sscanf(part_env, "%zu/%zu", &part, &parts) != 2 || parts == 0 ||
+                             part >= parts)) {
+        fprintf(stderr, "SPMD_COLL_PART=%s: want i/k with i < k\n", part_env);
+        return 2;
+    }
+    const int back_to_back = 1000 / (int)parts > 250 ? 1000 / (int)parts : 250;
+
     const size_t sizes[] = {0, 1, 13};
     const size_t n_movers = sizeof(movers) / sizeof(movers[0]);
     const size_t n_reducers = sizeof(reducers) / sizeof(reducers[0]);
@@ -553,8 +568,9 @@ int main(void)
             continue;
         for (size_t mi = 0; mi < n_movers; mi++)
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-                check_moves(&teams[ti], &movers[mi], sizes[si], TAG(ti, k++));
-        for (size_t ri = 0; ri < n_reducers; ri++)
+                if (mi % parts == part || mi == n_movers - 1)
+                    check_moves(&teams[ti], &movers[mi], sizes[si], TAG(ti, k++));
+        for (size_t ri = part; ri < n_reducers; ri += parts)
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
                 check_reductions(&teams[ti], &reducers[ri], sizes[si], si == 2 && ri % 3 == 0,
                                  TAG(ti, k++));
@@ -571,7 +587,7 @@ int main(void)
                 /* elements: big / 8 (16-byte ones: as many bytes as 8-byte ones) */
                 const size_t es = reducers[ri].esize, ne = big[bi] / (es > 8 ? es : 8);
                 if (ne * es * n <= BUF &&
-                    (bi < 2 ? ri % 7 == 0 : !strcmp(reducers[ri].name, "float_sum") ||
+                    (bi < 2 ? ri % 7 == 0 && ri / 7 % parts == part : !strcmp(reducers[ri].name, "float_sum") ||
                      !strcmp(reducers[ri].name, "ulong_xor") ||
                      !strcmp(reducers[ri].name, "int16_min") ||
                      !strcmp(reducers[ri].name, "longdouble_sum") ||
@@ -582,7 +598,7 @@ int main(void)
         }
     }
     /* back to back: teams and operations alternate with no barrier between */
-    for (int it = 0; it < 1000; it++) {
+    for (int it = 0; it < back_to_back; it++) {
         const int ti = it % NTEAMS;
         if (!MEMBER(ti))
             continue;
