@@ -124,7 +124,7 @@ def main():
         src = os.path.join(workdir, f"{tag}.cu")
         with open(src, "w") as f:
             f.write(source(headers, present, True))
-        r = run([nvcc, "-arch=sm_90", "-Werror", "all-warnings", *inc, "-c", src,
+        r = run([nvcc, "-arch=compute_90", "-Werror", "all-warnings", *inc, "-c", src,
                  "-o", src[:-3] + ".o"])
         if r.returncode != 0:
             failed = True

@@ -72,6 +72,10 @@ device=
 arch=
 if [ "$nvcc" != - ]; then
     arch=$(option gpu_arch)
+    case $arch in # CMake's names: 90 for sm_90, 90-virtual for compute_90 (PTX only)
+    compute_*) cmake_arch=${arch#compute_}-virtual ;;
+    *) cmake_arch=${arch#sm_} ;;
+    esac
     "$nvcc" -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
         "$src/tests/install/device_prog.cu" -L"$libdir" -lgshmem
     cp "$dest/shmem_host.cpp" "$dest/shmem_host.cu"
@@ -174,7 +178,7 @@ if [ "$cmake" != - ]; then
     if [ "$nvcc" != - ]; then
         quiet "$dest/cmake_nvshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_nvshmem" \
             -B "$dest/cmake_nvshmem" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_CUDA_COMPILER="$nvcc" \
-            -DCMAKE_CUDA_ARCHITECTURES="${arch#sm_}"
+            -DCMAKE_CUDA_ARCHITECTURES="$cmake_arch"
         quiet "$dest/cmake_nvshmem.log" "$cmake" --build "$dest/cmake_nvshmem"
         needs "$dest/cmake_nvshmem/nvshmem_style_rdc"
         needs "$dest/cmake_nvshmem/nvshmem_style_whole"
