@@ -19,7 +19,14 @@ if ! command -v clang >/dev/null 2>&1; then
     echo "fuzz: clang is not installed (scripts/install-deps.sh installs it)"
     exit 1
 fi
-[ -d $dir ] || CC=clang meson setup $dir -Dfuzz=true -Dcuda=disabled >/dev/null
+if [ ! -d $dir ] && ! CC=clang meson setup $dir -Dfuzz=true -Dcuda=disabled >/tmp/fuzz-setup.$$ 2>&1; then
+    cat /tmp/fuzz-setup.$$
+    rm -rf $dir /tmp/fuzz-setup.$$
+    echo "fuzz: meson setup failed"
+    echo "fuzz: 0 passed, 1 failed"
+    exit 1
+fi
+rm -f /tmp/fuzz-setup.$$
 targets=""
 for h in $harnesses; do targets="$targets tests/fuzz/fuzz_$h"; done
 if ! ninja -C $dir -j2 $targets >$dir/build.log 2>&1; then

@@ -78,9 +78,16 @@ names() {
 setup() {
     setup_dir=$1 compiler=$2
     shift 2
-    [ -d "$setup_dir" ] || CC=$compiler meson setup "$setup_dir" --werror -Dcuda=disabled \
-        -Dcompat_programs=false -Db_lundef=false "$@" >/dev/null
-    ninja -C "$setup_dir" ${SANITIZER_BUILD_JOBS:+-j "$SANITIZER_BUILD_JOBS"} >/dev/null
+    if [ ! -d "$setup_dir" ] && ! CC=$compiler meson setup "$setup_dir" --werror -Dcuda=disabled \
+        -Dcompat_programs=false -Db_lundef=false "$@" >"$root/$setup_dir.log" 2>&1; then
+        cat "$root/$setup_dir.log"
+        rm -rf "$setup_dir" "$root/$setup_dir.log"
+        echo "$setup_dir: meson setup FAILED"
+        exit 1
+    fi
+    rm -f "$root/$setup_dir.log"
+    ninja -C "$setup_dir" ${SANITIZER_BUILD_JOBS:+-j "$SANITIZER_BUILD_JOBS"} >/dev/null ||
+        { ninja -C "$setup_dir" | tail -30; echo "$setup_dir: build FAILED"; exit 1; }
 }
 
 # run LABEL DIR TESTS...: runs the tests two at a time, says how it went

@@ -21,8 +21,15 @@ begin=$(date +%s)
 # also without CUDA, run its tests).
 nocuda=build-test-nocuda
 start=$(date +%s)
-[ -d $nocuda ] || meson setup $nocuda --werror -Dcuda=disabled -Dcompat_programs=false >/dev/null
-ninja -C $nocuda >/dev/null
+# configure DIR OPTIONS...: meson setup once, its output shown only if it fails
+configure() {
+    [ -d "$1" ] && return 0
+    log=$(mktemp)
+    meson setup "$@" >"$log" 2>&1 || { cat "$log"; rm -rf "$1" "$log"; exit 1; }
+    rm -f "$log"
+}
+configure $nocuda --werror -Dcuda=disabled -Dcompat_programs=false
+ninja -C $nocuda >/dev/null || { echo "build without CUDA: FAILED to build"; ninja -C $nocuda | tail -30; exit 1; }
 if meson test -C $nocuda --print-errorlogs rma-gshmrun-2 rma-tcp-2 >/dev/null; then
     echo "build without CUDA: builds; rma-gshmrun-2 and rma-tcp-2 pass"
 else
@@ -47,7 +54,7 @@ dir=build-test
 # the GPU tests skip, and ptxas took half of nvcc's time (CI's budget).
 arch=
 nvidia-smi -L >/dev/null 2>&1 || arch=-Dgpu_arch=compute_90
-[ -d $dir ] || meson setup $dir --werror $arch >/dev/null
+configure $dir --werror $arch
 start=$(date +%s)
 ninja -C $dir
 since build $start
