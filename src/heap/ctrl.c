@@ -88,6 +88,19 @@ static void __attribute__((noreturn)) end_for(int pe, const char *how, uint64_t 
     _exit(GSHMEMI_EXIT_ERROR);
 }
 
+void gshmemi_ctrl_mark_finalizing(void)
+{
+    if (gshmemi_ctrl.base != NULL)
+        __atomic_store_n(gshmemi_ctrl_word(gshmemi_rt.my_pe, GSHMEMI_CTRL_FINALIZING), 1,
+                         __ATOMIC_RELEASE);
+}
+
+int gshmemi_ctrl_finalizing(int pe)
+{
+    const uint64_t *w = gshmemi_ctrl.base != NULL ? gshmemi_ctrl_word(pe, GSHMEMI_CTRL_FINALIZING) : NULL;
+    return w != NULL && __atomic_load_n(w, __ATOMIC_ACQUIRE) != 0;
+}
+
 void gshmemi_end_for_lost_pe(int pe, const char *how) { end_for(pe, how, 0); }
 
 void gshmemi_end_for_stopped_pe(int pe, const char *how) { end_for(pe, how, GSHMEMI_LOST_STOPPED); }

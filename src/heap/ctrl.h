@@ -27,6 +27,7 @@ enum gshmemi_ctrl_word {
     GSHMEMI_CTRL_LOST_PE = 0,  /* (reporter+1) << 32 | (lost+1), set by peers; bit 63
                                 * (GSHMEMI_LOST_STOPPED): the lost PE is stopped, not gone */
     GSHMEMI_CTRL_ENDING = 1,   /* aborting pe + 1, set by a local peer ending the job */
+    GSHMEMI_CTRL_FINALIZING = 2, /* 1 once this PE is in gshmem_finalize (only it writes) */
     GSHMEMI_CTRL_TEAMS = 64,   /* team slot s: words TEAMS + s * TEAM_WORDS ... */
     GSHMEMI_CTRL_TEAM_WORDS = 64,
     GSHMEMI_CTRL_TEAM_ROUNDS = 32, /* round counters at +0.., the count at +32 */
@@ -52,6 +53,13 @@ static inline uint64_t *gshmemi_ctrl_word(int pe, size_t index)
         return NULL;
     return (uint64_t *)(gshmemi_ctrl.base + (size_t)slot * GSHMEMI_CTRL_SIZE) + index;
 }
+
+/* This PE is in gshmem_finalize: a local peer that sees it gone after
+ * finalize's last collective, which the peer has yet to see end, knows it
+ * left normally. */
+void gshmemi_ctrl_mark_finalizing(void);
+/* Whether pe, node-local, had entered gshmem_finalize (0 elsewhere). */
+int gshmemi_ctrl_finalizing(int pe);
 
 /* A peer is gone: ends this PE with one message naming it.  `how` says
  * what was seen ("ended while this pe was in gshmem_barrier_all").  The

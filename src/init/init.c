@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "coll/team.h"
 #include "gpu/gpu.h"
+#include "heap/ctrl.h"
 #include "heap/heap.h"
 #include "heap/static_data.h"
 #include "rma/rma.h"
@@ -178,6 +179,7 @@ GSHMEM_API void gshmem_finalize(void)
     /* Everybody is done with everybody's memory before any goes away. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     gshmemi_watch_stop(); /* peers past this barrier leave */
+    gshmemi_ctrl_mark_finalizing();
     if (rt->bs->ops->barrier(rt->bs) != 0)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;

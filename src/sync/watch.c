@@ -104,9 +104,13 @@ static const char *recent_op;
 static uint64_t recent_ns;
 static __thread int is_watch_thread;
 
-/* dead_too: a peer that is gone counts as lost (not in a collective of
- * the bootstrap that has not failed: gshmemi_wait_hook_fn). */
-static void watch(const char *op, int at_once, int dead_too)
+/* Which gone peers count as lost: every one, or those that had not entered
+ * gshmem_finalize (in a collective of the bootstrap that has not failed,
+ * gshmemi_wait_hook_fn: a peer that has seen finalize's last one end may
+ * leave while this PE has yet to see it end). */
+enum { DEAD_ALL, DEAD_UNFINALIZED };
+
+static void watch(const char *op, int at_once, int dead)
 {
     static __thread uint64_t next_check;
     const struct gshmemi_runtime *rt = &gshmemi_rt;
@@ -119,9 +123,10 @@ static void watch(const char *op, int at_once, int dead_too)
         __atomic_store_n(&recent_op, op, __ATOMIC_RELAXED);
         __atomic_store_n(&recent_ns, now, __ATOMIC_RELEASE);
     }
-    for (int i = 0; i < rt->n_local && dead_too; i++) {
+    for (int i = 0; i < rt->n_local; i++) {
         int pe = rt->local_pes[i];
-        if (pe == rt->my_pe || gshmemi_peer_alive(pe))
+        if (pe == rt->my_pe || gshmemi_peer_alive(pe) ||
+            (dead == DEAD_UNFINALIZED && gshmemi_ctrl_finalizing(pe)))
             continue;
         char how[160];
         snprintf(how, sizeof(how), "ended while this pe was in %s", op);
@@ -136,9 +141,12 @@ static void watch(const char *op, int at_once, int dead_too)
         watch_stopped(op, now);
 }
 
-void gshmemi_watch_peers(const char *op) { watch(op, 0, 1); }
+void gshmemi_watch_peers(const char *op) { watch(op, 0, DEAD_ALL); }
 
-void gshmemi_watch_hook(const char *op, int failed) { watch(op, failed, failed); }
+void gshmemi_watch_hook(const char *op, int failed)
+{
+    watch(op, failed, failed ? DEAD_ALL : DEAD_UNFINALIZED);
+}
 
 /* ---- the watch thread ------------------------------------------------------ */
 
@@ -178,7 +186,7 @@ static void *watch_main(void *arg)
             break;
         const uint64_t seen = __atomic_load_n(&recent_ns, __ATOMIC_ACQUIRE);
         const char *op = __atomic_load_n(&recent_op, __ATOMIC_RELAXED);
-        watch(op != NULL && gshmemi_now_ns() - seen < RECENT_NS ? op : GPU_WORK, 1, 1);
+        watch(op != NULL && gshmemi_now_ns() - seen < RECENT_NS ? op : GPU_WORK, 1, DEAD_ALL);
     }
     free(fds);
     return NULL;
