@@ -38,10 +38,10 @@ else
 fi
 since "build without CUDA" $start
 
-# The decoders of bytes from outside the process under libFuzzer, 15 s
-# each (about 2 minutes with the build).
+# The decoders of bytes from outside the process under libFuzzer, 10 s
+# each (about a minute and a half with the build).
 start=$(date +%s)
-scripts/test-fuzz.sh || status=1
+scripts/test-fuzz.sh 10 || status=1
 since fuzz $start
 
 # ASan + UBSan and TSan builds without CUDA, each over the tests it can check.
