@@ -13,7 +13,8 @@ end as gshmem promises (DESIGN.md section 8):
 - nothing is left behind: no process of the job, no new /dev/shm entry, no
   abstract socket of gshmem's.
 
-usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--gpu] [--only SUBSTRING...]
+usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--gpu] [--scale N,N...]
+                     [--only SUBSTRING...]
 
 By default a subset that covers every fault in every phase once (the PE
 count and the victim's place rotating), the tcp transport's two network
@@ -24,6 +25,9 @@ mpirun and tcp rows for each.  The table goes to stdout; the exit status is
 non-zero when a case failed.  Stopped PEs are found after
 GSHMEM_HEARTBEAT_TIMEOUT, set to 3 s here (6 s by default) to keep the run
 short.
+
+--scale 16,32,64: a PE killed in the barrier and in a collective (first,
+middle and last PE) at each of these PE counts, under gshmrun (bench/scale).
 
 --gpu: the GPU rows, with FAULT_PROGRAM tests/fault/fault_gpu.cu's program
 and the symmetric heap in GPU memory: each fault in a device barrier, a
@@ -52,12 +56,17 @@ LAUNCHER_LIMIT = 15.0  # s from the fault to the launcher's exit
 CASE_LIMIT = 45.0      # s a case may run in all (a hang)
 HEARTBEAT = "3"
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
+args = [a for i, a in enumerate(sys.argv[1:], 1)
+        if not a.startswith("--") and sys.argv[i - 1] != "--scale"]
 gshmrun, prog = os.path.abspath(args[0]), os.path.abspath(args[1])
 mpirun = args[2] if len(args) > 2 and args[2] != "-" else None
 full = "--full" in sys.argv
 gpu = "--gpu" in sys.argv
 only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else []
+scale = ([int(x) for x in sys.argv[sys.argv.index("--scale") + 1].split(",")]
+         if "--scale" in sys.argv else [])
+if scale:  # many PEs a core: starting and ending them takes longer
+    CASE_LIMIT = 120.0
 
 ENV = dict(os.environ, GSHMEM_HEAP="host", GSHMEM_SYMMETRIC_SIZE="4m", GSHMEM_TIMEOUT="60",
            GSHMEM_HEARTBEAT_TIMEOUT=HEARTBEAT, GSHMEM_BOOTSTRAP_TIMEOUT="60")
@@ -76,6 +85,9 @@ def victim_of(np_, where):
 def cases():
     """(launcher, transport, np, phase, fault, where) rows."""
     rows = []
+    if scale:
+        return [("gshmrun", "mapped", np_, phase, "kill", where)
+                for np_ in scale for phase in ("barrier", "coll") for where in ("first", "middle", "last")]
     if gpu:
         k = 0
         for phase in GPU_PHASES:
