@@ -31,26 +31,7 @@
 #include <gshmem_device.cuh>
 #include <gshmemx.h>
 
-#define FAULT_AT 50
-
-static const char *fault;
-static int victim, me = -1;
-
-static void commit(void)
-{
-    fprintf(stderr, "fault: pe %d commits %s\n", me, fault);
-    fflush(stderr);
-    if (strcmp(fault, "kill") == 0)
-        raise(SIGKILL);
-    else if (strcmp(fault, "stop") == 0)
-        raise(SIGSTOP);
-    else if (strcmp(fault, "exit0") == 0)
-        exit(0);
-    else if (strcmp(fault, "global") == 0)
-        gshmem_global_exit(7);
-    fprintf(stderr, "fault: unknown fault %s\n", fault);
-    exit(2);
-}
+#include "fault_commit.h"
 
 /* A CUDA error here is the test's own, not the fault's: name it and end. */
 static void cuda_ok(cudaError_t err, const char *what)
