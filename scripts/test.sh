@@ -8,6 +8,25 @@ set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 status=0
+failed_parts=
+# failed PART: the run fails; the last line names each failed part (CI shows
+# only the output's end)
+failed() { status=1; failed_parts="$failed_parts${failed_parts:+, }$1"; }
+# part LABEL COMMAND...: runs a part, its output shown as it comes; when it
+# fails, its lines that say FAILED are repeated at the end
+fail_lines=$(mktemp)
+part() {
+    part_label=$1
+    shift
+    part_log=$(mktemp)
+    part_rc=$(mktemp)
+    { "$@" 2>&1 && echo 0 >"$part_rc" || echo $? >"$part_rc"; } | tee "$part_log"
+    if [ "$(cat "$part_rc")" != 0 ]; then
+        failed "$part_label"
+        { echo "$part_label:"; grep -E 'FAILED|(FAIL|TIMEOUT|ERROR) +[0-9.]+s' "$part_log" | head -20; } >>"$fail_lines"
+    fi
+    rm -f "$part_log" "$part_rc"
+}
 # The Soft-RoCE VM's image (downloads, mostly) is made beside the other parts.
 vm_prep_log=$(mktemp)
 tests/rdma-vm/run --prepare >"$vm_prep_log" 2>&1 &
@@ -37,19 +56,19 @@ if meson test -C $nocuda --no-rebuild --print-errorlogs rma-gshmrun-2 rma-tcp-2 
     echo "build without CUDA: builds; rma-gshmrun-2 and rma-tcp-2 pass"
 else
     echo "build without CUDA: FAILED (see $nocuda/meson-logs/testlog.txt)"
-    status=1
+    failed "build without CUDA"
 fi
 since "build without CUDA" $start
 
 # The decoders of bytes from outside the process under libFuzzer, 10 s
 # each (about a minute and a half with the build).
 start=$(date +%s)
-scripts/test-fuzz.sh 10 || status=1
+part fuzz scripts/test-fuzz.sh 10
 since fuzz $start
 
 # ASan + UBSan and TSan builds without CUDA, each over the tests it can check.
 start=$(date +%s)
-./scripts/test-sanitizers.sh || status=1
+part sanitizers ./scripts/test-sanitizers.sh
 since sanitizers $start
 
 dir=build-test
@@ -62,7 +81,7 @@ start=$(date +%s)
 ninja -C $dir
 since build $start
 start=$(date +%s)
-meson test -C $dir --print-errorlogs --num-processes 2 || status=1
+part "meson test" meson test -C $dir --print-errorlogs --num-processes 2
 since "meson test" $start
 
 # The ibrc transport under Soft-RoCE in a VM (a few minutes; the guest is
@@ -78,7 +97,10 @@ cat "$vm_log"
 since rdma-vm $start
 case $vm_rc in
 0 | 77) ;;
-*) status=1 ;;
+*)
+    failed rdma-vm
+    { echo "rdma-vm:"; grep -E '^FAIL|FAILED' "$vm_log" | head -20; } >>"$fail_lines"
+    ;;
 esac
 vm_counts=$(grep -o '^rdma-vm: [0-9]* passed, [0-9]* failed' "$vm_log" | tail -1 | tr -dc '0-9 ' | xargs)
 rm -f "$vm_log"
@@ -102,4 +124,9 @@ elif vm_rc != 0:
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
 PY
 since "all of it" $begin
+if [ $status -ne 0 ]; then
+    cat "$fail_lines"
+    echo "FAILED: $failed_parts (each part's output is above, under its name)"
+fi
+rm -f "$fail_lines"
 exit $status
