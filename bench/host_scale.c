@@ -1,7 +1,9 @@
 /*
  * host_scale: what gshmem costs as the PE count grows, on the host heap:
  * gshmem_init, then each synchronisation and each collective on a small
- * payload (8 bytes a PE), on the world and on a strided half of it.
+ * payload (8 bytes a PE), on the world and on a strided half of it; and
+ * the runtime's own bootstrap barrier and all-gather (8 bytes a PE), which
+ * init, allocation and finalize call (team "runtime").
  *
  *   gshmrun -n N ./bench/host_scale          (GSHMEM_HEAP=host)
  *
@@ -12,7 +14,7 @@
  * BATCH_S on the slowest PE, three such batches, the median's time a call.
  * A wrong value ends the run with exit 1, naming the PE, the operation and
  * the element.  One line a point:
- * "RESULT bench=host_scale op=... team=world|half pes=N us=...".
+ * "RESULT bench=host_scale op=... team=world|half|runtime pes=N us=...".
  * bench/scale runs it at 2 to 64 PEs and prints the table.
  */
 #include <stdint.h>
@@ -23,6 +25,8 @@
 #include <gshmem.h>
 
 #include "bench_util.h"
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
 
 #define BATCH_S 0.05
 #define RUNS 3
@@ -41,13 +45,16 @@ enum op {
     OP_REDUCESCATTER,
     OP_INSCAN,
     OP_EXSCAN,
+    OP_BS_BARRIER, /* the bootstrap's, on every PE: from here on, the world only */
+    OP_BS_ALLGATHER,
     N_OPS
 };
 
 static const char *const op_names[N_OPS] = {
     "barrier_all", "barrier",        "team_sync",         "broadcastmem",
     "fcollectmem", "collectmem",     "alltoallmem",       "alltoallsmem",
-    "long_sum_reduce", "long_sum_reducescatter", "long_sum_inscan", "long_sum_exscan"};
+    "long_sum_reduce", "long_sum_reducescatter", "long_sum_inscan", "long_sum_exscan",
+    "bootstrap_barrier", "bootstrap_allgather"};
 
 static int me, npes;
 static int64_t *src, *dst;     /* symmetric, 2 * npes elements each */
@@ -84,6 +91,10 @@ static int call(enum op op, gshmem_team_t t)
         return gshmem_long_sum_inscan(t, (long *)dst, (const long *)src, 1);
     case OP_EXSCAN:
         return gshmem_long_sum_exscan(t, (long *)dst, (const long *)src, 1);
+    case OP_BS_BARRIER:
+        return gshmemi_rt.bs->ops->barrier(gshmemi_rt.bs);
+    case OP_BS_ALLGATHER:
+        return gshmemi_rt.bs->ops->allgather(gshmemi_rt.bs, src, dst, sizeof(int64_t));
     default:
         return -1;
     }
@@ -99,6 +110,7 @@ static int64_t expected(enum op op, int my, int n, const int *pe_of, int i)
         return i == 0 ? in(pe_of[0], 0) : -1;
     case OP_FCOLLECT:
     case OP_COLLECT:
+    case OP_BS_ALLGATHER:
         return i < n ? in(pe_of[i], 0) : -1;
     case OP_ALLTOALL:
     case OP_ALLTOALLS:
@@ -209,9 +221,10 @@ int main(void)
         half[k] = 2 * k;
     }
     for (int op = 0; op < N_OPS; op++)
-        measure((enum op)op, GSHMEM_TEAM_WORLD, "world", world, npes);
+        measure((enum op)op, GSHMEM_TEAM_WORLD, op < OP_BS_BARRIER ? "world" : "runtime", world,
+                npes);
     /* the even PEs (from 4 PEs: a team of two and more, not neighbours) */
-    for (int op = OP_BARRIER; op < N_OPS && npes >= 4; op++)
+    for (int op = OP_BARRIER; op < OP_BS_BARRIER && npes >= 4; op++)
         measure((enum op)op, even, "half", half, n_half);
     if (even != GSHMEM_TEAM_INVALID)
         gshmem_team_destroy(even);

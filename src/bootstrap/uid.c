@@ -4,14 +4,19 @@
  * One process runs the root service (gshmemx_get_uniqueid, or gshmrun).
  * Every rank listens on a socket of its own, connects to the root and tells
  * it (rank, size, listening address), proving the job secret; the root,
- * once all ranks are in, tells each the address of the next rank.  The
- * ranks then form a ring (connect to next, accept prev, again proving the
- * secret), over which allgather runs in size-1 steps.
+ * once all ranks are in, tells each where its partners listen.  In round k
+ * of log2(size) rounds (rounded up) a rank sends to rank + 2^k and
+ * receives from rank - 2^k, each over a link of its own (the rank sending
+ * opens it, again proving the secret): allgather (Bruck's, each round
+ * doubling the blocks a rank holds) and barrier (dissemination) take
+ * log2(size) dependent messages, where a ring took size - 1 and 2 size.
+ * Data flows one way on a link; the other way carries only abort notices.
  *
  * A connection without the secret is logged and dropped; it never disturbs
  * the job.  Every receive has a deadline.  A lost peer is reported with an
- * abort notice sent both ways round the ring, so every rank names the PE
- * that was lost, not merely its neighbour.
+ * abort notice sent on every link, and each rank that learns of it passes
+ * it on along its own: a rank waiting on a partner hears it from that
+ * partner, so every rank names the PE that was lost, not merely a partner.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,9 +115,11 @@ static void root_reply_all(struct root_member *m, int nranks, int status, const 
             continue;
         memset(&reply, 0, sizeof(reply));
         reply.status = status;
-        if (status == 0)
-            reply.next = m[(r + 1) % nranks].listen;
-        else
+        if (status == 0) {
+            reply.rounds = gshmemi_uid_rounds(nranks);
+            for (int k = 0; k < reply.rounds; k++)
+                reply.peer[k] = m[(int)(((long)r + (1L << k)) % nranks)].listen;
+        } else
             snprintf(reply.msg, sizeof(reply.msg), "%s", msg);
         (void)gshmemi_sock_send(m[r].fd, &reply, sizeof(reply),
                                 gshmemi_deadline_after(5));
@@ -431,10 +438,11 @@ void gshmemi_uid_root_stop(struct gshmemi_uid_root *root)
 
 struct uid_bootstrap {
     struct gshmemi_bootstrap base;
-    int next_fd; /* we send to next, */
-    int prev_fd; /* receive from prev, and watch both for abort notices */
+    int rounds;
+    int out_fd[GSHMEMI_UID_MAX_ROUNDS]; /* [k]: we send to rank + 2^k, */
+    int in_fd[GSHMEMI_UID_MAX_ROUNDS];  /* receive from rank - 2^k; both carry abort notices */
     double timeout;
-    char *scratch;
+    char *scratch; /* allgather: frame header, then the blocks held, nearest rank first */
     size_t scratch_len;
 };
 
@@ -443,17 +451,25 @@ static struct uid_bootstrap *uid_of(struct gshmemi_bootstrap *bs)
     return (struct uid_bootstrap *)bs;
 }
 
-/* A lost peer: tell both neighbours (best effort), log once, and fail.
+/* The rank `dist` places after (dist > 0) or before this one, mod size. */
+static int uid_peer(const struct uid_bootstrap *u, long dist)
+{
+    const long n = u->base.size;
+    return (int)((((long)u->base.rank + dist) % n + n) % n);
+}
+
+/* A lost peer: tell every partner (best effort), log once, and fail.
  * Before the log, the node's watch (gshmemi_waiting_now): the PE seen go
  * may only be following another out, which a node-local peer saw first,
  * and the watch then names that one. */
 static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const char *what)
 {
-    struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = lost_pe};
-    int fds[2] = {u->next_fd, u->prev_fd};
-    for (int i = 0; i < 2; i++) {
-        if (fds[i] >= 0)
-            (void)!send(fds[i], &f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
+    struct gshmemi_uid_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = lost_pe};
+    for (int k = 0; k < u->rounds; k++) {
+        if (u->out_fd[k] >= 0)
+            (void)!send(u->out_fd[k], &f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (u->in_fd[k] >= 0)
+            (void)!send(u->in_fd[k], &f, sizeof(f), MSG_NOSIGNAL | MSG_DONTWAIT);
     }
     char op[64];
     snprintf(op, sizeof(op), "the runtime's %s (bootstrap)", what);
@@ -467,86 +483,87 @@ static int uid_lost(struct uid_bootstrap *u, int lost_pe, int reporter, const ch
     return GSHMEM_ERR_PEER_LOST;
 }
 
-/* Sends slen bytes to next while receiving one frame of rlen bytes from prev
- * (none when rbuf is NULL), watching both for abort notices and hang-ups;
- * every wait has the deadline. */
-static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen, void *rbuf,
-                         size_t rlen, const char *what)
+/* Round k's step: sends slen bytes to rank + 2^k while receiving one frame
+ * of rlen bytes from rank - 2^k (none when rbuf is NULL), watching both
+ * links for abort notices and hang-ups; every wait has the deadline. */
+static int uid_exchange(struct uid_bootstrap *u, int k, const void *sbuf, size_t slen, void *rbuf,
+                        size_t rlen, const char *what)
 {
-    const int n = u->base.size, me = u->base.rank;
-    const int next = (me + 1) % n, prev = (me + n - 1) % n;
+    const int n = u->base.size;
+    const int to = uid_peer(u, 1L << k), from = uid_peer(u, -(1L << k));
+    const int out = u->out_fd[k], in = u->in_fd[k];
     const int expect = rbuf != NULL;
     uint64_t deadline = gshmemi_deadline_after(u->timeout);
     size_t sent = 0, got = 0, hdr_got = 0;
-    struct gshmemi_uid_ring_frame hdr;
+    struct gshmemi_uid_frame hdr;
     char why[120];
     int lost;
 
     while (sent < slen || (expect && (hdr_got < sizeof(hdr) || got < rlen))) {
         const int want_recv = expect && (hdr_got < sizeof(hdr) || got < rlen);
-        /* next matters only while we owe it data: once served it may leave.
-         * A loss elsewhere still reaches us, forwarded round the ring. */
+        /* `to` matters only while we owe it data: once served it may leave.
+         * A loss elsewhere still reaches us, passed on by the partners. */
         struct pollfd p[2] = {
-            {.fd = sent < slen ? u->next_fd : -1, .events = POLLIN | POLLOUT},
-            {.fd = want_recv ? u->prev_fd : -1, .events = POLLIN},
+            {.fd = sent < slen ? out : -1, .events = POLLIN | POLLOUT},
+            {.fd = want_recv ? in : -1, .events = POLLIN},
         };
         /* In slices, so that a node-local peer stopped or gone is noticed
          * (gshmemi_waiting) before the deadline. */
-        int k = poll(p, 2, GSHMEMI_MIN(gshmemi_ms_left(deadline), 100));
-        if (k < 0 && errno == EINTR)
+        int r = poll(p, 2, GSHMEMI_MIN(gshmemi_ms_left(deadline), 100));
+        if (r < 0 && errno == EINTR)
             continue;
-        if (k == 0 && gshmemi_now_ns() < deadline) {
+        if (r == 0 && gshmemi_now_ns() < deadline) {
             char op[64];
             snprintf(op, sizeof(op), "the runtime's %s (bootstrap)", what);
             gshmemi_waiting(op);
             continue;
         }
-        if (k <= 0) {
-            if (k == 0)
+        if (r <= 0) {
+            if (r == 0)
                 GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s timed out after %g s waiting for pe %d "
                               "(GSHMEM_BOOTSTRAP_TIMEOUT)", what, u->timeout,
-                              want_recv ? prev : next);
-            return k == 0 ? GSHMEM_ERR_TIMEOUT : GSHMEM_ERR_IO;
+                              want_recv ? from : to);
+            return r == 0 ? GSHMEM_ERR_TIMEOUT : GSHMEM_ERR_IO;
         }
-        /* Anything readable from next is an abort notice or its hang-up. */
+        /* Anything readable from `to` is an abort notice or its hang-up. */
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            struct gshmemi_uid_ring_frame f;
-            ssize_t r = recv(u->next_fd, &f, sizeof(f), MSG_DONTWAIT);
-            if (r == (ssize_t)sizeof(f) && f.kind == GSHMEMI_UID_FRAME_ABORT) {
-                if (gshmemi_uid_ring_frame_check(&f, 0, n, &lost, why, sizeof(why)) == 1)
-                    return uid_lost(u, lost, next, what);
-                GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s", what, next, why);
+            struct gshmemi_uid_frame f;
+            ssize_t got_f = recv(out, &f, sizeof(f), MSG_DONTWAIT);
+            if (got_f == (ssize_t)sizeof(f) && f.kind == GSHMEMI_UID_FRAME_ABORT) {
+                if (gshmemi_uid_frame_check(&f, 0, n, &lost, why, sizeof(why)) == 1)
+                    return uid_lost(u, lost, to, what);
+                GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s", what, to, why);
                 return GSHMEM_ERR_BOOTSTRAP;
             }
-            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-                return uid_lost(u, next, -1, what);
+            if (got_f == 0 || (got_f < 0 && errno != EAGAIN && errno != EINTR))
+                return uid_lost(u, to, -1, what);
         }
         if ((p[0].revents & POLLOUT) && sent < slen) {
-            ssize_t w = send(u->next_fd, (const char *)sbuf + sent, slen - sent,
+            ssize_t w = send(out, (const char *)sbuf + sent, slen - sent,
                              MSG_NOSIGNAL | MSG_DONTWAIT);
             if (w > 0)
                 sent += (size_t)w;
             else if (w < 0 && errno != EAGAIN && errno != EINTR)
-                return uid_lost(u, next, -1, what);
+                return uid_lost(u, to, -1, what);
         }
         if (want_recv && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             const int in_hdr = hdr_got < sizeof(hdr);
-            ssize_t r = in_hdr ? recv(u->prev_fd, (char *)&hdr + hdr_got, sizeof(hdr) - hdr_got,
-                                      MSG_DONTWAIT)
-                               : recv(u->prev_fd, (char *)rbuf + got, rlen - got, MSG_DONTWAIT);
-            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-                return uid_lost(u, prev, -1, what);
-            if (r > 0 && !in_hdr) {
-                got += (size_t)r;
-            } else if (r > 0 && (hdr_got += (size_t)r) == sizeof(hdr)) {
-                int k = gshmemi_uid_ring_frame_check(&hdr, rlen, n, &lost, why, sizeof(why));
-                if (k == 1)
-                    return uid_lost(u, lost, prev, what);
-                if (k != 0) {
-                    GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s%s", what, prev, why,
-                                  k == GSHMEM_ERR_ASYMMETRIC ? " (mismatched collective calls?)"
+            ssize_t got_r = in_hdr ? recv(in, (char *)&hdr + hdr_got, sizeof(hdr) - hdr_got,
+                                          MSG_DONTWAIT)
+                                   : recv(in, (char *)rbuf + got, rlen - got, MSG_DONTWAIT);
+            if (got_r == 0 || (got_r < 0 && errno != EAGAIN && errno != EINTR))
+                return uid_lost(u, from, -1, what);
+            if (got_r > 0 && !in_hdr) {
+                got += (size_t)got_r;
+            } else if (got_r > 0 && (hdr_got += (size_t)got_r) == sizeof(hdr)) {
+                int c = gshmemi_uid_frame_check(&hdr, rlen, n, &lost, why, sizeof(why));
+                if (c == 1)
+                    return uid_lost(u, lost, from, what);
+                if (c != 0) {
+                    GSHMEMI_ERROR(BOOTSTRAP, "bootstrap %s: pe %d sent %s%s", what, from, why,
+                                  c == GSHMEM_ERR_ASYMMETRIC ? " (mismatched collective calls?)"
                                                              : "");
-                    return k == GSHMEM_ERR_ASYMMETRIC ? k : GSHMEM_ERR_BOOTSTRAP;
+                    return c == GSHMEM_ERR_ASYMMETRIC ? c : GSHMEM_ERR_BOOTSTRAP;
                 }
             }
         }
@@ -554,59 +571,56 @@ static int ring_exchange(struct uid_bootstrap *u, const void *sbuf, size_t slen,
     return 0;
 }
 
+/* Bruck's allgather: after round k a rank holds the blocks of the
+ * min(2^(k+1), size) ranks ending at itself, nearest first; in round k it
+ * sends the first min(2^k, size - 2^k) of them on, and receives as many
+ * from rank - 2^k, which are the next ones back. */
 static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len)
 {
     struct uid_bootstrap *u = uid_of(bs);
-    const int n = bs->size, me = bs->rank;
-    const size_t frame = sizeof(struct gshmemi_uid_ring_frame) + len;
+    const int n = bs->size;
+    const size_t hdr = sizeof(struct gshmemi_uid_frame);
+    const size_t need = hdr + (size_t)n * len;
 
-    memcpy((char *)out + (size_t)me * len, in, len);
+    memcpy((char *)out + (size_t)bs->rank * len, in, len);
     if (n == 1)
         return 0;
-    if (u->scratch_len < frame) {
-        char *s = realloc(u->scratch, frame);
+    if (u->scratch_len < need) {
+        char *s = realloc(u->scratch, need);
         if (s == NULL)
             return GSHMEM_ERR_NO_MEMORY;
         u->scratch = s;
-        u->scratch_len = frame;
+        u->scratch_len = need;
     }
-    for (int step = 0; step < n - 1; step++) {
-        int send_block = (me - step + n) % n;
-        int recv_block = (me - step - 1 + n) % n;
-        struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
-                                           .len = len};
-        memcpy(u->scratch, &f, sizeof(f));
-        memcpy(u->scratch + sizeof(f), (char *)out + (size_t)send_block * len, len);
-        GSHMEMI_CHECK(ring_exchange(u, u->scratch, frame, (char *)out + (size_t)recv_block * len,
-                                    len, "allgather"));
+    char *held = u->scratch + hdr; /* held[j]: the block of rank - j */
+    memcpy(held, in, len);
+    for (int k = 0; k < u->rounds; k++) {
+        const size_t have = (size_t)1 << k;
+        const size_t count = GSHMEMI_MIN(have, (size_t)n - have);
+        struct gshmemi_uid_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
+                                      .len = count * len};
+        memcpy(u->scratch, &f, hdr);
+        GSHMEMI_CHECK(uid_exchange(u, k, u->scratch, hdr + count * len, held + have * len,
+                                   count * len, "allgather"));
     }
+    for (int j = 1; j < n; j++)
+        memcpy((char *)out + (size_t)uid_peer(u, -j) * len, held + (size_t)j * len, len);
     return 0;
 }
 
+/* Dissemination: after round k a rank knows that the 2^(k+1) - 1 ranks
+ * before it have arrived. */
 static int uid_barrier(struct gshmemi_bootstrap *bs)
 {
-    /* Two laps of a token: after the first every rank has arrived; the
-     * second tells everyone so.  Cheaper than an allgather at scale. */
     struct uid_bootstrap *u = uid_of(bs);
-    const struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
-                                             .len = 1};
+    const struct gshmemi_uid_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1, .len = 1};
     char msg[sizeof(f) + 1];
     char token;
 
     memcpy(msg, &f, sizeof(f));
     msg[sizeof(f)] = 1;
-
-    if (bs->size == 1)
-        return 0;
-    for (int lap = 0; lap < 2; lap++) {
-        if (bs->rank == 0) {
-            GSHMEMI_CHECK(ring_exchange(u, &msg, sizeof(msg), NULL, 0, "barrier"));
-            GSHMEMI_CHECK(ring_exchange(u, NULL, 0, &token, 1, "barrier"));
-        } else {
-            GSHMEMI_CHECK(ring_exchange(u, NULL, 0, &token, 1, "barrier"));
-            GSHMEMI_CHECK(ring_exchange(u, &msg, sizeof(msg), NULL, 0, "barrier"));
-        }
-    }
+    for (int k = 0; k < u->rounds; k++)
+        GSHMEMI_CHECK(uid_exchange(u, k, msg, sizeof(msg), &token, 1, "barrier"));
     return 0;
 }
 
@@ -617,13 +631,21 @@ static void uid_abort(struct gshmemi_bootstrap *bs, int status, const char *msg)
     (void)msg; /* the core has ended local peers and told the launcher */
 }
 
+static void uid_close_links(struct uid_bootstrap *u)
+{
+    for (int k = 0; k < GSHMEMI_UID_MAX_ROUNDS; k++) {
+        if (u->out_fd[k] >= 0)
+            close(u->out_fd[k]);
+        if (u->in_fd[k] >= 0)
+            close(u->in_fd[k]);
+        u->out_fd[k] = u->in_fd[k] = -1;
+    }
+}
+
 static void uid_finalize(struct gshmemi_bootstrap *bs)
 {
     struct uid_bootstrap *u = uid_of(bs);
-    if (u->next_fd >= 0)
-        close(u->next_fd);
-    if (u->prev_fd >= 0)
-        close(u->prev_fd);
+    uid_close_links(u);
     free(u->scratch);
     free(u);
 }
@@ -636,43 +658,79 @@ static const struct gshmemi_bootstrap_ops uid_ops = {
     .finalize = uid_finalize,
 };
 
-/* Accepts connections until the previous rank presents the secret. */
-static int accept_prev(struct uid_bootstrap *u, int listen_fd,
-                       const struct gshmemi_uid_blob *blob, uint64_t deadline)
+/* Opens the link of every round: connects to rank + 2^k and says who it is. */
+static int connect_links(struct uid_bootstrap *u, const union gshmemi_sockaddr *peer,
+                         const struct gshmemi_uid_blob *blob, uint64_t deadline)
 {
-    const int prev = (u->base.rank + u->base.size - 1) % u->base.size;
-    for (;;) {
-        union gshmemi_sockaddr from;
-        unsigned char h[sizeof(struct gshmemi_uid_ring_hello)];
-        char addr[80], why[120];
-        int fd, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from);
+    for (int k = 0; k < u->rounds; k++) {
+        struct gshmemi_uid_link_hello h = {.magic = GSHMEMI_UID_LINK_MAGIC,
+                                           .rank = u->base.rank, .round = k};
+        char text[80];
+        memcpy(h.secret, blob->secret, sizeof(h.secret));
+        int st = gshmemi_sock_connect(&peer[k], deadline, &u->out_fd[k]);
         if (st != 0) {
-            GSHMEMI_ERROR(BOOTSTRAP, "pe %d never connected to this pe within %g s "
-                          "(GSHMEM_BOOTSTRAP_TIMEOUT)", prev, u->timeout);
+            GSHMEMI_ERROR(BOOTSTRAP, "cannot connect to pe %d at %s: %s", uid_peer(u, 1L << k),
+                          gshmemi_sock_str(&peer[k], text, sizeof(text)),
+                          gshmem_status_string(st));
+            return st;
+        }
+        GSHMEMI_CHECK(gshmemi_sock_send(u->out_fd[k], &h, sizeof(h), deadline));
+    }
+    return 0;
+}
+
+/* Accepts connections until every rank - 2^k has linked to this one with
+ * the secret; strangers are logged and dropped. */
+static int accept_links(struct uid_bootstrap *u, int listen_fd,
+                        const struct gshmemi_uid_blob *blob, uint64_t deadline)
+{
+    for (int missing = u->rounds; missing > 0;) {
+        union gshmemi_sockaddr from;
+        unsigned char h[sizeof(struct gshmemi_uid_link_hello)];
+        char addr[80], why[120];
+        int fd, k, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from);
+        if (st != 0) {
+            char who[120];
+            int len = 0;
+            who[0] = '\0';
+            for (k = 0; k < u->rounds && len < (int)sizeof(who) - 16; k++)
+                if (u->in_fd[k] < 0)
+                    len += snprintf(who + len, sizeof(who) - (size_t)len, " %d",
+                                    uid_peer(u, -(1L << k)));
+            GSHMEMI_ERROR(BOOTSTRAP, "pe(s)%s never connected to this pe within %g s "
+                          "(GSHMEM_BOOTSTRAP_TIMEOUT)", who, u->timeout);
             return st;
         }
         gshmemi_sock_str(&from, addr, sizeof(addr));
         st = gshmemi_sock_recv(fd, h, sizeof(h), gshmemi_deadline_after(2));
-        if (st != 0 || gshmemi_uid_ring_hello_check(h, sizeof(h), blob->secret, prev, why,
-                                                    sizeof(why)) != 0) {
+        if (st == 0)
+            st = gshmemi_uid_link_hello_check(h, sizeof(h), blob->secret, u->base.rank,
+                                              u->base.size, &k, why, sizeof(why));
+        else
+            snprintf(why, sizeof(why), "no hello");
+        if (st == 0 && u->in_fd[k] >= 0) {
+            snprintf(why, sizeof(why), "a second link for round %d", k);
+            st = GSHMEM_ERR_INVALID_ARG;
+        }
+        if (st != 0) {
             GSHMEMI_WARN(BOOTSTRAP, "rank %d dropped a connection from %s: %s", u->base.rank,
-                         addr, st != 0 ? "no hello" : why);
+                         addr, why);
             close(fd);
             continue;
         }
-        u->prev_fd = fd;
-        return 0;
+        u->in_fd[k] = fd;
+        missing--;
     }
+    return 0;
 }
 
 int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size,
                                double timeout, struct gshmemi_bootstrap **out)
 {
     struct gshmemi_uid_blob blob;
-    union gshmemi_sockaddr root_addr, me_addr, next_addr;
+    union gshmemi_sockaddr root_addr, me_addr, peer[GSHMEMI_UID_MAX_ROUNDS];
     struct gshmemi_uid_root_hello hello;
     unsigned char reply[sizeof(struct gshmemi_uid_root_reply)];
-    struct gshmemi_uid_ring_hello rh;
     char text[80], msg[sizeof(((struct gshmemi_uid_root_reply *)0)->msg)], why[120];
     int root_status;
     int listen_fd = -1, root_fd = -1, st;
@@ -697,7 +755,9 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
     u->base.size = size;
     u->base.local_rank = -1;
     u->base.launcher_ctrl_fd = -1;
-    u->next_fd = u->prev_fd = -1;
+    u->rounds = gshmemi_uid_rounds(size);
+    for (int k = 0; k < GSHMEMI_UID_MAX_ROUNDS; k++)
+        u->out_fd[k] = u->in_fd[k] = -1;
     u->timeout = timeout;
     memcpy(u->base.secret, blob.secret, sizeof(blob.secret));
     u->base.job_id = gshmemi_hash64(blob.secret, sizeof(blob.secret), 0x6a6f62);
@@ -731,7 +791,7 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
                       gshmemi_sock_str(&root_addr, text, sizeof(text)), gshmem_status_string(st));
         goto err_close_listen;
     }
-    st = gshmemi_uid_root_reply_check(reply, sizeof(reply), &root_status, &next_addr, msg,
+    st = gshmemi_uid_root_reply_check(reply, sizeof(reply), size, &root_status, peer, msg,
                                       sizeof(msg), why, sizeof(why));
     if (st != 0) {
         GSHMEMI_ERROR(BOOTSTRAP, "the bootstrap root at %s sent %s",
@@ -743,30 +803,16 @@ int gshmemi_bootstrap_uid_open(const gshmemx_uniqueid_t *uid, int rank, int size
         st = root_status;
         goto err_close_listen;
     }
-    if (size > 1) {
-        deadline = gshmemi_deadline_after(timeout);
-        st = gshmemi_sock_connect(&next_addr, deadline, &u->next_fd);
-        if (st != 0) {
-            GSHMEMI_ERROR(BOOTSTRAP, "cannot connect to pe %d at %s: %s", (rank + 1) % size,
-                          gshmemi_sock_str(&next_addr, text, sizeof(text)),
-                          gshmem_status_string(st));
-            goto err_close_listen;
-        }
-        memset(&rh, 0, sizeof(rh));
-        rh.magic = GSHMEMI_UID_RING_MAGIC;
-        memcpy(rh.secret, blob.secret, sizeof(rh.secret));
-        rh.rank = rank;
-        GSHMEMI_CHECK_GOTO(gshmemi_sock_send(u->next_fd, &rh, sizeof(rh), deadline), st,
-                           err_close_next);
-        GSHMEMI_CHECK_GOTO(accept_prev(u, listen_fd, &blob, deadline), st, err_close_next);
-    }
+    deadline = gshmemi_deadline_after(timeout);
+    GSHMEMI_CHECK_GOTO(connect_links(u, peer, &blob, deadline), st, err_close_links);
+    GSHMEMI_CHECK_GOTO(accept_links(u, listen_fd, &blob, deadline), st, err_close_links);
     close(listen_fd);
-    GSHMEMI_INFO(BOOTSTRAP, "uid bootstrap up: rank %d of %d", rank, size);
+    GSHMEMI_INFO(BOOTSTRAP, "uid bootstrap up: rank %d of %d, %d rounds", rank, size, u->rounds);
     *out = &u->base;
     return 0;
 
-err_close_next:
-    close(u->next_fd);
+err_close_links:
+    uid_close_links(u);
 err_close_listen:
     close(listen_fd);
 err_free:

@@ -69,9 +69,9 @@ int gshmemi_uid_root_hello_check(const void *buf, size_t n,
     return 0;
 }
 
-int gshmemi_uid_root_reply_check(const void *buf, size_t n, int *status,
-                                 union gshmemi_sockaddr *next, char *msg, size_t msg_len,
-                                 char *why, size_t why_len)
+int gshmemi_uid_root_reply_check(const void *buf, size_t n, int size, int *status,
+                                 union gshmemi_sockaddr peer[GSHMEMI_UID_MAX_ROUNDS], char *msg,
+                                 size_t msg_len, char *why, size_t why_len)
 {
     struct gshmemi_uid_root_reply r;
     if (n != sizeof(r)) {
@@ -83,41 +83,53 @@ int gshmemi_uid_root_reply_check(const void *buf, size_t n, int *status,
         snprintf(why, why_len, "a reply of unknown status %d", r.status);
         return GSHMEM_ERR_BOOTSTRAP;
     }
-    if (r.status == 0 && addr_check(&r.next, "the next rank's address", why, why_len) != 0)
-        return GSHMEM_ERR_BOOTSTRAP;
+    if (r.status == 0) {
+        const int rounds = gshmemi_uid_rounds(size);
+        if (r.rounds != rounds) {
+            snprintf(why, why_len, "a reply of %d rounds where a job of %d has %d", r.rounds,
+                     size, rounds);
+            return GSHMEM_ERR_BOOTSTRAP;
+        }
+        for (int k = 0; k < rounds; k++)
+            if (addr_check(&r.peer[k], "a partner's address", why, why_len) != 0)
+                return GSHMEM_ERR_BOOTSTRAP;
+        for (int k = 0; k < rounds; k++)
+            gshmemi_sock_from_wire(&r.peer[k], &peer[k]);
+    }
     r.msg[sizeof(r.msg) - 1] = '\0';
     if (msg_len > 0)
         snprintf(msg, msg_len, "%s", r.msg);
-    if (r.status == 0)
-        gshmemi_sock_from_wire(&r.next, next);
     *status = r.status;
     return 0;
 }
 
-int gshmemi_uid_ring_hello_check(const void *buf, size_t n,
-                                 const unsigned char secret[GSHMEMI_SECRET_BYTES], int prev,
-                                 char *why, size_t why_len)
+int gshmemi_uid_link_hello_check(const void *buf, size_t n,
+                                 const unsigned char secret[GSHMEMI_SECRET_BYTES], int me,
+                                 int size, int *round, char *why, size_t why_len)
 {
-    struct gshmemi_uid_ring_hello h;
+    struct gshmemi_uid_link_hello h;
     if (n != sizeof(h)) {
         snprintf(why, why_len, "a hello of %zu bytes", n);
         return GSHMEM_ERR_PERMISSION;
     }
     memcpy(&h, buf, sizeof(h));
-    if (h.magic != GSHMEMI_UID_RING_MAGIC || !gshmemi_uid_secret_equal(h.secret, secret)) {
-        snprintf(why, why_len, h.magic != GSHMEMI_UID_RING_MAGIC ? "not a gshmem hello"
+    if (h.magic != GSHMEMI_UID_LINK_MAGIC || !gshmemi_uid_secret_equal(h.secret, secret)) {
+        snprintf(why, why_len, h.magic != GSHMEMI_UID_LINK_MAGIC ? "not a gshmem hello"
                                                                   : "wrong job secret");
         return GSHMEM_ERR_PERMISSION;
     }
-    if (h.rank != prev) {
-        snprintf(why, why_len, "rank %d where %d was expected", h.rank, prev);
+    if (h.rank < 0 || h.rank >= size || h.round < 0 || h.round >= gshmemi_uid_rounds(size) ||
+        (int)(((long)h.rank + (1L << h.round)) % size) != me) {
+        snprintf(why, why_len, "a hello from rank %d for round %d, which does not link to rank "
+                 "%d of %d", h.rank, h.round, me, size);
         return GSHMEM_ERR_INVALID_ARG;
     }
+    *round = h.round;
     return 0;
 }
 
-int gshmemi_uid_ring_frame_check(const struct gshmemi_uid_ring_frame *f, size_t rlen, int size,
-                                 int *lost_pe, char *why, size_t why_len)
+int gshmemi_uid_frame_check(const struct gshmemi_uid_frame *f, size_t rlen, int size,
+                            int *lost_pe, char *why, size_t why_len)
 {
     switch (f->kind) {
     case GSHMEMI_UID_FRAME_DATA:

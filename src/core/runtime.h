@@ -61,7 +61,7 @@ void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
 /* A collective step of the runtime's own (the bootstrap's all-gather or
  * barrier, the heap's fd exchange) failed with st.  GSHMEM_ERR_PEER_LOST: a
  * peer is gone, the layer that saw it has named it, and every other PE
- * learns of it on its own (the bootstrap forwards the loss round its ring):
+ * learns of it on its own (the bootstrap passes the loss on along its links):
  * this PE ends alone, so that each says what it saw.  Else the job ends
  * (gshmemi_abort_job), `why` given to the launcher. */
 void gshmemi_end_after_collective(int st, const char *why) __attribute__((noreturn));

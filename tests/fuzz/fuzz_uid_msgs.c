@@ -1,8 +1,8 @@
 /* The uid bootstrap's messages as they arrive from the network
- * (bootstrap/uid_wire.h): the root's hello, the root's reply, the ring
- * hello and the ring frame header.  The first byte picks the message, the
- * rest are its bytes (and, for the ring, the job's size and the expected
- * length); whatever a check accepts must be what the code after it relies
+ * (bootstrap/uid_wire.h): the root's hello, the root's reply, the link
+ * hello and the frame header.  The first byte picks the message, the rest
+ * are its bytes (and the job's size, the receiving rank or the expected
+ * length where the check needs them); whatever a check accepts must be what the code after it relies
  * on. */
 #include <stdint.h>
 
@@ -30,12 +30,15 @@ static void root_hello(const uint8_t *d, size_t n)
 
 static void root_reply(const uint8_t *d, size_t n)
 {
-    union gshmemi_sockaddr next;
+    union gshmemi_sockaddr peer[GSHMEMI_UID_MAX_ROUNDS];
     char msg[240], why[120] = "", text[80];
     int status = 1;
+    if (n < 1)
+        return;
+    const int size = d[0] % 40 + 1;
     memset(msg, 'x', sizeof(msg));
-    int st = gshmemi_uid_root_reply_check(d, n, &status, &next, msg, sizeof(msg), why,
-                                          sizeof(why));
+    int st = gshmemi_uid_root_reply_check(d + 1, n - 1, size, &status, peer, msg, sizeof(msg),
+                                          why, sizeof(why));
     if (st != 0) {
         FUZZ_CHECK(st == GSHMEM_ERR_BOOTSTRAP, "status %d", st);
         fuzz_check_why(why, sizeof(why));
@@ -45,35 +48,42 @@ static void root_reply(const uint8_t *d, size_t n)
                "root status %d", status);
     FUZZ_CHECK(memchr(msg, '\0', sizeof(msg)) != NULL, "message not terminated");
     if (status == 0) {
-        FUZZ_CHECK(next.sa.sa_family == AF_INET || next.sa.sa_family == AF_INET6, "family %d",
-                   next.sa.sa_family);
-        gshmemi_sock_str(&next, text, sizeof(text));
-        FUZZ_CHECK(memchr(text, '\0', sizeof(text)) != NULL, "address text not terminated");
+        for (int k = 0; k < gshmemi_uid_rounds(size); k++) {
+            FUZZ_CHECK(peer[k].sa.sa_family == AF_INET || peer[k].sa.sa_family == AF_INET6,
+                       "family %d", peer[k].sa.sa_family);
+            gshmemi_sock_str(&peer[k], text, sizeof(text));
+            FUZZ_CHECK(memchr(text, '\0', sizeof(text)) != NULL, "address text not terminated");
+        }
     }
 }
 
-static void ring_hello(const uint8_t *d, size_t n)
+static void link_hello(const uint8_t *d, size_t n)
 {
     char why[120] = "";
-    int prev;
-    if (n < 1)
+    int round = -7;
+    if (n < 2)
         return;
-    prev = d[0] % 8 - 1; /* -1 too: nobody valid */
-    int st = gshmemi_uid_ring_hello_check(d + 1, n - 1, fuzz_secret, prev, why, sizeof(why));
+    const int size = d[0] % 40 + 1, me = d[1] % 41 - 1; /* -1 and size too: nobody valid */
+    int st = gshmemi_uid_link_hello_check(d + 2, n - 2, fuzz_secret, me, size, &round, why,
+                                          sizeof(why));
     if (st != 0) {
+        FUZZ_CHECK(st == GSHMEM_ERR_PERMISSION || st == GSHMEM_ERR_INVALID_ARG, "status %d", st);
         fuzz_check_why(why, sizeof(why));
         return;
     }
-    struct gshmemi_uid_ring_hello h;
-    FUZZ_CHECK(n - 1 == sizeof(h), "%zu bytes taken", n - 1);
-    memcpy(&h, d + 1, sizeof(h));
-    FUZZ_CHECK(h.magic == GSHMEMI_UID_RING_MAGIC && h.rank == prev &&
+    struct gshmemi_uid_link_hello h;
+    FUZZ_CHECK(n - 2 == sizeof(h), "%zu bytes taken", n - 2);
+    memcpy(&h, d + 2, sizeof(h));
+    FUZZ_CHECK(h.magic == GSHMEMI_UID_LINK_MAGIC &&
                memcmp(h.secret, fuzz_secret, sizeof(fuzz_secret)) == 0, "a stranger taken");
+    FUZZ_CHECK(round == h.round && round >= 0 && round < gshmemi_uid_rounds(size) &&
+               h.rank >= 0 && h.rank < size && (h.rank + (1 << round)) % size == me,
+               "rank %d round %d taken for rank %d of %d", h.rank, round, me, size);
 }
 
-static void ring_frame(const uint8_t *d, size_t n)
+static void frame(const uint8_t *d, size_t n)
 {
-    struct gshmemi_uid_ring_frame f;
+    struct gshmemi_uid_frame f;
     uint32_t rlen;
     uint16_t size;
     char why[120] = "";
@@ -84,7 +94,7 @@ static void ring_frame(const uint8_t *d, size_t n)
     memcpy(&rlen, d + sizeof(f), sizeof(rlen));
     memcpy(&size, d + sizeof(f) + sizeof(rlen), sizeof(size));
     size = (uint16_t)(size % 4096 + 1);
-    int k = gshmemi_uid_ring_frame_check(&f, rlen, size, &lost, why, sizeof(why));
+    int k = gshmemi_uid_frame_check(&f, rlen, size, &lost, why, sizeof(why));
     if (k == 0) {
         FUZZ_CHECK(f.kind == GSHMEMI_UID_FRAME_DATA && f.len == rlen, "frame taken");
     } else if (k == 1) {
@@ -103,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (data[0] % 4) {
     case 0: root_hello(data + 1, size - 1); break;
     case 1: root_reply(data + 1, size - 1); break;
-    case 2: ring_hello(data + 1, size - 1); break;
-    case 3: ring_frame(data + 1, size - 1); break;
+    case 2: link_hello(data + 1, size - 1); break;
+    case 3: frame(data + 1, size - 1); break;
     }
     return 0;
 }

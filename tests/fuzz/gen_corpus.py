@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
 SECRET = b"fuzz-job-secret!"  # fuzz.h's fuzz_secret
 UID_MAGIC = 0x3164697568736731
-RING_MAGIC = 0x676e697268736731
+LINK_MAGIC = 0x676e697268736731
 TCP_MAGIC = 0x706374686d687367
 FDX_MAGIC = 0x786466686d687367
 STATIC_OFF = 1 << 62
@@ -30,15 +30,28 @@ def root_hello(rank=0, nranks=4, secret=SECRET, family=4):
     return struct.pack("<Q16sii", UID_MAGIC, secret, rank, nranks) + wire_addr(family)
 
 
-def root_reply(status=0, msg=b"", family=4):
-    return struct.pack("<ii", status, 0) + wire_addr(family) + msg.ljust(240, b"\0")[:240]
+MAX_ROUNDS = 31
 
 
-def ring_hello(rank=1, secret=SECRET):
-    return struct.pack("<Q16sii", RING_MAGIC, secret, rank, 0)
+def rounds(size):
+    return (size - 1).bit_length()
 
 
-def ring_frame(kind=1, lost=-1, length=200, rlen=200, size=4):
+def root_reply(status=0, msg=b"", family=4, size=5, nrounds=None):
+    """Prefixed with the byte the harness makes the job's size of."""
+    nrounds = rounds(size) if nrounds is None else nrounds
+    peers = b"".join(wire_addr(family, 40000 + k) for k in range(min(nrounds, MAX_ROUNDS)))
+    peers = peers.ljust(24 * MAX_ROUNDS, b"\0")
+    return bytes([size - 1]) + struct.pack("<ii", status, nrounds if status == 0 else 0) + \
+        peers + msg.ljust(240, b"\0")[:240]
+
+
+def link_hello(me, size, rank, round_, secret=SECRET):
+    """Prefixed with the bytes the harness makes the size and receiving rank of."""
+    return bytes([size - 1, me + 1]) + struct.pack("<Q16sii", LINK_MAGIC, secret, rank, round_)
+
+
+def frame(kind=1, lost=-1, length=200, rlen=200, size=4):
     return struct.pack("<IiQIH", kind, lost, length, rlen, size - 1)
 
 
@@ -74,15 +87,20 @@ def seeds():
     u["root-hello-bad-rank"] = b"\0" + root_hello(4, 4)
     u["root-hello-wrong-secret"] = b"\0" + root_hello(secret=b"x" * 16)
     u["root-reply"] = b"\x01" + root_reply()
+    u["root-reply-2"] = b"\x01" + root_reply(size=2, family=6)
+    u["root-reply-40"] = b"\x01" + root_reply(size=40)
+    u["root-reply-wrong-rounds"] = b"\x01" + root_reply(size=4, nrounds=3)
     u["root-reply-gave-up"] = b"\x01" + root_reply(-3, b"pe(s) 2 of 3 never reached the root within 2 s")
     u["root-reply-unknown-status"] = b"\x01" + root_reply(5)
-    u["ring-hello"] = b"\x02\x01" + ring_hello(0)
-    u["ring-hello-wrong-rank"] = b"\x02\x03" + ring_hello(1)
-    u["ring-frame-data"] = b"\x03" + ring_frame()
-    u["ring-frame-token"] = b"\x03" + ring_frame(length=1, rlen=1)
-    u["ring-frame-abort"] = b"\x03" + ring_frame(2, 2, 0)
-    u["ring-frame-abort-outside"] = b"\x03" + ring_frame(2, 9, 0)
-    u["ring-frame-asymmetric"] = b"\x03" + ring_frame(length=8)
+    u["link-hello"] = b"\x02" + link_hello(0, 4, 3, 0)
+    u["link-hello-round-2"] = b"\x02" + link_hello(3, 6, 5, 2)
+    u["link-hello-wrong-rank"] = b"\x02" + link_hello(2, 6, 5, 2)
+    u["link-hello-wrong-round"] = b"\x02" + link_hello(3, 6, 5, 3)
+    u["frame-data"] = b"\x03" + frame()
+    u["frame-token"] = b"\x03" + frame(length=1, rlen=1)
+    u["frame-abort"] = b"\x03" + frame(2, 2, 0)
+    u["frame-abort-outside"] = b"\x03" + frame(2, 9, 0)
+    u["frame-asymmetric"] = b"\x03" + frame(length=8)
 
     i = s.setdefault("fuzz_uniqueid", {})
     i["bytes-ipv6"] = b"\x01" + uid_blob(6)

@@ -18,7 +18,7 @@
 #include "core/log.h"
 #include "test_util.h"
 
-#define NRANKS 4
+#define MAX_RANKS 9
 #define BLOCK 200
 
 struct rank_arg {
@@ -33,7 +33,7 @@ static void *rank_main(void *p)
 {
     struct rank_arg *a = p;
     struct gshmemi_bootstrap *bs;
-    unsigned char in[BLOCK], out[NRANKS * BLOCK];
+    unsigned char in[BLOCK], out[MAX_RANKS * BLOCK];
 
     a->status = gshmemi_bootstrap_uid_open(&a->uid, a->rank, a->size, a->timeout, &bs);
     if (a->status != 0)
@@ -86,8 +86,8 @@ static void intrude(const gshmemx_uniqueid_t *uid, int send_garbage)
 static void run_job(int nranks, int start, double root_timeout, int intruders, int expect_ok)
 {
     struct gshmemi_uid_root *root;
-    struct rank_arg args[NRANKS];
-    pthread_t th[NRANKS];
+    struct rank_arg args[MAX_RANKS];
+    pthread_t th[MAX_RANKS];
     gshmemx_uniqueid_t uid;
 
     EXPECT(gshmemi_uid_root_start(1, 0, root_timeout, &uid, &root) == 0, "root start");
@@ -150,33 +150,66 @@ static void wire_checks(void)
     EXPECT(gshmemi_uid_root_hello_check(&h, sizeof(h), secret, &got, why, sizeof(why)) ==
            GSHMEM_ERR_PERMISSION && strcmp(why, "not a gshmem hello") == 0, "%s", why);
 
+    union gshmemi_sockaddr peer[GSHMEMI_UID_MAX_ROUNDS];
     struct gshmemi_uid_root_reply r = {.status = GSHMEM_ERR_TIMEOUT};
     memset(r.msg, 'm', sizeof(r.msg)); /* unterminated */
-    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), 4, &status, peer, msg, sizeof(msg), why,
                                         sizeof(why)) == 0 &&
            status == GSHMEM_ERR_TIMEOUT && strlen(msg) == sizeof(msg) - 1, "a gave-up reply");
     r.status = 5;
-    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), 4, &status, peer, msg, sizeof(msg), why,
                                         sizeof(why)) == GSHMEM_ERR_BOOTSTRAP,
            "a reply of status 5");
-    r.status = 0;
-    r.next.family = 7;
-    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), &status, &a, msg, sizeof(msg), why,
+    r = (struct gshmemi_uid_root_reply){.rounds = 3};
+    for (int k = 0; k < 3; k++)
+        r.peer[k] = (struct gshmemi_wire_addr){.family = 4, .port = (uint16_t)htons(1000 + k)};
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), 5, &status, peer, msg, sizeof(msg), why,
+                                        sizeof(why)) == 0 && status == 0 &&
+           ntohs(peer[2].in.sin_port) == 1002, "a reply for 5 ranks: %s", why);
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), 4, &status, peer, msg, sizeof(msg), why,
+                                        sizeof(why)) == GSHMEM_ERR_BOOTSTRAP &&
+           strstr(why, "3 rounds where a job of 4 has 2") != NULL, "%s", why);
+    r.peer[2].family = 7;
+    EXPECT(gshmemi_uid_root_reply_check(&r, sizeof(r), 5, &status, peer, msg, sizeof(msg), why,
                                         sizeof(why)) == GSHMEM_ERR_BOOTSTRAP,
            "a reply naming family 7");
 
-    struct gshmemi_uid_ring_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = 2};
-    EXPECT(gshmemi_uid_ring_frame_check(&f, 0, 4, &lost, why, sizeof(why)) == 1 && lost == 2,
+    /* Rank 5 of 6 links to 0 (round 0), 1 (round 1) and 3 (round 2). */
+    struct gshmemi_uid_link_hello lh = {.magic = GSHMEMI_UID_LINK_MAGIC, .rank = 5, .round = 2};
+    int round = -1;
+    memcpy(lh.secret, secret, sizeof(lh.secret));
+    EXPECT(gshmemi_uid_link_hello_check(&lh, sizeof(lh), secret, 3, 6, &round, why,
+                                        sizeof(why)) == 0 && round == 2, "a link hello: %s", why);
+    EXPECT(gshmemi_uid_link_hello_check(&lh, sizeof(lh), secret, 1, 6, &round, why,
+                                        sizeof(why)) == GSHMEM_ERR_INVALID_ARG,
+           "a link hello for another rank");
+    lh.round = 3;
+    EXPECT(gshmemi_uid_link_hello_check(&lh, sizeof(lh), secret, 3, 6, &round, why,
+                                        sizeof(why)) == GSHMEM_ERR_INVALID_ARG,
+           "a link hello for round 3 of 3");
+    lh.round = 0;
+    lh.rank = -1;
+    EXPECT(gshmemi_uid_link_hello_check(&lh, sizeof(lh), secret, 0, 6, &round, why,
+                                        sizeof(why)) == GSHMEM_ERR_INVALID_ARG,
+           "a link hello from rank -1");
+    lh.rank = 5;
+    lh.secret[0] ^= 1;
+    EXPECT(gshmemi_uid_link_hello_check(&lh, sizeof(lh), secret, 0, 6, &round, why,
+                                        sizeof(why)) == GSHMEM_ERR_PERMISSION &&
+           strcmp(why, "wrong job secret") == 0, "%s", why);
+
+    struct gshmemi_uid_frame f = {.kind = GSHMEMI_UID_FRAME_ABORT, .lost_pe = 2};
+    EXPECT(gshmemi_uid_frame_check(&f, 0, 4, &lost, why, sizeof(why)) == 1 && lost == 2,
            "an abort notice");
     f.lost_pe = 4;
-    EXPECT(gshmemi_uid_ring_frame_check(&f, 0, 4, &lost, why, sizeof(why)) ==
+    EXPECT(gshmemi_uid_frame_check(&f, 0, 4, &lost, why, sizeof(why)) ==
            GSHMEM_ERR_INVALID_ARG, "an abort notice naming pe 4 of 4");
-    f = (struct gshmemi_uid_ring_frame){.kind = GSHMEMI_UID_FRAME_DATA, .len = 8};
-    EXPECT(gshmemi_uid_ring_frame_check(&f, 8, 4, &lost, why, sizeof(why)) == 0, "data");
-    EXPECT(gshmemi_uid_ring_frame_check(&f, 9, 4, &lost, why, sizeof(why)) ==
+    f = (struct gshmemi_uid_frame){.kind = GSHMEMI_UID_FRAME_DATA, .len = 8};
+    EXPECT(gshmemi_uid_frame_check(&f, 8, 4, &lost, why, sizeof(why)) == 0, "data");
+    EXPECT(gshmemi_uid_frame_check(&f, 9, 4, &lost, why, sizeof(why)) ==
            GSHMEM_ERR_ASYMMETRIC, "data of another length");
     f.kind = 3;
-    EXPECT(gshmemi_uid_ring_frame_check(&f, 8, 4, &lost, why, sizeof(why)) ==
+    EXPECT(gshmemi_uid_frame_check(&f, 8, 4, &lost, why, sizeof(why)) ==
            GSHMEM_ERR_INVALID_ARG, "a frame of kind 3");
 }
 
@@ -200,9 +233,9 @@ int main(void)
     gshmemi_uid_root_stop(root);
 
     /* A full job, a job with strangers knocking, and a job missing a rank. */
-    run_job(NRANKS, NRANKS, 10, 0, 1);
-    run_job(NRANKS, NRANKS, 10, 3, 1);
-    run_job(1, 1, 10, 0, 1);
+    for (int n = 1; n <= MAX_RANKS; n++) /* powers of two and the sizes between */
+        run_job(n, n, 10, 0, 1);
+    run_job(4, 4, 10, 3, 1);
     run_job(3, 2, 1, 0, 0);
     TEST_DONE();
 }
