@@ -198,10 +198,12 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
     int fetch = 0;
 
     f[n++] = *first;
-    while (n < GSHMEMI_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame) &&
-           ((const struct gshmemi_tcp_frame *)(const void *)(c->rx + c->rx_head))->type ==
-               GSHMEMI_TCP_AMO) {
+    /* Copied out to be looked at: a frame after a payload of any length
+     * starts at any byte of the receive buffer. */
+    while (n < GSHMEMI_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame)) {
         memcpy(&f[n], c->rx + c->rx_head, sizeof(struct gshmemi_tcp_frame));
+        if (f[n].type != GSHMEMI_TCP_AMO)
+            break;
         check_frame(pe, &f[n++]);
         c->rx_head += sizeof(struct gshmemi_tcp_frame);
     }

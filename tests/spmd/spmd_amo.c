@@ -173,6 +173,38 @@ static void test_locks(void)
     gshmem_free(lock);
 }
 
+/* Atomics right behind puts of odd lengths: over tcp their frames then
+ * start at odd bytes of the target's receive buffer (UBSan found one read
+ * there in place once, at its misaligned address). */
+static void test_after_odd_puts(void)
+{
+    enum { ROUNDS = 100, ADDS = 8 };
+    long *ctr = gshmem_calloc(1, sizeof(long));
+    char *bytes = gshmem_calloc(3 * ROUNDS, 1); /* round r's put: 1 + r % 3 bytes at 3 r */
+    const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
+    for (int r = 0; r < ROUNDS; r++) {
+        char mine[3];
+        for (int i = 0; i < 3; i++)
+            mine[i] = (char)(me * 31 + r * 7 + i);
+        gshmem_putmem(bytes + 3 * r, mine, 1 + (size_t)(r % 3), to);
+        for (int i = 0; i < ADDS; i++)
+            gshmem_long_atomic_add(ctr, (long)(i + 1), to);
+    }
+    gshmem_quiet();
+    gshmem_barrier_all();
+    const long want = (long)ROUNDS * ADDS * (ADDS + 1) / 2;
+    CHECK(*ctr == want, "atomics behind odd puts: %ld, expected %ld", *ctr, want);
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < 3; i++) {
+            const char exp = i < 1 + r % 3 ? (char)(from * 31 + r * 7 + i) : 0;
+            CHECK(bytes[3 * r + i] == exp, "round %d's put, byte %d: %d, expected %d", r, i,
+                  bytes[3 * r + i], exp);
+        }
+    gshmem_barrier_all();
+    gshmem_free(bytes);
+    gshmem_free(ctr);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -184,5 +216,6 @@ int main(void)
     GSHMEM_FOR_AMO_STANDARD_TYPES(TEST_NBI_STANDARD)
     GSHMEM_FOR_AMO_BITWISE_TYPES(TEST_NBI_BITWISE)
     test_locks();
+    test_after_odd_puts();
     SPMD_DONE();
 }
