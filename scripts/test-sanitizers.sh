@@ -112,6 +112,12 @@ run() {
     clean "$label"
 }
 
+# A sanitized tcp progress thread, slowed several times and sharing two
+# cores with the other runs, can go quiet for the 6 s after which a peer is
+# declared lost: the runs whose subject is not that detection wait longer
+# (tests/spmd/check_launch.py sets its own, the default).
+export GSHMEM_HEARTBEAT_TIMEOUT=30
+
 coll_few='coll-tcp-3\|coll-ll-gshmrun-3\|coll-ring-tcp-3\|coll-hier-sim-4pes-2nodes'
 # The collectives' runs check a quarter of the types each (spmd_coll.c),
 # each run its own quarter where the test does not set one.
