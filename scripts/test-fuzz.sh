@@ -40,17 +40,35 @@ built=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p $dir/artifacts
-passed=0
-failed=0
-for h in $harnesses; do
-    mkdir "$work/$h"
+# fuzz_one HARNESS: runs it, its log in $work/HARNESS.log, its verdict in
+# $work/HARNESS.rc
+fuzz_one() {
+    mkdir "$work/$1"
     # New inputs go to the scratch directory; the tree's corpus is read only.
     # stderr of the code under test is closed (-close_fd_mask=2: its log
     # lines), libFuzzer's and the sanitizers' reports still reach the log.
-    if $dir/tests/fuzz/fuzz_$h "$work/$h" tests/fuzz/corpus/fuzz_$h \
+    if $dir/tests/fuzz/fuzz_$1 "$work/$1" tests/fuzz/corpus/fuzz_$1 \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -close_fd_mask=2 \
-        -artifact_prefix="$dir/artifacts/fuzz_$h-" -print_final_stats=1 \
-        >"$work/$h.log" 2>&1; then
+        -artifact_prefix="$dir/artifacts/fuzz_$1-" -print_final_stats=1 \
+        >"$work/$1.log" 2>&1; then
+        echo 0 >"$work/$1.rc"
+    else
+        echo 1 >"$work/$1.rc"
+    fi
+}
+# Two harnesses at a time (each is one process: two cores, half the time).
+set -- $harnesses
+while [ $# -gt 0 ]; do
+    fuzz_one "$1" &
+    [ $# -gt 1 ] && fuzz_one "$2" &
+    wait
+    shift
+    [ $# -gt 0 ] && shift
+done
+passed=0
+failed=0
+for h in $harnesses; do
+    if [ "$(cat "$work/$h.rc")" = 0 ]; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$h.log")
         echo "fuzz_$h: ok ($runs inputs in $secs s)"
         passed=$((passed + 1))
