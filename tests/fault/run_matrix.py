@@ -13,8 +13,8 @@ end as gshmem promises (DESIGN.md section 8):
 - nothing is left behind: no process of the job, no new /dev/shm entry, no
   abstract socket of gshmem's.
 
-usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--gpu] [--scale N,N...]
-                     [--only SUBSTRING...]
+usage: run_matrix.py GSHMRUN FAULT_PROGRAM [MPIRUN|-] [--full] [--gpu] [--ibrc]
+                     [--scale N,N...] [--only SUBSTRING...]
 
 By default a subset that covers every fault in every phase once (the PE
 count and the victim's place rotating), the tcp transport's two network
@@ -25,6 +25,12 @@ mpirun and tcp rows for each.  The table goes to stdout; the exit status is
 non-zero when a case failed.  Stopped PEs are found after
 GSHMEM_HEARTBEAT_TIMEOUT, set to 3 s here (6 s by default) to keep the run
 short.
+
+--ibrc: the network's rows over the ibrc transport (tests/rdma-vm/guest-tests
+runs them in the Soft-RoCE guest): kill, stop and exit 0 of a PE in the
+barrier, a collective, a wait, a transfer in flight and a heap growth, and
+one gshmem_global_exit, every peer reached through ibrc
+(GSHMEM_DISABLE_P2P=1), at 3 and 4 PEs, the victim's place rotating.
 
 --scale 16,32,64: a PE killed in the barrier and in a collective (first,
 middle and last PE) at each of these PE counts, under gshmrun (bench/scale).
@@ -62,6 +68,7 @@ gshmrun, prog = os.path.abspath(args[0]), os.path.abspath(args[1])
 mpirun = args[2] if len(args) > 2 and args[2] != "-" else None
 full = "--full" in sys.argv
 gpu = "--gpu" in sys.argv
+ibrc = "--ibrc" in sys.argv
 only = sys.argv[sys.argv.index("--only") + 1:] if "--only" in sys.argv else []
 scale = ([int(x) for x in sys.argv[sys.argv.index("--scale") + 1].split(",")]
          if "--scale" in sys.argv else [])
@@ -101,6 +108,15 @@ def cases():
                                  ("first", "middle", "last")[k % 3]))
                 k += 1
         rows.append(("gshmrun", "mapped", 2, "dev-barrier", "launcher", "-"))
+        return rows
+    if ibrc:
+        k = 0
+        for phase in ("barrier", "coll", "wait", "transfer", "malloc"):
+            for fault in ("kill", "stop", "exit0"):
+                rows.append(("gshmrun", "ibrc", (3, 4)[k % 2], phase, fault,
+                             ("first", "middle", "last")[k % 3]))
+                k += 1
+        rows.append(("gshmrun", "ibrc", 3, "coll", "global", "middle"))
         return rows
     if full:
         for phase in PHASES:
@@ -243,8 +259,10 @@ def launch_cmd(launcher, np_, argv):
 def run_case(launcher, transport, np_, phase, fault, where):
     victim = victim_of(np_, where) if fault != "launcher" else 0
     env = dict(ENV)
-    if transport == "tcp":
+    if transport in ("tcp", "ibrc"):
         env["GSHMEM_DISABLE_P2P"] = "1"
+    if transport == "ibrc":
+        env["GSHMEM_TRANSPORT"] = "ibrc"
     shm_before, socks_before = shm_entries(), gshmem_sockets()
     gpu_before = gpu_memory_used() if gpu else []
     argv = [prog, phase, "none" if fault == "launcher" else fault, str(victim)]
@@ -348,7 +366,7 @@ def main():
         print("fault matrix (GPU): no GPU: skipped")
         return 77
     rows = [r for r in cases() if not only or any(o in " ".join(map(str, r)) for o in only)]
-    print("fault matrix%s: %d cases (%s)" % (" (GPU)" if gpu else "", len(rows),
+    print("fault matrix%s: %d cases (%s)" % (" (GPU)" if gpu else " (ibrc)" if ibrc else "", len(rows),
                                           "full" if full else "subset"))
     print("%-8s %-6s %3s %-11s %-8s %-6s  %-4s %6s  %s" % ("launcher", "peers", "np", "phase", "fault",
                                                        "victim", "rc", "ended", "result"))
