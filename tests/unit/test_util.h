@@ -27,6 +27,15 @@ static int test_failures;
         return 0;                                                             \
     } while (0)
 
+/* Under the sanitizers (scripts/test-sanitizers.sh sets
+ * GSHMEM_TEST_SANITIZED=1) a test's long loops may take a sample of their
+ * iterations: the code paths are the same, each costs several times more. */
+static inline int test_sanitized(void)
+{
+    const char *s = getenv("GSHMEM_TEST_SANITIZED");
+    return s != NULL && s[0] == '1';
+}
+
 static inline unsigned long long test_rand(unsigned long long *s)
 {
     *s ^= *s << 13;
