@@ -121,6 +121,22 @@ int gshmemi_bootstrap_bcast(struct gshmemi_bootstrap *bs, void *buf, size_t len,
     return st;
 }
 
+int gshmemi_bootstrap_alltoall(struct gshmemi_bootstrap *bs, const void *in, void *out,
+                               size_t len)
+{
+    const size_t n = (size_t)bs->size;
+    if (bs->ops->alltoall != NULL)
+        return bs->ops->alltoall(bs, in, out, len);
+    char *all = malloc(n * n * len);
+    if (all == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    int st = bs->ops->allgather(bs, in, all, n * len);
+    for (size_t j = 0; st == 0 && j < n; j++) /* rank j's block for this rank */
+        memcpy((char *)out + j * len, all + (j * n + (size_t)bs->rank) * len, len);
+    free(all);
+    return st;
+}
+
 void gshmemi_bootstrap_close(struct gshmemi_bootstrap *bs)
 {
     if (bs == NULL)

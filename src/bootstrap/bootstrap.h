@@ -1,6 +1,7 @@
 /* Bootstrap: how PEs find each other and exchange small data before (and
  * besides) the symmetric heap.  One file per backend: uid.c (TCP unique id,
- * root + ring), pmix.c, single.c.  Every receive has a deadline. */
+ * a root, then log2(n) rounds), pmix.c, mpi.c, single.c.  Every receive has
+ * a deadline. */
 #ifndef GSHMEMI_BOOTSTRAP_H
 #define GSHMEMI_BOOTSTRAP_H
 
@@ -17,6 +18,8 @@ struct gshmemi_bootstrap_ops {
     const char *name;
     /* collectives */
     int (*allgather)(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len);
+    /* optional (NULL: gshmemi_bootstrap_alltoall gathers everything) */
+    int (*alltoall)(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len);
     int (*barrier)(struct gshmemi_bootstrap *bs);
     /* failure: ends the whole job with status, as the launcher allows */
     void (*abort)(struct gshmemi_bootstrap *bs, int status, const char *msg);
@@ -41,6 +44,11 @@ struct gshmemi_bootstrap {
 int gshmemi_bootstrap_open(unsigned flags, const gshmemx_init_attr_t *attr,
                            struct gshmemi_bootstrap **out);
 int gshmemi_bootstrap_bcast(struct gshmemi_bootstrap *bs, void *buf, size_t len, int root);
+/* in: size blocks of len bytes, block j for rank j; out: block j from rank
+ * j.  Where the backend has no alltoall of its own, an allgather of every
+ * rank's blocks (size^2 len bytes a rank). */
+int gshmemi_bootstrap_alltoall(struct gshmemi_bootstrap *bs, const void *in, void *out,
+                               size_t len);
 void gshmemi_bootstrap_close(struct gshmemi_bootstrap *bs);
 
 /* Backends. */

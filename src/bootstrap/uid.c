@@ -608,6 +608,51 @@ static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out
     return 0;
 }
 
+/* Bruck's alltoall: the block for rank me + j starts in slot j; in round k
+ * every block whose slot has bit k set moves on to rank + 2^k, into the
+ * same slot there, so after the last round slot j holds the block rank
+ * me - j sent to this one.  (n/2) log2(n) blocks a rank, not n^2. */
+static int uid_alltoall(struct gshmemi_bootstrap *bs, const void *in, void *out, size_t len)
+{
+    struct uid_bootstrap *u = uid_of(bs);
+    const size_t n = (size_t)bs->size, hdr = sizeof(struct gshmemi_uid_frame);
+    const size_t need = hdr + 3 * n * len;
+
+    if (n == 1) {
+        memcpy(out, in, len);
+        return 0;
+    }
+    if (u->scratch_len < need) {
+        char *s = realloc(u->scratch, need);
+        if (s == NULL)
+            return GSHMEM_ERR_NO_MEMORY;
+        u->scratch = s;
+        u->scratch_len = need;
+    }
+    char *send = u->scratch + hdr, *slot = send + n * len, *recv = slot + n * len;
+    for (size_t j = 0; j < n; j++)
+        memcpy(slot + j * len, (const char *)in + (size_t)uid_peer(u, (long)j) * len, len);
+    for (int k = 0; k < u->rounds; k++) {
+        const size_t bit = (size_t)1 << k;
+        size_t count = 0;
+        for (size_t j = bit; j < n; j++)
+            if (j & bit)
+                memcpy(send + count++ * len, slot + j * len, len);
+        struct gshmemi_uid_frame f = {.kind = GSHMEMI_UID_FRAME_DATA, .lost_pe = -1,
+                                      .len = count * len};
+        memcpy(u->scratch, &f, hdr);
+        GSHMEMI_CHECK(uid_exchange(u, k, u->scratch, hdr + count * len, recv, count * len,
+                                   "alltoall"));
+        count = 0;
+        for (size_t j = bit; j < n; j++)
+            if (j & bit)
+                memcpy(slot + j * len, recv + count++ * len, len);
+    }
+    for (size_t j = 0; j < n; j++)
+        memcpy((char *)out + (size_t)uid_peer(u, -(long)j) * len, slot + j * len, len);
+    return 0;
+}
+
 /* Dissemination: after round k a rank knows that the 2^(k+1) - 1 ranks
  * before it have arrived. */
 static int uid_barrier(struct gshmemi_bootstrap *bs)
@@ -653,6 +698,7 @@ static void uid_finalize(struct gshmemi_bootstrap *bs)
 static const struct gshmemi_bootstrap_ops uid_ops = {
     .name = "uid",
     .allgather = uid_allgather,
+    .alltoall = uid_alltoall,
     .barrier = uid_barrier,
     .abort = uid_abort,
     .finalize = uid_finalize,

@@ -574,7 +574,7 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
     struct ibv_device **devs;
     struct ibv_port_attr pa;
     union ibv_gid gid;
-    uint32_t *qpns = NULL, *all_qpns = NULL;
+    uint32_t *qpns = NULL, *theirs = NULL;
     struct peer_info mine;
     int nd = 0, st = GSHMEM_ERR_IO;
     struct ibrc *ib = calloc(1, sizeof(*ib));
@@ -642,9 +642,9 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
                             : NULL;
     }
     qpns = calloc((size_t)n, sizeof(uint32_t));
-    all_qpns = calloc((size_t)n * (size_t)n, sizeof(uint32_t));
+    theirs = calloc((size_t)n, sizeof(uint32_t));
     if (ib->ctrl_mr == NULL || ib->qps == NULL || ib->info == NULL || qpns == NULL ||
-        all_qpns == NULL || ib->beats_mr == NULL || ib->last_seen == NULL || ib->seen_at == NULL) {
+        theirs == NULL || ib->beats_mr == NULL || ib->last_seen == NULL || ib->seen_at == NULL) {
         GSHMEMI_ERROR(TRANSPORT, "ibrc: cannot set up protection domain, completion queue or memory "
                       "registrations: %s", strerror(errno));
         goto err;
@@ -675,12 +675,12 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
     gshmemi_random_bytes(&mine.psn, sizeof(mine.psn));
     mine.psn &= 0xffffff;
     GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, &mine, ib->info, sizeof(mine)), st, err);
-    GSHMEMI_CHECK_GOTO(bs->ops->allgather(bs, qpns, all_qpns, sizeof(uint32_t) * (size_t)n), st, err);
+    /* qpns[pe]: this PE's queue pair for pe; theirs[pe]: pe's for this one */
+    GSHMEMI_CHECK_GOTO(gshmemi_bootstrap_alltoall(bs, qpns, theirs, sizeof(uint32_t)), st, err);
     for (int pe = 0; pe < n; pe++) {
         if (ib->qps[pe] == NULL)
             continue;
-        /* pe's queue pair for this PE */
-        if (to_rts(ib, ib->qps[pe], &ib->info[pe], all_qpns[(size_t)pe * (size_t)n + (size_t)me]) != 0) {
+        if (to_rts(ib, ib->qps[pe], &ib->info[pe], theirs[pe]) != 0) {
             GSHMEMI_ERROR(TRANSPORT, "ibrc: cannot connect the queue pair to pe %d: %s", pe,
                           strerror(errno));
             st = GSHMEM_ERR_IO;
@@ -701,7 +701,7 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
     pthread_setname_np(ib->beat_thread, "gshmem-ibbeat");
     ib->beat_up = 1;
     free(qpns);
-    free(all_qpns);
+    free(theirs);
     GSHMEMI_INFO(TRANSPORT, "ibrc transport up on %s port %d, GID index %d: %d peers",
                  ibv_get_device_name(ib->ctx->device), ib->port, ib->gid_index, n_peers);
     *out = &ib->base;
@@ -709,7 +709,7 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
 
 err:
     free(qpns);
-    free(all_qpns);
+    free(theirs);
     ibrc_close_all(ib);
     return st == 0 ? GSHMEM_ERR_IO : st;
 }
