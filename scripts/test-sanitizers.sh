@@ -118,7 +118,7 @@ run() {
 # (tests/spmd/check_launch.py sets its own, the default).
 export GSHMEM_HEARTBEAT_TIMEOUT=30
 # Unit tests' long loops take a sample (tests/unit/test_util.h).
-export GSHMEM_TEST_SANITIZED=1
+export TEST_SANITIZED=1
 
 coll_few='coll-tcp-3\|coll-ll-gshmrun-3\|coll-ring-tcp-3\|coll-hier-sim-4pes-2nodes'
 # The collectives' runs check a quarter of the types each (spmd_coll.c),

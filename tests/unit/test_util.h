@@ -28,11 +28,11 @@ static int test_failures;
     } while (0)
 
 /* Under the sanitizers (scripts/test-sanitizers.sh sets
- * GSHMEM_TEST_SANITIZED=1) a test's long loops may take a sample of their
+ * TEST_SANITIZED=1) a test's long loops may take a sample of their
  * iterations: the code paths are the same, each costs several times more. */
 static inline int test_sanitized(void)
 {
-    const char *s = getenv("GSHMEM_TEST_SANITIZED");
+    const char *s = getenv("TEST_SANITIZED");
     return s != NULL && s[0] == '1';
 }
 
