@@ -571,6 +571,19 @@ static int uid_exchange(struct uid_bootstrap *u, int k, const void *sbuf, size_t
     return 0;
 }
 
+/* Makes the scratch area at least `need` bytes. */
+static int uid_scratch(struct uid_bootstrap *u, size_t need)
+{
+    if (u->scratch_len >= need)
+        return 0;
+    char *s = realloc(u->scratch, need);
+    if (s == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    u->scratch = s;
+    u->scratch_len = need;
+    return 0;
+}
+
 /* Bruck's allgather: after round k a rank holds the blocks of the
  * min(2^(k+1), size) ranks ending at itself, nearest first; in round k it
  * sends the first min(2^k, size - 2^k) of them on, and receives as many
@@ -585,13 +598,7 @@ static int uid_allgather(struct gshmemi_bootstrap *bs, const void *in, void *out
     memcpy((char *)out + (size_t)bs->rank * len, in, len);
     if (n == 1)
         return 0;
-    if (u->scratch_len < need) {
-        char *s = realloc(u->scratch, need);
-        if (s == NULL)
-            return GSHMEM_ERR_NO_MEMORY;
-        u->scratch = s;
-        u->scratch_len = need;
-    }
+    GSHMEMI_CHECK(uid_scratch(u, need));
     char *held = u->scratch + hdr; /* held[j]: the block of rank - j */
     memcpy(held, in, len);
     for (int k = 0; k < u->rounds; k++) {
@@ -622,13 +629,7 @@ static int uid_alltoall(struct gshmemi_bootstrap *bs, const void *in, void *out,
         memcpy(out, in, len);
         return 0;
     }
-    if (u->scratch_len < need) {
-        char *s = realloc(u->scratch, need);
-        if (s == NULL)
-            return GSHMEM_ERR_NO_MEMORY;
-        u->scratch = s;
-        u->scratch_len = need;
-    }
+    GSHMEMI_CHECK(uid_scratch(u, need));
     char *send = u->scratch + hdr, *slot = send + n * len, *recv = slot + n * len;
     for (size_t j = 0; j < n; j++)
         memcpy(slot + j * len, (const char *)in + (size_t)uid_peer(u, (long)j) * len, len);
