@@ -192,13 +192,18 @@ static void test_after_odd_puts(void)
     }
     gshmem_quiet();
     gshmem_barrier_all();
+    /* read through get from this PE: on the GPU heap the copies are not
+     * host memory */
     const long want = (long)ROUNDS * ADDS * (ADDS + 1) / 2;
-    CHECK(*ctr == want, "atomics behind odd puts: %ld, expected %ld", *ctr, want);
+    const long got = gshmem_long_g(ctr, me);
+    CHECK(got == want, "atomics behind odd puts: %ld, expected %ld", got, want);
+    char seen[3 * ROUNDS];
+    gshmem_getmem(seen, bytes, sizeof(seen), me);
     for (int r = 0; r < ROUNDS; r++)
         for (int i = 0; i < 3; i++) {
             const char exp = i < 1 + r % 3 ? (char)(from * 31 + r * 7 + i) : 0;
-            CHECK(bytes[3 * r + i] == exp, "round %d's put, byte %d: %d, expected %d", r, i,
-                  bytes[3 * r + i], exp);
+            CHECK(seen[3 * r + i] == exp, "round %d's put, byte %d: %d, expected %d", r, i,
+                  seen[3 * r + i], exp);
         }
     gshmem_barrier_all();
     gshmem_free(bytes);
