@@ -161,6 +161,36 @@ GSHMEM_FOR_REDUCE_ARITH_TYPES(GSHMEMI_DECL_REDUCE_ON_STREAM_ARITH)
 GSHMEM_API int gshmemx_buffer_register(void *addr, size_t length);
 GSHMEM_API int gshmemx_buffer_unregister(void *addr);
 
+/* A GPU buffer of the program's own made symmetric: every PE passes its
+ * buffer of the same size, and the return (NULL on every PE where one
+ * fails, with the reason) is the symmetric address at which every gshmem
+ * call, host and device, reaches the same memory.  The buffer is the start
+ * of an allocation the program made with cuMemCreate on this PE's GPU,
+ * with the heap's handle type (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+ * FABRIC under GSHMEM_CUMEM_HANDLE=fabric) where peers map the heap; the
+ * size a multiple of the heap's granularity (gshmem-info); flags 0.
+ * Collective; the GPU heap only.  Unregistering (collective, the address
+ * and size registered) drops the heap's mappings, so the program's
+ * cuMemRelease returns the memory; the address range is not used again. */
+GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf, size_t size, int flags);
+GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *addr, size_t size);
+
+/* Kernels in a CUDA module the program loads itself (cuModuleLoad*, a
+ * cubin, fatbin or PTX of sources that include gshmem_device.cuh):
+ * gshmemx_cumodule_init gives the module the device state, now and at
+ * each later change, and loads its kernels where CUDA loads lazily.  Not
+ * collective: each PE that launches the module's kernels calls it, after
+ * gshmem_init; gshmemx_cumodule_finalize before the module is unloaded.
+ * (A CUmodule is a struct CUmod_st *.) */
+struct CUmod_st;
+GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module);
+GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st *module);
+/* The same for a library (cuLibraryLoad*; a CUlibrary is a struct
+ * CUlib_st *): its module in this PE's context. */
+struct CUlib_st;
+GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st *library);
+GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,11 @@ proxy_path() {
             echo "$p tcp np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
         done
     done
+    echo "=== cumodule tcp 2" >>"$log"
+    timeout "$T" sh tests/gpu/run_on_gpu.sh 2 build/tests/cumodule "$R/build/tests" >>"$log" 2>&1
+    echo "cumodule tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-150)"
+    timeout "$T" sh tests/gpu/run_on_gpu.sh 2 build/tests/register_symmetric >>"$log" 2>&1
+    echo "register_symmetric tcp np=2 rc=$? $(tail -1 "$log" | cut -c1-150)"
     # gshmrun loads kernels eagerly; lazily, gshmem_init warns once (pe 0)
     n=$(CUDA_MODULE_LOADING=LAZY timeout 60 ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 100 2>&1 |
         grep -c "CUDA loads kernels lazily")
@@ -115,6 +120,12 @@ done
 for p in device_tu device_tu_rdc; do
     timeout "$T" sh tests/gpu/run_on_gpu.sh 2 "build/tests/$p" "$R/build/tests/libdevice_plugin.so" >>"$log" 2>&1
     echo "$p rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
+for np in ${NPS:-1 2 4}; do # modules the program loads, buffers it makes
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/cumodule "$R/build/tests" >>"$log" 2>&1
+    echo "cumodule np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
+    timeout "$T" sh tests/gpu/run_on_gpu.sh "$np" build/tests/register_symmetric >>"$log" 2>&1
+    echo "register_symmetric np=$np rc=$? $(tail -1 "$log" | cut -c1-150)"
 done
 timeout "$T" sh tests/gpu/run_on_gpu.sh 2 build/tests/gpu_heap_dmabuf >>"$log" 2>&1
 echo "gpu_heap_dmabuf rc=$? $(tail -1 "$log" | cut -c1-150)"

@@ -12,6 +12,7 @@
 
 #include <gshmem.h>
 #include <gshmem/internal/device_state.h>
+#include <gshmemx.h>
 
 #include "core/api.h"
 #include "core/env.h"
@@ -24,10 +25,21 @@
 
 #define API __attribute__((visibility("default")))
 
+/* A module the application loaded itself (gshmemx_cumodule_init): its
+ * units' copies of the state. */
+#define MODULE_MAX_UNITS 64
+struct module_states {
+    void *module;
+    void *addrs[MODULE_MAX_UNITS];
+    int n;
+};
+
 static struct {
     pthread_mutex_t lock;
     gshmemi_device_state_update_fn *fns;
     size_t n_fns, cap_fns;
+    struct module_states *modules; /* gshmemx_cumodule_init's */
+    size_t n_modules, cap_modules;
     struct gshmemi_device_state state; /* what the last publication copied */
     void *stream;
     struct gshmemi_device_failure *failure; /* host-mapped, read by the watch */
@@ -38,19 +50,37 @@ static struct {
     int stop_watch; /* atomic: the watch thread polls it */
 } ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Copies ds.state to the translation units fns[0..n).  Caller holds lock. */
-static void publish_to(const char *call, gshmemi_device_state_update_fn *fns, size_t n)
+/* Copies ds.state into a module's units; the caller syncs ds.stream. */
+static void publish_module(const char *call, const struct module_states *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        int err = gshmemi_gpu_copy_to_module(m->addrs[i], &ds.state, sizeof(ds.state), ds.stream);
+        if (err != 0) {
+            char what[160];
+            snprintf(what, sizeof(what), "the copy of the device state into CUDA module %p "
+                     "(unloaded before gshmemx_cumodule_finalize?)", m->module);
+            gshmemi_gpu_launch_failed(call, what, err);
+        }
+    }
+}
+
+/* Copies ds.state to the translation units fns[0..n) and, with modules,
+ * to every module's.  Caller holds lock. */
+static void publish_to(const char *call, gshmemi_device_state_update_fn *fns, size_t n,
+                       int modules)
 {
     for (size_t i = 0; i < n; i++) {
         int err = fns[i](&ds.state, ds.stream);
         if (err != 0)
             gshmemi_gpu_launch_failed(call, "the copy of the device state into a kernel module", err);
     }
+    for (size_t i = 0; modules && i < ds.n_modules; i++)
+        publish_module(call, &ds.modules[i]);
     if (ds.stream != NULL)
         gshmemi_gpu_stream_sync(call, ds.stream);
 }
 
-static void publish_locked(const char *call) { publish_to(call, ds.fns, ds.n_fns); }
+static void publish_locked(const char *call) { publish_to(call, ds.fns, ds.n_fns, 1); }
 
 API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
                                       size_t bytes)
@@ -77,7 +107,7 @@ API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigne
     ds.fns[ds.n_fns++] = fn;
     /* Loaded after init (a library opened with dlopen): brought up to date now. */
     if (ds.state.initialized)
-        publish_to("gshmemi_device_state_register", &ds.fns[ds.n_fns - 1], 1);
+        publish_to("gshmemi_device_state_register", &ds.fns[ds.n_fns - 1], 1, 0);
     pthread_mutex_unlock(&ds.lock);
     return 0;
 }
@@ -103,6 +133,116 @@ API void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn)
         }
     }
     pthread_mutex_unlock(&ds.lock);
+}
+
+GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module)
+{
+    struct module_states m = {.module = module};
+
+    if (!gshmemi_rt.initialized) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init called before gshmem_init");
+        return GSHMEM_ERR_NOT_INITIALIZED;
+    }
+    if (gshmemi_gpu_device() < 0) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): this PE uses no GPU", (void *)module);
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    if (module == NULL) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(NULL): no module");
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    m.n = gshmemi_gpu_module_states(module, "gshmemi_dstate", "gshmemi_tu_anchorEv",
+                                    sizeof(struct gshmemi_device_state), m.addrs,
+                                    MODULE_MAX_UNITS);
+    if (m.n == GSHMEM_ERR_ASYMMETRIC) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): the module was built with another "
+                      "version of gshmem_device.cuh than this libgshmem's (device state of "
+                      "another size): rebuild it against the installed headers", (void *)module);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (m.n <= 0) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): the module holds no gshmem device state: "
+                      "none of its sources includes gshmem_device.cuh (or nvshmem.h)%s",
+                      (void *)module, m.n < 0 ? ", or it was linked with -rdc and this driver "
+                      "cannot list its kernels (CUDA 12.4 can)" : "");
+        return m.n < 0 ? m.n : GSHMEM_ERR_INVALID_ARG;
+    }
+    if (gshmemi_gpu_load_module(module) != 0)
+        GSHMEMI_WARN(CORE, "gshmemx_cumodule_init(%p): cannot load the module's kernels; with "
+                     "CUDA's lazy loading, one launched for the first time while another waits "
+                     "on the proxy can hang the job: set CUDA_MODULE_LOADING=EAGER",
+                     (void *)module);
+    pthread_mutex_lock(&ds.lock);
+    size_t i = 0;
+    while (i < ds.n_modules && ds.modules[i].module != module)
+        i++;
+    if (i == ds.n_modules) {
+        if (ds.n_modules == ds.cap_modules) {
+            size_t cap = ds.cap_modules ? 2 * ds.cap_modules : 8;
+            struct module_states *a = realloc(ds.modules, cap * sizeof(*a));
+            if (a == NULL) {
+                pthread_mutex_unlock(&ds.lock);
+                GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): out of memory", (void *)module);
+                return GSHMEM_ERR_NO_MEMORY;
+            }
+            ds.modules = a;
+            ds.cap_modules = cap;
+        }
+        ds.n_modules++;
+    }
+    ds.modules[i] = m;
+    /* With the heap in host memory the state stays "not initialised", as
+     * in every unit: device calls say so. */
+    if (ds.state.initialized) {
+        publish_module("gshmemx_cumodule_init", &ds.modules[i]);
+        gshmemi_gpu_stream_sync("gshmemx_cumodule_init", ds.stream);
+    }
+    pthread_mutex_unlock(&ds.lock);
+    return 0;
+}
+
+GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st *module)
+{
+    pthread_mutex_lock(&ds.lock);
+    for (size_t i = 0; i < ds.n_modules; i++) {
+        if (ds.modules[i].module == module) {
+            ds.modules[i] = ds.modules[--ds.n_modules];
+            pthread_mutex_unlock(&ds.lock);
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&ds.lock);
+    GSHMEMI_ERROR(CORE, "gshmemx_cumodule_finalize(%p): not a module gshmemx_cumodule_init "
+                  "was given", (void *)module);
+    return GSHMEM_ERR_INVALID_ARG;
+}
+
+/* A library (cuLibraryLoad*) is a module in each context: this PE's. */
+static struct CUmod_st *library_module(const char *call, struct CUlib_st *library)
+{
+    void *m = NULL;
+    if (library == NULL || gshmemi_gpu_library_module(library, &m) != 0) {
+        GSHMEMI_ERROR(CORE, "%s(%p): not a CUDA library loaded in this PE's context", call,
+                      (void *)library);
+        return NULL;
+    }
+    return m;
+}
+
+GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st *library)
+{
+    if (!gshmemi_rt.initialized) {
+        GSHMEMI_ERROR(CORE, "gshmemx_culibrary_init called before gshmem_init");
+        return GSHMEM_ERR_NOT_INITIALIZED;
+    }
+    struct CUmod_st *m = library_module("gshmemx_culibrary_init", library);
+    return m == NULL ? GSHMEM_ERR_INVALID_ARG : gshmemx_cumodule_init(m);
+}
+
+GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library)
+{
+    struct CUmod_st *m = library_module("gshmemx_culibrary_finalize", library);
+    return m == NULL ? GSHMEM_ERR_INVALID_ARG : gshmemx_cumodule_finalize(m);
 }
 
 API void gshmemi_device_api_error(const char *call, const char *fmt, ...)

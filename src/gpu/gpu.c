@@ -69,32 +69,128 @@ void *gshmemi_gpu_driver_symbol(const char *name) { return driver_symbol(name, 1
  * holds the context's lock.  When a running kernel waits on the proxy,
  * whose copies then wait on that lock, the job hangs: so every kernel of
  * a translation unit that uses the device API is loaded at init. */
-int gshmemi_gpu_load_module_of(void *function)
+/* The kernels of a module, in *fns (the caller frees it); their number, or
+ * a negative gshmem status where the driver cannot list them (before 12.4). */
+static int module_functions(CUmodule mod, CUfunction **fns)
 {
-    CUresult (*mode)(CUmoduleLoadingMode *) = driver_symbol("cuModuleGetLoadingMode", 12000);
-    CUresult (*module_of)(CUmodule *, CUfunction) = driver_symbol("cuFuncGetModule", 12000);
     CUresult (*count)(unsigned int *, CUmodule) = driver_symbol("cuModuleGetFunctionCount", 12040);
     CUresult (*list)(CUfunction *, unsigned int, CUmodule) =
         driver_symbol("cuModuleEnumerateFunctions", 12040);
+    unsigned int n = 0;
+    if (count == NULL || list == NULL || count(&n, mod) != CUDA_SUCCESS)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    *fns = calloc(n ? n : 1, sizeof(**fns));
+    if (*fns == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    if (list(*fns, n, mod) != CUDA_SUCCESS) {
+        free(*fns);
+        *fns = NULL;
+        return GSHMEM_ERR_CUDA;
+    }
+    return (int)n;
+}
+
+int gshmemi_gpu_load_module(void *module)
+{
+    CUresult (*mode)(CUmoduleLoadingMode *) = driver_symbol("cuModuleGetLoadingMode", 12000);
     CUresult (*load)(CUfunction) = driver_symbol("cuFuncLoad", 12040);
     CUmoduleLoadingMode m;
-    CUmodule mod;
-    unsigned int n = 0;
+    CUfunction *fns = NULL;
 
     if (mode == NULL || mode(&m) != CUDA_SUCCESS || m == CU_MODULE_EAGER_LOADING)
         return 0;
-    if (module_of == NULL || count == NULL || list == NULL || load == NULL ||
-        module_of(&mod, (CUfunction)function) != CUDA_SUCCESS || count(&n, mod) != CUDA_SUCCESS)
+    if (load == NULL)
         return GSHMEM_ERR_NOT_SUPPORTED;
-    CUfunction *fns = calloc(n ? n : 1, sizeof(*fns));
-    if (fns == NULL)
-        return GSHMEM_ERR_NO_MEMORY;
-    int rc = list(fns, n, mod) == CUDA_SUCCESS ? 0 : GSHMEM_ERR_CUDA;
-    for (unsigned int i = 0; i < n && rc == 0; i++)
+    int n = module_functions((CUmodule)module, &fns);
+    int rc = n < 0 ? n : 0;
+    for (int i = 0; i < n && rc == 0; i++)
         if (load(fns[i]) != CUDA_SUCCESS)
             rc = GSHMEM_ERR_CUDA;
     free(fns);
     return rc;
+}
+
+int gshmemi_gpu_load_module_of(void *function)
+{
+    CUresult (*mode)(CUmoduleLoadingMode *) = driver_symbol("cuModuleGetLoadingMode", 12000);
+    CUresult (*module_of)(CUmodule *, CUfunction) = driver_symbol("cuFuncGetModule", 12000);
+    CUmoduleLoadingMode m;
+    CUmodule mod;
+
+    if (mode == NULL || mode(&m) != CUDA_SUCCESS || m == CU_MODULE_EAGER_LOADING)
+        return 0;
+    if (module_of == NULL || module_of(&mod, (CUfunction)function) != CUDA_SUCCESS)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    return gshmemi_gpu_load_module(mod);
+}
+
+/* A unit compiled whole (no -rdc) names its state object plainly; one
+ * compiled with -rdc gets a prefix of its own on every internal name,
+ * the same on the state object as on the unit's anchor kernel, so the
+ * anchors found among the module's kernels give the state objects'
+ * names. */
+int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor,
+                              size_t bytes, void **addrs, int max)
+{
+    CUresult (*global)(CUdeviceptr *, size_t *, CUmodule, const char *) =
+        driver_symbol("cuModuleGetGlobal", 12000);
+    CUresult (*name_of)(const char **, CUfunction) = driver_symbol("cuFuncGetName", 12030);
+    CUmodule mod = (CUmodule)module;
+    CUdeviceptr p;
+    size_t got;
+    int found = 0;
+
+    if (global == NULL)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    if (global(&p, &got, mod, state) == CUDA_SUCCESS) {
+        if (got != bytes)
+            return GSHMEM_ERR_ASYMMETRIC;
+        addrs[found++] = (void *)(uintptr_t)p;
+    }
+    CUfunction *fns = NULL;
+    int n = name_of == NULL ? GSHMEM_ERR_NOT_SUPPORTED : module_functions(mod, &fns);
+    if (n < 0)
+        return found > 0 ? found : n;
+    const size_t anchor_len = strlen(anchor);
+    for (int i = 0; i < n && found < max; i++) {
+        const char *name, *mangled;
+        if (name_of(&name, fns[i]) != CUDA_SUCCESS || strncmp(name, "__nv_static_", 12) != 0)
+            continue;
+        const size_t len = strlen(name);
+        if (len < anchor_len || strcmp(name + len - anchor_len, anchor) != 0 ||
+            (mangled = strstr(name, "_ZN")) == NULL)
+            continue;
+        char full[512];
+        if (snprintf(full, sizeof(full), "%.*s%s", (int)(mangled - name), name, state) >=
+            (int)sizeof(full))
+            continue;
+        if (global(&p, &got, mod, full) != CUDA_SUCCESS)
+            continue;
+        if (got != bytes) {
+            free(fns);
+            return GSHMEM_ERR_ASYMMETRIC;
+        }
+        addrs[found++] = (void *)(uintptr_t)p;
+    }
+    free(fns);
+    return found;
+}
+
+int gshmemi_gpu_library_module(void *library, void **module)
+{
+    CUresult (*get)(CUmodule *, CUlibrary) = driver_symbol("cuLibraryGetModule", 12000);
+    CUmodule m;
+    if (get == NULL)
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    if (get(&m, (CUlibrary)library) != CUDA_SUCCESS)
+        return GSHMEM_ERR_INVALID_ARG;
+    *module = m;
+    return 0;
+}
+
+int gshmemi_gpu_copy_to_module(void *addr, const void *src, size_t n, void *stream)
+{
+    return (int)cudaMemcpyAsync(addr, src, n, cudaMemcpyHostToDevice, (cudaStream_t)stream);
 }
 
 int gshmemi_gpu_lazy_loading(void)
@@ -696,6 +792,14 @@ void *gshmemi_gpu_host_alloc_near(size_t n) { (void)n; return NULL; }
 int gshmemi_gpu_bus_id(char *buf, size_t len) { (void)buf; (void)len; return GSHMEM_ERR_NOT_SUPPORTED; }
 void *gshmemi_gpu_driver_symbol(const char *name) { (void)name; return NULL; }
 int gshmemi_gpu_load_module_of(void *function) { (void)function; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_load_module(void *module) { (void)module; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor, size_t bytes,
+                              void **addrs, int max)
+{ (void)module; (void)state; (void)anchor; (void)bytes; (void)addrs; (void)max; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_library_module(void *library, void **module)
+{ (void)library; (void)module; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_copy_to_module(void *addr, const void *src, size_t n, void *stream)
+{ (void)addr; (void)src; (void)n; (void)stream; return -1; }
 int gshmemi_gpu_lazy_loading(void) { return 0; }
 int gshmemi_gpu_uuid(int dev, unsigned char uuid[16]) { (void)dev; (void)uuid; return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_ordinal_of(const unsigned char uuid[16]) { (void)uuid; return -1; }

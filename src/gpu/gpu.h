@@ -46,6 +46,21 @@ void *gshmemi_gpu_driver_symbol(const char *name);
 /* Loads every kernel of the module holding `function` (a CUfunction) when
  * CUDA loads lazily; 0, or a gshmem status. */
 int gshmemi_gpu_load_module_of(void *function);
+/* The same for a module (a CUmodule). */
+int gshmemi_gpu_load_module(void *module);
+/* The addresses of the objects named `state` (of `bytes` bytes each) in a
+ * module the application loaded: one per translation unit in it, found
+ * by name, with the help of each unit's kernel whose name ends in
+ * `anchor` where -rdc gave the unit's names a prefix.  How many were
+ * found (at most max), or a negative gshmem status (ASYMMETRIC: one of
+ * another size). */
+int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor,
+                              size_t bytes, void **addrs, int max);
+/* The module of a library (a CUlibrary) in the current context. */
+int gshmemi_gpu_library_module(void *library, void **module);
+/* Starts a copy of n bytes of host memory into such an object on stream;
+ * a CUDA status (0: started). */
+int gshmemi_gpu_copy_to_module(void *addr, const void *src, size_t n, void *stream);
 /* Whether CUDA loads kernels lazily (its default since 12.2). */
 int gshmemi_gpu_lazy_loading(void);
 /* UUID of a visible device (16 bytes), and the ordinal of a UUID (or -1). */

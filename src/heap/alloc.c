@@ -66,6 +66,18 @@ int gshmemi_alloc_extend(struct gshmemi_alloc *a, size_t new_capacity)
     return 0;
 }
 
+int gshmemi_alloc_extend_used(struct gshmemi_alloc *a, size_t new_capacity)
+{
+    if (new_capacity <= a->capacity)
+        return GSHMEM_ERR_INVALID_ARG;
+    GSHMEMI_CHECK(reserve_slots(a, 1));
+    size_t added = new_capacity - a->capacity;
+    insert_at(a, a->n, (struct gshmemi_alloc_block){a->capacity, added, 1});
+    a->in_use += added;
+    a->capacity = new_capacity;
+    return 0;
+}
+
 /* The first offset at or after off whose address is a multiple of align. */
 static size_t align_offset(const struct gshmemi_alloc *a, size_t off, size_t align)
 {

@@ -45,6 +45,8 @@ int gshmemi_alloc_take(struct gshmemi_alloc *a, size_t size, size_t align, size_
 /* The capacity with which take(size, align) would succeed at the end. */
 size_t gshmemi_alloc_needed_capacity(const struct gshmemi_alloc *a, size_t size, size_t align);
 int gshmemi_alloc_extend(struct gshmemi_alloc *a, size_t new_capacity);
+/* Extends to new_capacity with the added bytes one used block. */
+int gshmemi_alloc_extend_used(struct gshmemi_alloc *a, size_t new_capacity);
 /* Where off lies; *block_off and *block_size describe the containing block. */
 enum gshmemi_alloc_where gshmemi_alloc_lookup(const struct gshmemi_alloc *a, size_t off,
                                               size_t *block_off, size_t *block_size);

@@ -58,6 +58,13 @@ struct gshmemi_heap_backend_ops {
     int (*unmap)(void *addr, size_t size);
     void (*destroy)(struct gshmemi_heap_mem *mem);
 
+    /* optional (GPU memory): the program's own memory mapped at [addr,
+     * addr + size), held as a chunk (gshmemx_buffer_register_symmetric):
+     * the start of one allocation of at least size bytes, on this PE's
+     * GPU, shareable the way the heap shares chunks where share says so.
+     * A status, with the reason in why. */
+    int (*adopt)(void *addr, size_t size, int share, struct gshmemi_heap_mem *mem_out, char *why,
+                 size_t why_len);
     /* optional (GPU memory): a dma-buf fd for [addr, addr + size) of this
      * PE's own heap, for a NIC to register (ibv_reg_dmabuf_mr); the caller
      * closes it.  -1, with the reason in why, where it cannot be had. */

@@ -326,6 +326,64 @@ static void cumem_destroy(struct gshmemi_heap_mem *mem)
     mem->fd = -1;
 }
 
+static int cumem_adopt(void *addr, size_t size, int share, struct gshmemi_heap_mem *mem,
+                       char *why, size_t why_len)
+{
+    CUresult (*retain)(CUmemGenericAllocationHandle *, void *) =
+        gshmemi_gpu_driver_symbol("cuMemRetainAllocationHandle");
+    CUresult (*props_of)(CUmemAllocationProp *, CUmemGenericAllocationHandle) =
+        gshmemi_gpu_driver_symbol("cuMemGetAllocationPropertiesFromHandle");
+    CUresult (*range_of)(CUdeviceptr *, size_t *, CUdeviceptr) =
+        gshmemi_gpu_driver_symbol("cuMemGetAddressRange");
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp prop;
+    CUdeviceptr base = 0;
+    size_t range = 0;
+    CUresult r;
+
+    if (retain == NULL || props_of == NULL || range_of == NULL) {
+        snprintf(why, why_len, "the CUDA driver has no cuMemRetainAllocationHandle");
+        return GSHMEM_ERR_NOT_SUPPORTED;
+    }
+    if ((r = range_of(&base, &range, (CUdeviceptr)(uintptr_t)addr)) != CUDA_SUCCESS) {
+        snprintf(why, why_len, "not GPU memory of this process (%s)", cu_error(r));
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (base != (CUdeviceptr)(uintptr_t)addr || range < size) {
+        snprintf(why, why_len, "not the start of an allocation of at least %zu bytes (it lies "
+                 "in [%#llx, +%zu))", size, (unsigned long long)base, range);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if ((r = retain(&h, addr)) != CUDA_SUCCESS) {
+        snprintf(why, why_len, "not memory made with cuMemCreate (%s); cudaMalloc's memory "
+                 "cannot be mapped a second time", cu_error(r));
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    int st = 0;
+    const CUmemAllocationHandleType need =
+        cm.fabric ? CU_MEM_HANDLE_TYPE_FABRIC : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    if ((r = props_of(&prop, h)) != CUDA_SUCCESS) {
+        snprintf(why, why_len, "cuMemGetAllocationPropertiesFromHandle: %s", cu_error(r));
+        st = GSHMEM_ERR_CUDA;
+    } else if (prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop.location.id != cm.device) {
+        snprintf(why, why_len, "memory of another GPU than this PE's (GPU %d)", cm.device);
+        st = GSHMEM_ERR_INVALID_ARG;
+    } else if (share && (prop.requestedHandleTypes & need) == 0) {
+        snprintf(why, why_len, "made without the %s handle type (CUmemAllocationProp's "
+                 "requestedHandleTypes), which peers that map this PE's heap need",
+                 cm.fabric ? "CU_MEM_HANDLE_TYPE_FABRIC" : "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR");
+        st = GSHMEM_ERR_INVALID_ARG;
+    }
+    if (st != 0) {
+        cm.release(h);
+        return st;
+    }
+    mem->fd = -1;
+    mem->handle = (uint64_t)h;
+    mem->size = size;
+    return 0;
+}
+
 static int cumem_dmabuf_fd(void *addr, size_t size, char *why, size_t why_len)
 {
     int fd = -1, ok = 0;
@@ -365,6 +423,7 @@ const struct gshmemi_heap_backend_ops gshmemi_cumem_ops = {
     .map = cumem_map,
     .unmap = cumem_unmap,
     .destroy = cumem_destroy,
+    .adopt = cumem_adopt,
     .dmabuf_fd = cumem_dmabuf_fd,
 };
 

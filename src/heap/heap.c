@@ -60,6 +60,7 @@ void gshmemi_heap_quiet_all(const char *call)
 void gshmemi_heap_grow_prepare(size_t new_size, struct gshmemi_heap_growth *g)
 {
     g->new_size = new_size;
+    g->adopted = 0;
     g->mem.fd = -1;
     g->mem.handle = 0;
     g->status = gshmemi_heap.ops->create(new_size - gshmemi_heap.size, &g->mem);
@@ -92,6 +93,12 @@ static void chunks_free(void)
     free(h->chunks);
     h->chunks = NULL;
     h->n_chunks = 0;
+    for (size_t i = 0; i < h->n_user; i++)
+        if (h->user[i].live)
+            h->ops->destroy(&h->user[i].mem);
+    free(h->user);
+    h->user = NULL;
+    h->n_user = 0;
 }
 
 /* Blob-shared chunks: every PE's handle through the bootstrap, imported
@@ -160,7 +167,8 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
                 close(fds[i]);
     }
     free(fds);
-    grow_keep(g);
+    if (!g->adopted)
+        grow_keep(g);
     if (st != 0) {
         if (st != GSHMEM_ERR_PEER_LOST) /* else the loss is named where it was seen */
             GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes failed part way: the PEs' heaps no "
@@ -171,7 +179,8 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     /* Read by the transport's thread as it checks incoming frames. */
     __atomic_store_n(&h->size, g->new_size, __ATOMIC_RELEASE);
     h->growths++;
-    st = gshmemi_alloc_extend(&h->alloc, g->new_size);
+    st = g->adopted ? gshmemi_alloc_extend_used(&h->alloc, g->new_size)
+                    : gshmemi_alloc_extend(&h->alloc, g->new_size);
     for (struct gshmemi_heap_listener *l = h->listeners; l != NULL; l = l->next) {
         if (l->grown != NULL && l->grown(l->arg, old_size, g->new_size) != 0) {
             GSHMEMI_ERROR(HEAP, "the grown heap could not be taken on (the reason is above); "

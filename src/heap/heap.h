@@ -85,6 +85,16 @@ struct gshmemi_heap {
     char *internal[8];
     int n_internal;
     char **dev_peer_base;
+    /* Buffers of the program's made symmetric
+     * (gshmemx_buffer_register_symmetric): each one used block of the
+     * heap's; unregistered, the block stays used and its address space
+     * unmapped. */
+    struct gshmemi_heap_user_block {
+        size_t off, size;
+        int live;
+        struct gshmemi_heap_mem mem; /* this PE's, held while live */
+    } *user;
+    size_t n_user;
     uint64_t stream_barriers; /* made of stream memory operations, by this PE */
     struct gshmemi_heap_listener *listeners;
 };

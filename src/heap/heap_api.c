@@ -25,7 +25,8 @@
 
 /* ---- collective allocation ----------------------------------------------- */
 
-enum { REQ_MALLOC = 1, REQ_ALIGN, REQ_CALLOC, REQ_REALLOC, REQ_FREE, REQ_INTERNAL };
+enum { REQ_MALLOC = 1, REQ_ALIGN, REQ_CALLOC, REQ_REALLOC, REQ_FREE, REQ_INTERNAL, REQ_REGISTER,
+       REQ_UNREGISTER };
 
 struct heap_req {
     int32_t op;
@@ -49,6 +50,8 @@ static const char *req_call(int op)
     case REQ_REALLOC: return "gshmem_realloc";
     case REQ_FREE: return "gshmem_free";
     case REQ_INTERNAL: return "gshmem_init";
+    case REQ_REGISTER: return "gshmemx_buffer_register_symmetric";
+    case REQ_UNREGISTER: return "gshmemx_buffer_unregister_symmetric";
     }
     return "?";
 }
@@ -70,6 +73,11 @@ static int req_describe(const struct heap_req *r, char *buf, size_t len)
         if (r->off == UINT64_MAX)
             return snprintf(buf, len, "gshmem_free(NULL)");
         return snprintf(buf, len, "gshmem_free(heap+%" PRIu64 ")", r->off);
+    case REQ_REGISTER:
+        return snprintf(buf, len, "%s(%" PRIu64 " bytes)", req_call(r->op), r->size);
+    case REQ_UNREGISTER:
+        return snprintf(buf, len, "%s(heap+%" PRIu64 ", %" PRIu64 ")", req_call(r->op), r->off,
+                        r->size);
     }
     return snprintf(buf, len, "?");
 }
@@ -105,7 +113,11 @@ static int heap_agree(struct heap_req *mine)
     }
     for (int pe = 0; same && !any_bad && pe < bs->size; pe++) {
         if (all[pe].grow_status != 0) {
-            if (pe != gshmemi_rt.my_pe)
+            if (pe != gshmemi_rt.my_pe && mine->op == REQ_REGISTER)
+                GSHMEMI_ERROR(HEAP, "%s(%llu bytes): pe %d could not take its buffer (its "
+                              "message says why)", req_call(mine->op),
+                              (unsigned long long)mine->size, pe);
+            else if (pe != gshmemi_rt.my_pe)
                 GSHMEMI_ERROR(HEAP, "%s(%llu): the heap could not grow on pe %d", req_call(mine->op),
                               (unsigned long long)mine->size, pe);
             free(all);
@@ -328,6 +340,15 @@ static int check_block(const char *call, const void *ptr, size_t *off_out, size_
         for (int i = 0; i < h->n_internal; i++)
             if (h->my_base + bo == h->internal[i])
                 goto not_allocated; /* the runtime's own */
+        for (size_t i = 0; i < h->n_user; i++) {
+            if (h->user[i].off == bo) {
+                GSHMEMI_ERROR(HEAP, "%s(%p): the block is a buffer of the program's made symmetric "
+                              "by gshmemx_buffer_register_symmetric%s", call, ptr,
+                              h->user[i].live ? "; gshmemx_buffer_unregister_symmetric ends that"
+                                              : ", and unregistered since");
+                return GSHMEM_ERR_INVALID_ARG;
+            }
+        }
         *off_out = bo;
         *size_out = bs;
         return 0;
@@ -400,6 +421,104 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size)
     /* Peers may write into the new block only once its owner has moved the data. */
     heap_meet();
     return result;
+}
+
+/* ---- the program's own buffers, made symmetric ---------------------------- */
+
+/* The buffer becomes the heap's next part: mapped at the heap's end in
+ * this PE's slot, and shared with the mapped peers like a chunk of the
+ * heap's own, so every call reaches it at the returned address. */
+GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf, size_t size, int flags)
+{
+    static const char call[] = "gshmemx_buffer_register_symmetric";
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct heap_req req = {.op = REQ_REGISTER, .size = size, .off = UINT64_MAX};
+    struct gshmemi_heap_growth g = {.mem = {.fd = -1}, .adopted = 1};
+    char why[256];
+
+    if (check_init(call) != 0)
+        return NULL;
+    if (!h->on_device || h->ops->adopt == NULL) {
+        GSHMEMI_ERROR(HEAP, "%s(%p, %zu): the heap is in host memory (GSHMEM_HEAP): a GPU "
+                      "buffer cannot join it", call, buf, size);
+        req.bad = 1;
+    } else if (buf == NULL || size == 0 || flags != 0) {
+        GSHMEMI_ERROR(HEAP, "%s(%p, %zu, %d): %s", call, buf, size, flags,
+                      flags != 0 ? "flags must be 0" : "no buffer");
+        req.bad = 1;
+    } else if (size % h->granularity != 0) {
+        GSHMEMI_ERROR(HEAP, "%s(%p, %zu): the size must be a multiple of the heap's granularity, "
+                      "%zu bytes", call, buf, size, h->granularity);
+        req.bad = 1;
+    } else if (size > h->stride - h->size) {
+        GSHMEMI_ERROR(HEAP, "%s(%p, %zu): the heap would need %zu bytes, over GSHMEM_MAX_HEAP "
+                      "(%zu)", call, buf, size, h->size + size, h->stride);
+        req.bad = 1;
+    } else {
+        const int share = h->n_mapped_peers > 0;
+        g.status = h->ops->adopt(buf, size, share, &g.mem, why, sizeof(why));
+        if (g.status == 0 && share && !h->share_by_blob) {
+            int fd; /* checked now: past the agreement a failure ends the job */
+            g.status = h->ops->export_fd(&g.mem, &fd);
+            snprintf(why, sizeof(why), "its memory cannot be exported to the peers");
+        }
+        if (g.status != 0)
+            GSHMEMI_ERROR(HEAP, "%s(%p, %zu): %s", call, buf, size, why);
+        req.grow_status = g.status;
+    }
+    if (heap_agree(&req) != 0) {
+        if (g.mem.handle != 0)
+            h->ops->destroy(&g.mem);
+        return NULL;
+    }
+    struct gshmemi_heap_user_block *u = realloc(h->user, (h->n_user + 1) * sizeof(*u));
+    if (u == NULL) {
+        GSHMEMI_ERROR(HEAP, "%s: out of host memory", call);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "out of host memory");
+    }
+    h->user = u;
+    const size_t off = h->size;
+    g.new_size = h->size + size;
+    if (gshmemi_heap_grow_commit(&g) != 0)
+        return NULL;
+    h->user[h->n_user++] = (struct gshmemi_heap_user_block){off, size, 1, g.mem};
+    return h->my_base + off;
+}
+
+/* The heap lets go of the buffer: its mappings here and of the mapped
+ * peers' go, and the address range stays a used block (heap.h). */
+GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *addr, size_t size)
+{
+    static const char call[] = "gshmemx_buffer_unregister_symmetric";
+    struct gshmemi_heap *h = &gshmemi_heap;
+    struct heap_req req = {.op = REQ_UNREGISTER, .size = size, .off = UINT64_MAX};
+    struct gshmemi_heap_user_block *u = NULL;
+
+    if (check_init(call) != 0)
+        return GSHMEM_ERR_NOT_INITIALIZED;
+    if (gshmemi_heap_contains(addr))
+        req.off = (uint64_t)((char *)addr - h->my_base);
+    for (size_t i = 0; i < h->n_user; i++)
+        if (h->user[i].live && h->user[i].off == req.off)
+            u = &h->user[i];
+    if (u == NULL || u->size != size) {
+        GSHMEMI_ERROR(HEAP, "%s(%p, %zu): %s", call, addr, size,
+                      u == NULL ? "not an address gshmemx_buffer_register_symmetric returned (or "
+                                  "unregistered already)"
+                                : "not the size it was registered with");
+        req.bad = 1;
+    }
+    int st = heap_agree(&req);
+    if (st != 0)
+        return st;
+    st = h->ops->unmap(addr, size);
+    for (int i = 0; st == 0 && i < h->n_mapped_peers; i++)
+        st = h->ops->unmap(gshmemi_heap_peer_addr(addr, h->mapped_peers[i]), size);
+    h->ops->destroy(&u->mem);
+    u->live = 0;
+    if (st != 0) /* the backend said why */
+        gshmemi_end_after_collective(st, "unmapping a registered buffer failed");
+    return st;
 }
 
 /* ---- address queries ---------------------------------------------------- */

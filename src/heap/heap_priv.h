@@ -14,6 +14,9 @@ struct gshmemi_heap_growth {
     size_t new_size;
     struct gshmemi_heap_mem mem;
     int status; /* of the creation */
+    /* mem is the program's memory (gshmemx_buffer_register_symmetric): the
+     * new part is one used block, and mem is the registration's to keep */
+    int adopted;
 };
 
 void gshmemi_heap_grow_prepare(size_t new_size, struct gshmemi_heap_growth *g);

@@ -130,6 +130,19 @@ int main(void)
     EXPECT(gshmemi_alloc_take(&a, 100, 1024, &off) == 0 && off == 1024, "second aligned");
     gshmemi_alloc_fini(&a);
 
+    /* A part added used (a registered buffer): never handed out, never
+     * merged with the free space before it, and free space after it. */
+    gshmemi_alloc_init(&a, 4096);
+    EXPECT(gshmemi_alloc_extend_used(&a, 8192) == 0, "extend used");
+    EXPECT(gshmemi_alloc_extend_used(&a, 8192) == GSHMEM_ERR_INVALID_ARG, "extend used by 0");
+    EXPECT(gshmemi_alloc_lookup(&a, 4096, &bo, &bs) == GSHMEMI_ALLOC_BLOCK_START && bo == 4096 &&
+           bs == 4096 && a.in_use == 4096, "the used part");
+    EXPECT(gshmemi_alloc_take(&a, 8192, 0, &off) == GSHMEM_ERR_NO_MEMORY, "no fit across it");
+    EXPECT(gshmemi_alloc_take(&a, 4096, 0, &off) == 0 && off == 0, "the free part before it");
+    gshmemi_alloc_extend(&a, 12288);
+    EXPECT(gshmemi_alloc_take(&a, 4096, 0, &off) == 0 && off == 8192, "free space after it");
+    gshmemi_alloc_fini(&a);
+
     /* A base aligned less than the request: the address is aligned. */
     gshmemi_alloc_init(&a, (size_t)64 << 20);
     a.base = (uintptr_t)3 << 21; /* 2 MiB aligned, not 4 MiB */
