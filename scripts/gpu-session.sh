@@ -153,6 +153,11 @@ for np in 1 2; do
         echo "nvshmem_style built against NVSHMEM, uid np=$np rc=$? $(tail -1 "$log" | cut -c1-120)"
     fi
 done
+for np in ${NPS:-1 2 4}; do # an OpenSHMEM program of calls alone, on the GPU heap
+    GSHMEM_HEAP=device timeout "$T" sh tests/spmd/launch.sh gshmrun "$np" \
+        build/tests/compat/compat_calls_only >>"$log" 2>&1
+    echo "OpenSHMEM calls_only np=$np, GSHMEM_HEAP=device: rc=$? $(tail -1 "$log" | cut -c1-120)"
+done
 for p in compat_all ex_static; do
     env -u GSHMEM_HEAP timeout "$T" sh tests/spmd/launch.sh gshmrun 2 "build/tests/compat/compat_$p" \
         >>"$log" 2>&1
