@@ -164,8 +164,9 @@ GSHMEM_API int gshmemx_buffer_unregister(void *addr);
 /* A GPU buffer of the program's own made symmetric: every PE passes its
  * buffer of the same size, and the return (NULL on every PE where one
  * fails, with the reason) is the symmetric address at which every gshmem
- * call, host and device, reaches the same memory.  The buffer is the start
- * of an allocation the program made with cuMemCreate on this PE's GPU,
+ * call, host and device, reaches the same memory.  The buffer is one whole
+ * allocation the program made with cuMemCreate on this PE's GPU (cuMemMap
+ * maps no part of one),
  * with the heap's handle type (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
  * FABRIC under GSHMEM_CUMEM_HANDLE=fabric) where peers map the heap; the
  * size a multiple of the heap's granularity (gshmem-info); flags 0.

@@ -60,7 +60,7 @@ struct gshmemi_heap_backend_ops {
 
     /* optional (GPU memory): the program's own memory mapped at [addr,
      * addr + size), held as a chunk (gshmemx_buffer_register_symmetric):
-     * the start of one allocation of at least size bytes, on this PE's
+     * one whole allocation of size bytes, on this PE's
      * GPU, shareable the way the heap shares chunks where share says so.
      * A status, with the reason in why. */
     int (*adopt)(void *addr, size_t size, int share, struct gshmemi_heap_mem *mem_out, char *why,

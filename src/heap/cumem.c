@@ -349,9 +349,10 @@ static int cumem_adopt(void *addr, size_t size, int share, struct gshmemi_heap_m
         snprintf(why, why_len, "not GPU memory of this process (%s)", cu_error(r));
         return GSHMEM_ERR_INVALID_ARG;
     }
-    if (base != (CUdeviceptr)(uintptr_t)addr || range < size) {
-        snprintf(why, why_len, "not the start of an allocation of at least %zu bytes (it lies "
-                 "in [%#llx, +%zu))", size, (unsigned long long)base, range);
+    /* cuMemMap maps whole allocations only */
+    if (base != (CUdeviceptr)(uintptr_t)addr || range != size) {
+        snprintf(why, why_len, "not one whole allocation of %zu bytes (the allocation there is "
+                 "[%#llx, +%zu))", size, (unsigned long long)base, range);
         return GSHMEM_ERR_INVALID_ARG;
     }
     if ((r = retain(&h, addr)) != CUDA_SUCCESS) {

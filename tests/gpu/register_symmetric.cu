@@ -116,15 +116,21 @@ int main()
     CHECK(gshmemx_buffer_register_symmetric(plain, size, 0) == nullptr, "cudaMalloc'd memory");
     CUDA(cudaFree(plain));
     user_buffer odd = make_buffer(2 * gran);
-    CHECK(gshmemx_buffer_register_symmetric(reinterpret_cast<void *>(odd.va), gran + 4096, 0) ==
-              nullptr, "a size off the granularity");
-    CHECK(gshmemx_buffer_register_symmetric(reinterpret_cast<void *>(odd.va),
-                                            me == 0 ? gran : 2 * gran, 0) == nullptr,
-          "sizes that differ between PEs");
-    CHECK(gshmemx_buffer_register_symmetric(reinterpret_cast<void *>(odd.va), 2 * gran, 1) ==
-              nullptr, "flags other than 0");
+    void *odd_va = reinterpret_cast<void *>(odd.va);
+    CHECK(gshmemx_buffer_register_symmetric(odd_va, gran + 4096, 0) == nullptr,
+          "a size off the granularity");
+    CHECK(gshmemx_buffer_register_symmetric(odd_va, gran, 0) == nullptr,
+          "a part of an allocation");
+    CHECK(gshmemx_buffer_register_symmetric(odd_va, 2 * gran, 1) == nullptr, "flags other than 0");
     free_buffer(odd);
     refused += 4;
+    if (n > 1) { // each PE's buffer whole, of a size that differs between PEs
+        user_buffer own = make_buffer(me == 0 ? gran : 2 * gran);
+        CHECK(gshmemx_buffer_register_symmetric(reinterpret_cast<void *>(own.va), own.size, 0) ==
+                  nullptr, "sizes that differ between PEs");
+        free_buffer(own);
+        refused++;
+    }
 
     // ---- a registered buffer: every kind of access
     size_t free0, total;
