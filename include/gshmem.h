@@ -283,6 +283,7 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
                                     gshmem_team_t *xaxis_team,
                                     const gshmem_team_config_t *yaxis_config, long yaxis_mask,
                                     gshmem_team_t *yaxis_team);
+/* Collective over the team's members; of GSHMEM_TEAM_INVALID, no operation. */
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
 GSHMEMI_HD_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
 GSHMEMI_HD_API int gshmem_team_sync(gshmem_team_t team);

@@ -659,6 +659,10 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team)
 {
     static const char call[] = "gshmem_team_destroy";
+    /* OpenSHMEM: no operation, so a split's result may be destroyed
+     * unchecked on PEs outside the new team */
+    if (team == GSHMEM_TEAM_INVALID)
+        return;
     struct gshmemi_team *t = gshmemi_team_get(call, team);
     if (t == NULL)
         return;
