@@ -25,19 +25,6 @@
 
 static int me;
 
-// The driver's entry points, without linking libcuda (the build needs no
-// driver).
-template <typename F> static F driver_fn(const char *name)
-{
-    void *p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-        return nullptr;
-    return reinterpret_cast<F>(p);
-}
-#define DRIVER(fn) driver_fn<decltype(&fn)>(#fn)
-
 static std::string read_file(const std::string &path)
 {
     std::string s;

@@ -31,6 +31,19 @@ static inline int gpu_count()
     return ngpu;
 }
 
+/* A driver entry point, without linking libcuda (the build needs no
+ * driver): `auto load = DRIVER(cuModuleLoad);` (NULL where missing). */
+template <typename F> static F driver_fn(const char *name)
+{
+    void *p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        return nullptr;
+    return reinterpret_cast<F>(p);
+}
+#define DRIVER(fn) driver_fn<decltype(&fn)>(#fn)
+
 /* gshmem_init, then this PE, the PE count, and the next and previous PEs
  * around the ring. */
 static inline void init_ring(int *me, int *npes, int *next, int *prev)

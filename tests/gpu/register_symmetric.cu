@@ -23,17 +23,6 @@
 
 static int me;
 
-template <typename F> static F driver_fn(const char *name)
-{
-    void *p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-        return nullptr;
-    return reinterpret_cast<F>(p);
-}
-#define DRIVER(fn) driver_fn<decltype(&fn)>(#fn)
-
 struct user_buffer {
     CUdeviceptr va;
     CUmemGenericAllocationHandle h;
