@@ -181,13 +181,14 @@ GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *addr, size_t size);
  * gshmemx_cumodule_init gives the module the device state, now and at
  * each later change, and loads its kernels where CUDA loads lazily.  Not
  * collective: each PE that launches the module's kernels calls it, after
- * gshmem_init; gshmemx_cumodule_finalize before the module is unloaded.
+ * each gshmem_init; gshmemx_cumodule_finalize (or gshmem_finalize) before
+ * the module is unloaded.
  * (A CUmodule is a struct CUmod_st *.) */
 struct CUmod_st;
 GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module);
 GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st *module);
 /* The same for a library (cuLibraryLoad*; a CUlibrary is a struct
- * CUlib_st *): its module in this PE's context. */
+ * CUlib_st *): its module in the calling thread's current context. */
 struct CUlib_st;
 GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st *library);
 GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);

@@ -143,8 +143,9 @@ GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module)
         GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init called before gshmem_init");
         return GSHMEM_ERR_NOT_INITIALIZED;
     }
-    if (gshmemi_gpu_device() < 0) {
-        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): this PE uses no GPU", (void *)module);
+    if (!gshmemi_heap.on_device) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): the heap is in host memory (GSHMEM_HEAP), "
+                      "where kernels have no device API", (void *)module);
         return GSHMEM_ERR_NOT_SUPPORTED;
     }
     if (module == NULL) {
@@ -159,6 +160,12 @@ GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module)
                       "version of gshmem_device.cuh than this libgshmem's (device state of "
                       "another size): rebuild it against the installed headers", (void *)module);
         return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (m.n > MODULE_MAX_UNITS) {
+        GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): the module has %d units that include "
+                      "the device API, more than the %d gshmem keeps track of", (void *)module,
+                      m.n, MODULE_MAX_UNITS);
+        return GSHMEM_ERR_NOT_SUPPORTED;
     }
     if (m.n <= 0) {
         GSHMEMI_ERROR(CORE, "gshmemx_cumodule_init(%p): the module holds no gshmem device state: "
@@ -191,8 +198,6 @@ GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module)
         ds.n_modules++;
     }
     ds.modules[i] = m;
-    /* With the heap in host memory the state stays "not initialised", as
-     * in every unit: device calls say so. */
     if (ds.state.initialized) {
         publish_module("gshmemx_cumodule_init", &ds.modules[i]);
         gshmemi_gpu_stream_sync("gshmemx_cumodule_init", ds.stream);
@@ -221,9 +226,9 @@ GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st *module)
 static struct CUmod_st *library_module(const char *call, struct CUlib_st *library)
 {
     void *m = NULL;
-    if (library == NULL || gshmemi_gpu_library_module(library, &m) != 0) {
-        GSHMEMI_ERROR(CORE, "%s(%p): not a CUDA library loaded in this PE's context", call,
-                      (void *)library);
+    char why[160] = "no library";
+    if (library == NULL || gshmemi_gpu_library_module(library, &m, why, sizeof(why)) != 0) {
+        GSHMEMI_ERROR(CORE, "%s(%p): %s", call, (void *)library, why);
         return NULL;
     }
     return m;
@@ -353,7 +358,7 @@ static int heap_grown(void *arg, size_t old_size, size_t new_size)
     pthread_mutex_lock(&ds.lock);
     if (ds.state.initialized) {
         ds.state.heap_size = new_size;
-        publish_locked("gshmem_malloc");
+        publish_locked("the heap's growth");
     }
     pthread_mutex_unlock(&ds.lock);
     return 0;
@@ -432,6 +437,9 @@ void gshmemi_device_state_stop(void)
         ds.state.my_pe = -1;
         publish_locked("gshmem_finalize");
     }
+    /* The program may unload its modules now: a later init needs
+     * gshmemx_cumodule_init again. */
+    ds.n_modules = 0;
     if (ds.watching) {
         __atomic_store_n(&ds.stop_watch, 1, __ATOMIC_RELEASE);
         pthread_join(ds.watch, NULL);

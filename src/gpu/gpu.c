@@ -124,11 +124,25 @@ int gshmemi_gpu_load_module_of(void *function)
     return gshmemi_gpu_load_module(mod);
 }
 
+/* The length of the prefix -rdc gave a unit's internal name, or 0: nvcc
+ * writes "__nv_static_" L "_" then L characters of the unit's own and "_". */
+static size_t rdc_prefix_len(const char *name)
+{
+    static const char tag[] = "__nv_static_";
+    char *end;
+    if (strncmp(name, tag, sizeof(tag) - 1) != 0)
+        return 0;
+    unsigned long l = strtoul(name + sizeof(tag) - 1, &end, 10);
+    if (end == name + sizeof(tag) - 1 || *end != '_' || strlen(end + 1) <= l || end[1 + l] != '_')
+        return 0;
+    return (size_t)(end + 2 + l - name);
+}
+
 /* A unit compiled whole (no -rdc) names its state object plainly; one
  * compiled with -rdc gets a prefix of its own on every internal name,
  * the same on the state object as on the unit's anchor kernel, so the
  * anchors found among the module's kernels give the state objects'
- * names. */
+ * names.  Every unit is counted, max of them written. */
 int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor,
                               size_t bytes, void **addrs, int max)
 {
@@ -152,38 +166,48 @@ int gshmemi_gpu_module_states(void *module, const char *state, const char *ancho
     if (n < 0)
         return found > 0 ? found : n;
     const size_t anchor_len = strlen(anchor);
-    for (int i = 0; i < n && found < max; i++) {
-        const char *name, *mangled;
-        if (name_of(&name, fns[i]) != CUDA_SUCCESS || strncmp(name, "__nv_static_", 12) != 0)
+    int st = 0;
+    for (int i = 0; i < n && st == 0; i++) {
+        const char *name;
+        size_t len, pre;
+        if (name_of(&name, fns[i]) != CUDA_SUCCESS || (pre = rdc_prefix_len(name)) == 0)
             continue;
-        const size_t len = strlen(name);
-        if (len < anchor_len || strcmp(name + len - anchor_len, anchor) != 0 ||
-            (mangled = strstr(name, "_ZN")) == NULL)
+        len = strlen(name);
+        if (len < anchor_len || strcmp(name + len - anchor_len, anchor) != 0)
             continue;
         char full[512];
-        if (snprintf(full, sizeof(full), "%.*s%s", (int)(mangled - name), name, state) >=
-            (int)sizeof(full))
-            continue;
-        if (global(&p, &got, mod, full) != CUDA_SUCCESS)
-            continue;
-        if (got != bytes) {
-            free(fns);
-            return GSHMEM_ERR_ASYMMETRIC;
+        if (snprintf(full, sizeof(full), "%.*s%s", (int)pre, name, state) >= (int)sizeof(full) ||
+            global(&p, &got, mod, full) != CUDA_SUCCESS) {
+            GSHMEMI_ERROR(GPU, "a module's unit has the anchor kernel %s but no state object %s",
+                          name, full);
+            st = GSHMEM_ERR_INTERNAL;
+        } else if (got != bytes) {
+            st = GSHMEM_ERR_ASYMMETRIC;
+        } else if (found++ < max) {
+            addrs[found - 1] = (void *)(uintptr_t)p;
         }
-        addrs[found++] = (void *)(uintptr_t)p;
     }
     free(fns);
-    return found;
+    return st != 0 ? st : found;
 }
 
-int gshmemi_gpu_library_module(void *library, void **module)
+int gshmemi_gpu_library_module(void *library, void **module, char *why, size_t why_len)
 {
     CUresult (*get)(CUmodule *, CUlibrary) = driver_symbol("cuLibraryGetModule", 12000);
+    CUresult (*error_name)(CUresult, const char **) = driver_symbol("cuGetErrorString", 6000);
+    const char *e = NULL;
     CUmodule m;
-    if (get == NULL)
+    CUresult r;
+    if (get == NULL) {
+        snprintf(why, why_len, "the CUDA driver has no cuLibraryGetModule");
         return GSHMEM_ERR_NOT_SUPPORTED;
-    if (get(&m, (CUlibrary)library) != CUDA_SUCCESS)
+    }
+    if ((r = get(&m, (CUlibrary)library)) != CUDA_SUCCESS) {
+        if (error_name == NULL || error_name(r, &e) != CUDA_SUCCESS)
+            e = "unknown error";
+        snprintf(why, why_len, "cuLibraryGetModule in the calling thread's context: %s", e);
         return GSHMEM_ERR_INVALID_ARG;
+    }
     *module = m;
     return 0;
 }
@@ -796,8 +820,8 @@ int gshmemi_gpu_load_module(void *module) { (void)module; return GSHMEM_ERR_NOT_
 int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor, size_t bytes,
                               void **addrs, int max)
 { (void)module; (void)state; (void)anchor; (void)bytes; (void)addrs; (void)max; return GSHMEM_ERR_NOT_SUPPORTED; }
-int gshmemi_gpu_library_module(void *library, void **module)
-{ (void)library; (void)module; return GSHMEM_ERR_NOT_SUPPORTED; }
+int gshmemi_gpu_library_module(void *library, void **module, char *why, size_t why_len)
+{ (void)library; (void)module; snprintf(why, why_len, "a build without CUDA"); return GSHMEM_ERR_NOT_SUPPORTED; }
 int gshmemi_gpu_copy_to_module(void *addr, const void *src, size_t n, void *stream)
 { (void)addr; (void)src; (void)n; (void)stream; return -1; }
 int gshmemi_gpu_lazy_loading(void) { return 0; }

@@ -51,13 +51,14 @@ int gshmemi_gpu_load_module(void *module);
 /* The addresses of the objects named `state` (of `bytes` bytes each) in a
  * module the application loaded: one per translation unit in it, found
  * by name, with the help of each unit's kernel whose name ends in
- * `anchor` where -rdc gave the unit's names a prefix.  How many were
- * found (at most max), or a negative gshmem status (ASYMMETRIC: one of
- * another size). */
+ * `anchor` where -rdc gave the unit's names a prefix.  How many there are
+ * (the first max written), or a negative gshmem status (ASYMMETRIC: one
+ * of another size). */
 int gshmemi_gpu_module_states(void *module, const char *state, const char *anchor,
                               size_t bytes, void **addrs, int max);
-/* The module of a library (a CUlibrary) in the current context. */
-int gshmemi_gpu_library_module(void *library, void **module);
+/* The module of a library (a CUlibrary) in the calling thread's current
+ * context; a status, with the reason in why. */
+int gshmemi_gpu_library_module(void *library, void **module, char *why, size_t why_len);
 /* Starts a copy of n bytes of host memory into such an object on stream;
  * a CUDA status (0: started). */
 int gshmemi_gpu_copy_to_module(void *addr, const void *src, size_t n, void *stream);

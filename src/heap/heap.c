@@ -136,9 +136,10 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     uint64_t t0 = gshmemi_now_ns(), t_map, t_exchange;
     int st;
 
-    if (fds == NULL) {
-        gshmemi_heap_grow_abandon(g);
-        return GSHMEM_ERR_NO_MEMORY;
+    if (fds == NULL) { /* the other PEs are committing: they cannot be told apart */
+        GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes: out of host memory; ending the job",
+                      g->new_size);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "out of host memory");
     }
     /* From here a failure leaves PEs with different heaps: fatal. */
     st = h->ops->map(&g->mem, h->my_base + h->size);
@@ -181,6 +182,11 @@ int gshmemi_heap_grow_commit(struct gshmemi_heap_growth *g)
     h->growths++;
     st = g->adopted ? gshmemi_alloc_extend_used(&h->alloc, g->new_size)
                     : gshmemi_alloc_extend(&h->alloc, g->new_size);
+    if (st != 0) { /* the heap and its allocator would disagree on its size */
+        GSHMEMI_ERROR(HEAP, "heap growth to %zu bytes: out of host memory for the allocator; "
+                      "ending the job", g->new_size);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "out of host memory");
+    }
     for (struct gshmemi_heap_listener *l = h->listeners; l != NULL; l = l->next) {
         if (l->grown != NULL && l->grown(l->arg, old_size, g->new_size) != 0) {
             GSHMEMI_ERROR(HEAP, "the grown heap could not be taken on (the reason is above); "

@@ -455,11 +455,15 @@ GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf, size_t size, int f
                       "(%zu)", call, buf, size, h->size + size, h->stride);
         req.bad = 1;
     } else {
-        const int share = h->n_mapped_peers > 0;
+        /* blobs go through the bootstrap to every PE, mapped or not */
+        const int share = h->share_by_blob || h->n_mapped_peers > 0;
         g.status = h->ops->adopt(buf, size, share, &g.mem, why, sizeof(why));
-        if (g.status == 0 && share && !h->share_by_blob) {
-            int fd; /* checked now: past the agreement a failure ends the job */
-            g.status = h->ops->export_fd(&g.mem, &fd);
+        if (g.status == 0 && share) {
+            /* tried now: past the agreement a failure ends the job */
+            int fd;
+            unsigned char blob[GSHMEMI_HEAP_BLOB_BYTES];
+            g.status = h->share_by_blob ? h->ops->export_blob(&g.mem, blob)
+                                        : h->ops->export_fd(&g.mem, &fd);
             snprintf(why, sizeof(why), "its memory cannot be exported to the peers");
         }
         if (g.status != 0)

@@ -47,6 +47,7 @@ int main(int argc, char **argv)
     if (gpu_count() == 0)
         return 77;
     setenv("GSHMEM_DEBUG_CHECKS", "1", 1);
+    setenv("GSHMEM_SYMMETRIC_SIZE", "4m", 1); // so that the late block grows the heap
     int n, next, prev;
     init_ring(&me, &n, &next, &prev);
     const std::string dir = argv[1];
@@ -110,6 +111,8 @@ int main(int argc, char **argv)
     int *buf = static_cast<int *>(gshmem_calloc(n_units, sizeof(int)));
     char *big = static_cast<char *>(gshmem_malloc(late_bytes));
     int *late = reinterpret_cast<int *>(big + late_bytes - 64);
+    CHECK(reinterpret_cast<char *>(late) > reinterpret_cast<char *>(buf) + (4 << 20),
+          "the late block lies in the heap's first 4 MiB");
     int *out;
     CUDA(cudaMalloc(&out, 2 * n_units * sizeof(int)));
     int checks = 0;

@@ -94,7 +94,6 @@ int main()
     CHECK(granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS,
           "granularity");
     const size_t size = 16 * gran, ints = size / sizeof(int);
-    long *counter = static_cast<long *>(gshmem_calloc(1, sizeof(long)));
     int checks = 0;
     srand(12345 + me);
 
@@ -126,6 +125,7 @@ int main()
     CUDA(cudaDeviceSynchronize());
     gshmem_barrier_all();
     CUDA(cudaMemGetInfo(&free0, &total));
+    gshmem_barrier_all(); // every PE's free0 before any PE makes its buffer
     user_buffer ub = make_buffer(size);
     std::vector<int> mine(ints), got(ints);
     for (size_t i = 0; i < ints; i++)
@@ -175,7 +175,6 @@ int main()
     gshmem_getmem(got.data(), sym + 1024, 4096, me);
     for (int i = 0; i < 1024; i++) // pe n-1's ints 2048.. after the kernel's puts
         CHECK(got[i] == 7 * ((n - 2 + n) % n + 1) + 2048 + i, "broadcast, int %d: %d", i, got[i]);
-    (void)counter;
     checks += 3;
     // unregistering: a wrong size is refused, the right one lets the memory go
     gshmem_barrier_all();
@@ -214,7 +213,6 @@ int main()
     gshmem_free(after);
     CHECK(gshmemx_buffer_unregister_symmetric(sym2, 3 * gran) == 0, "unregister the second");
     free_buffer(ub2);
-    gshmem_free(counter);
     gshmem_finalize();
     if (me == 0)
         std::printf("register_symmetric: %d PEs: buffers of %zu and %zu MiB made symmetric, %d "

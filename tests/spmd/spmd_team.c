@@ -217,9 +217,9 @@ int main(void)
             if (sub != GSHMEM_TEAM_INVALID)
                 gshmem_team_destroy(sub);
         }
-        /* of the reversed team: index 0 is the world's last PE */
     }
     gshmem_team_destroy(evens); /* on the odd PEs TEAM_INVALID: no operation */
+    /* of the reversed team: index 0 is the world's last PE */
     if (rev != GSHMEM_TEAM_INVALID && npes >= 2) {
         gshmem_team_t last2;
         CHECK(gshmem_team_split_strided(rev, 0, 1, 2, NULL, 0, &last2) == 0, "last two");

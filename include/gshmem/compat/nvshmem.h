@@ -15,7 +15,6 @@
  *   nvshmemx_mc_ptr (NULL: gshmem uses no multicast objects) and
  *   nvshmemx_vendor_get_version_info (the NVSHMEM API level this layer
  *   follows, 3.0).
- * Not here yet (README, "NVSHMEM programs"): nvshmemx_buffer_register_symmetric.
  */
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
 #define GSHMEM_COMPAT_NVSHMEM_H
