@@ -14,6 +14,20 @@
 #include "core/util.h"
 #include "gpu/gpu.h"
 
+/* nvcc writes "__nv_static_" L "_", then L characters of the unit's own,
+ * then "_". */
+size_t gshmemi_gpu_rdc_prefix_len(const char *name)
+{
+    static const char tag[] = "__nv_static_";
+    char *end;
+    if (strncmp(name, tag, sizeof(tag) - 1) != 0)
+        return 0;
+    unsigned long l = strtoul(name + sizeof(tag) - 1, &end, 10);
+    if (end == name + sizeof(tag) - 1 || *end != '_' || strlen(end + 1) <= l || end[1 + l] != '_')
+        return 0;
+    return (size_t)(end + 2 + l - name);
+}
+
 #if GSHMEM_HAVE_CUDA
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -124,20 +138,6 @@ int gshmemi_gpu_load_module_of(void *function)
     return gshmemi_gpu_load_module(mod);
 }
 
-/* The length of the prefix -rdc gave a unit's internal name, or 0: nvcc
- * writes "__nv_static_" L "_" then L characters of the unit's own and "_". */
-static size_t rdc_prefix_len(const char *name)
-{
-    static const char tag[] = "__nv_static_";
-    char *end;
-    if (strncmp(name, tag, sizeof(tag) - 1) != 0)
-        return 0;
-    unsigned long l = strtoul(name + sizeof(tag) - 1, &end, 10);
-    if (end == name + sizeof(tag) - 1 || *end != '_' || strlen(end + 1) <= l || end[1 + l] != '_')
-        return 0;
-    return (size_t)(end + 2 + l - name);
-}
-
 /* A unit compiled whole (no -rdc) names its state object plainly; one
  * compiled with -rdc gets a prefix of its own on every internal name,
  * the same on the state object as on the unit's anchor kernel, so the
@@ -170,7 +170,7 @@ int gshmemi_gpu_module_states(void *module, const char *state, const char *ancho
     for (int i = 0; i < n && st == 0; i++) {
         const char *name;
         size_t len, pre;
-        if (name_of(&name, fns[i]) != CUDA_SUCCESS || (pre = rdc_prefix_len(name)) == 0)
+        if (name_of(&name, fns[i]) != CUDA_SUCCESS || (pre = gshmemi_gpu_rdc_prefix_len(name)) == 0)
             continue;
         len = strlen(name);
         if (len < anchor_len || strcmp(name + len - anchor_len, anchor) != 0)

@@ -48,6 +48,9 @@ void *gshmemi_gpu_driver_symbol(const char *name);
 int gshmemi_gpu_load_module_of(void *function);
 /* The same for a module (a CUmodule). */
 int gshmemi_gpu_load_module(void *module);
+/* The length of the prefix -rdc gave a unit's internal name (a symbol of
+ * a module), or 0 where it has none. */
+size_t gshmemi_gpu_rdc_prefix_len(const char *name);
 /* The addresses of the objects named `state` (of `bytes` bytes each) in a
  * module the application loaded: one per translation unit in it, found
  * by name, with the help of each unit's kernel whose name ends in
