@@ -1,15 +1,19 @@
 /* Kernels that run the collectives in stream order
  * (coll_on_stream_kernels.cu): with blocks 0, one block on the stream runs
- * the device API's block form; with blocks > 0 (teams whose members are
- * all mapped), the grid algorithm on that many blocks (at most
- * GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall, reduce and
- * reducescatter only).  Each returns a cudaError_t (0: launched). */
+ * the device API's block form, or, where `ll` is filled (ll->n > 0: small
+ * payloads on teams of up to GSHMEMI_LL_AREAS_MEMBERS, all mapped), its
+ * flag packets straight on the members' areas in *ll; with blocks > 0
+ * (teams whose members are all mapped), the grid algorithm on that many
+ * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
+ * reduce and reducescatter only).  Each returns a cudaError_t (0:
+ * launched). */
 #ifndef GSHMEMI_COLL_COLL_LAUNCH_H
 #define GSHMEMI_COLL_COLL_LAUNCH_H
 
 #include <stddef.h>
 
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,11 +32,13 @@ enum {
 };
 int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                              const void *source, size_t nbytes, int root, ptrdiff_t dst,
-                             ptrdiff_t sst, size_t nelems, size_t esize, int blocks);
+                             ptrdiff_t sst, size_t nelems, size_t esize, int blocks,
+                             const struct gshmemi_ll_areas *ll);
 /* Reductions, one launcher per typed function: gshmemi_launch_int_sum_reduce ... */
 #define GSHMEMI_DECL_LAUNCH_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                          \
     int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team, void *dest,     \
-                                             const void *source, size_t nelems, int blocks);
+                                             const void *source, size_t nelems, int blocks,  \
+                                             const struct gshmemi_ll_areas *ll);
 #define GSHMEMI_DECL_LAUNCH_REDUCE_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_LAUNCH_REDUCE, NAME, TYPE)
 #define GSHMEMI_DECL_LAUNCH_REDUCE_ARITH(NAME, TYPE, G) \

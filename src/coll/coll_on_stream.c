@@ -36,20 +36,32 @@ static void launched(const char *call, int err)
 
 /* The algorithm for a payload of `bytes` per member on t: 0 for the block
  * form (flag packets up to GSHMEM_COLL_LL_MAX where t is all mapped, else
- * barrier, move, barrier), else the grid algorithm's blocks: enough to
- * keep about 64 KiB a block, from 2 up to 32 (GSHMEM_COLL_ALGO and
+ * barrier, move, barrier), else the grid algorithm's blocks (teams of up
+ * to GSHMEMI_COLL_GRID_MEMBERS): one per 16 KiB, from 2 up to 64 (GSHMEM_COLL_ALGO and
  * GSHMEM_COLL_GRID_MIN override the choice, for benchmarking). */
 static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
-    if (!t->mapped || t->n < 2 || bytes == 0 || strcmp(algo, "simple") == 0)
+    if (!t->mapped || t->n < 2 || t->n > GSHMEMI_COLL_GRID_MEMBERS || bytes == 0 ||
+        strcmp(algo, "simple") == 0)
         return 0;
     if (strcmp(algo, "grid") != 0 &&
         (bytes <= gshmemi_team_ll_max() || bytes < (size_t)gshmemi_env.COLL_GRID_MIN))
         return 0;
-    size_t blocks = bytes / 65536;
-    blocks = blocks < 2 ? 2 : blocks > 32 ? 32 : blocks;
+    size_t blocks = bytes / 16384;
+    blocks = blocks < 2 ? 2 : blocks > GSHMEMI_COLL_GRID_BLOCKS ? GSHMEMI_COLL_GRID_BLOCKS : blocks;
     return (int)blocks;
+}
+
+/* Flag packets straight on the members' areas (filled *ll) where the
+ * block form would take them (the device's gshmemi_ll_fits) and the team
+ * is small enough for the kernel's argument; else a cleared *ll. */
+static void ll_areas(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
+                     struct gshmemi_ll_areas *ll)
+{
+    const size_t max = gshmemi_team_ll_max();
+    if (max == 0 || bytes > max || !gshmemi_team_ll_areas(t, team, ll))
+        memset(ll, 0, sizeof(*ll));
 }
 
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream)
@@ -125,8 +137,14 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
                             shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
+    const int blocks = grid ? grid_blocks(t, nbytes) : 0;
+    struct gshmemi_ll_areas ll;
+    if (grid && blocks == 0)
+        ll_areas(t, team, nbytes, &ll);
+    else
+        memset(&ll, 0, sizeof(ll));
     launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
-                                            sst, nelems, esize, grid ? grid_blocks(t, nbytes) : 0));
+                                            sst, nelems, esize, blocks, &ll));
     return 0;
 }
 
@@ -186,9 +204,14 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
             SRC_BLOCKS_##SHAPE ? bytes * (size_t)t->n : bytes,                                    \
             SRC_BLOCKS_##SHAPE ? (const char *)source + (size_t)t->my * bytes : (const char *)source); \
         gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);         \
-        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(                                     \
-                           stream, team, dest, source, nelems,                                   \
-                           HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0));                       \
+        const int blocks = HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0;                         \
+        struct gshmemi_ll_areas ll;                                                              \
+        if (HAS_GRID_##SHAPE && blocks == 0)                                                     \
+            ll_areas(t, team, bytes, &ll);                                                       \
+        else                                                                                     \
+            memset(&ll, 0, sizeof(ll));                                                          \
+        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems,  \
+                                                            blocks, &ll));                       \
         return 0;                                                                                \
     }
 #define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \

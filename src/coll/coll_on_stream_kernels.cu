@@ -13,6 +13,7 @@
 #include "coll/coll_launch.h"
 
 #define THREADS 512
+#define GRID_THREADS 512
 
 namespace {
 
@@ -30,10 +31,20 @@ __device__ const char *const move_names[] = {
     "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
     "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
 
+// Flag packets on the members' areas the host passed (ll.n > 0; the host
+// checked the team and chose the algorithm), else the block form.
 __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const void *src,
                             size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-                            size_t esize)
+                            size_t esize, struct gshmemi_ll_areas ll)
 {
+    if (ll.n > 0) {
+        const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
+                         : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? GSHMEMI_LL_FCOLLECT
+                                                                : GSHMEMI_LL_ALLTOALL;
+        gshmemi_ll_move<GSHMEMI_BLOCK>(move_names[shape], team, gshmemi_s().teams[team], form, dest,
+                                       src, nbytes, root, &ll);
+        return;
+    }
     switch (shape) {
     case GSHMEMI_COLL_SHAPE_BROADCAST:
         gshmemi_coll_broadcast<GSHMEMI_BLOCK>("gshmemx_broadcast_on_stream", team, dest, src, nbytes,
@@ -104,14 +115,19 @@ OP_FUNCTOR(PROD)
 
 enum { SHAPE_REDUCE, SHAPE_REDUCESCATTER, SHAPE_INSCAN, SHAPE_EXSCAN };
 
-// One block runs the device API's block form (flag packets, barrier-move-
-// barrier, or gets from members through the proxy).
+// One block runs the flag packets on the members' areas the host passed
+// (ll.n > 0), else the device API's block form (flag packets, barrier-
+// move-barrier, or gets from members through the proxy).
 // (GSHMEM_DEBUG_CHECKS' argument check is the host's, before the launch.)
 template <typename T, typename OP, int SHAPE>
-__global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src, size_t n)
+__global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src, size_t n,
+                                    struct gshmemi_ll_areas ll)
 {
     const char *call = reduce_names[name];
-    if (SHAPE == SHAPE_REDUCE)
+    if ((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0)
+        gshmemi_ll_reduce<GSHMEMI_BLOCK>(call, team, gshmemi_s().teams[team], dest, src, n,
+                                         SHAPE == SHAPE_REDUCESCATTER, OP(), &ll);
+    else if (SHAPE == SHAPE_REDUCE)
         gshmemi_coll_reduce<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
     else if (SHAPE == SHAPE_REDUCESCATTER)
         gshmemi_coll_reducescatter<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
@@ -172,57 +188,105 @@ __device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, si
     *len = ul * v < n - *first ? ul * v : n - *first;
 }
 
-// Elements [first, first + len) of every member's src, combined in team
-// order, into every member's dest (reduce) or this PE's only
-// (reducescatter): 16-byte vectors where both are aligned.
+// The members' copies of src and dest as mapped here, in team order, read
+// once a block into shared memory: the loops below then load no team
+// state, which the compiler would otherwise reload after every store
+// (dest might alias it).  Grid algorithms serve teams of at most
+// GSHMEMI_COLL_GRID_MEMBERS members.
+struct grid_members {
+    const char *src[GSHMEMI_COLL_GRID_MEMBERS];
+    char *dst[GSHMEMI_COLL_GRID_MEMBERS];
+};
+
+__device__ __forceinline__ void grid_members_load(grid_members &g, const struct gshmemi_device_team &t,
+                                                  const void *dest, const void *src)
+{
+    for (int m = static_cast<int>(threadIdx.x); m < t.n; m += static_cast<int>(blockDim.x)) {
+        g.src[m] = at_member(t, m, static_cast<const char *>(src));
+        g.dst[m] = at_member(t, m, static_cast<char *>(const_cast<void *>(dest)));
+    }
+    // (grid_sync, next, starts with the block barrier that publishes g)
+}
+
+// Elements [first, first + len) of every member's source (at element
+// offset src_off), combined in team order, into every member's dest
+// (reduce) or this PE's only (reducescatter): 16-byte vectors where both
+// are aligned, four in flight a thread (the loads from peers are NVLink
+// round trips; one at a time leaves the link idle).
 template <typename T, typename OP>
-__device__ void grid_combine(const struct gshmemi_device_team &t, T *dest, const T *src, size_t first,
+__device__ void grid_combine(const grid_members &g, int n, int my, size_t src_off, size_t first,
                              size_t len, bool everywhere, OP op)
 {
     constexpr size_t V = 16 / sizeof(T);
-    const unsigned tid = threadIdx.x, nt = blockDim.x;
-    const int first_copy = everywhere ? 1 : t.n; // (my + n) % n: this PE last
-    const bool vec = ((reinterpret_cast<uintptr_t>(dest + first) |
-                       reinterpret_cast<uintptr_t>(src + first)) & 15) == 0;
+    const size_t tid = threadIdx.x, nt = blockDim.x;
+    const int first_copy = everywhere ? 1 : n; // (my + n) % n: this PE last
+    const T *src0 = reinterpret_cast<const T *>(g.src[0]) + src_off + first;
+    T *own = reinterpret_cast<T *>(g.dst[my]) + first;
+    const bool vec = ((reinterpret_cast<uintptr_t>(own) | reinterpret_cast<uintptr_t>(src0)) & 15) == 0;
     const size_t nv = vec ? len / V : 0;
-    for (size_t i = tid; i < nv; i += nt) {
-        const size_t e = first + i * V;
-        uint4 acc = *reinterpret_cast<const uint4 *>(at_member(t, 0, src) + e);
-        for (int m = 1; m < t.n; m++)
-            acc = gshmemi_combine_packed<T>(acc, *reinterpret_cast<const uint4 *>(at_member(t, m, src) + e), op);
-        for (int k = first_copy; k <= t.n; k++)
-            *reinterpret_cast<uint4 *>(at_member(t, (t.my + k) % t.n, dest) + e) = acc;
+    size_t i = tid;
+    for (; i + 3 * nt < nv; i += 4 * nt) {
+        uint4 acc[4], in[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            acc[u] = reinterpret_cast<const uint4 *>(src0)[i + u * nt];
+        for (int m = 1; m < n; m++) {
+            const uint4 *from = reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(g.src[m]) + src_off + first);
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                in[u] = from[i + u * nt];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                acc[u] = gshmemi_combine_packed<T>(acc[u], in[u], op);
+        }
+        for (int k = first_copy; k <= n; k++) {
+            uint4 *to = reinterpret_cast<uint4 *>(reinterpret_cast<T *>(g.dst[(my + k) % n]) + first);
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                to[i + u * nt] = acc[u];
+        }
     }
-    for (size_t e = first + nv * V + tid; e < first + len; e += nt) {
-        T acc = at_member(t, 0, src)[e];
-        for (int m = 1; m < t.n; m++)
-            acc = op(acc, at_member(t, m, src)[e]);
-        for (int k = first_copy; k <= t.n; k++)
-            at_member(t, (t.my + k) % t.n, dest)[e] = acc;
+    for (; i < nv; i += nt) {
+        uint4 acc = reinterpret_cast<const uint4 *>(src0)[i];
+        for (int m = 1; m < n; m++)
+            acc = gshmemi_combine_packed<T>(
+                acc, reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(g.src[m]) + src_off + first)[i], op);
+        for (int k = first_copy; k <= n; k++)
+            reinterpret_cast<uint4 *>(reinterpret_cast<T *>(g.dst[(my + k) % n]) + first)[i] = acc;
+    }
+    for (size_t e = nv * V + tid; e < len; e += nt) {
+        T acc = src0[e];
+        for (int m = 1; m < n; m++)
+            acc = op(acc, reinterpret_cast<const T *>(g.src[m])[src_off + first + e]);
+        for (int k = first_copy; k <= n; k++)
+            reinterpret_cast<T *>(g.dst[(my + k) % n])[first + e] = acc;
     }
 }
 
 template <typename T, typename OP>
-__global__ void grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
+__global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
                                    size_t count, int scatter, OP op)
 {
+    __shared__ grid_members g;
     const char *call = reduce_names[name];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const int n = t.n, my = t.my;
     const uint64_t area = gshmemi_coll_area_off(team);
     const size_t G = gridDim.x, V = 16 / sizeof(T);
     size_t first, len;
+    grid_members_load(g, t, dest, src);
     grid_sync(call, t, area);
     if (!scatter) {
         // Two-shot: piece b of this PE's part, read from every member,
         // combined and stored into every member's dest.
-        piece(count, V, static_cast<size_t>(t.n) * G, static_cast<size_t>(t.my) * G + blockIdx.x,
-              &first, &len);
-        grid_combine(t, dest, src, first, len, true, op);
+        piece(count, V, static_cast<size_t>(n) * G, static_cast<size_t>(my) * G + blockIdx.x, &first,
+              &len);
+        grid_combine<T>(g, n, my, 0, first, len, true, op);
     } else {
         // Piece b of this PE's block of every member's source, into this
         // PE's dest.
         piece(count, V, G, blockIdx.x, &first, &len);
-        grid_combine(t, dest, src + static_cast<size_t>(t.my) * count, first, len, false, op);
+        grid_combine<T>(g, n, my, static_cast<size_t>(my) * count, first, len, false, op);
     }
     // Every member's stores into this PE's dest have landed, and no member
     // reads this PE's source any more.
@@ -231,31 +295,49 @@ __global__ void grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const 
 
 // Moves: piece b (16-byte aligned bytes) of each block, straight into the
 // members' dests (fcollect, alltoall: pushed; broadcast: pulled from the
-// root by every member, so that every GPU's SMs share the work).
-__global__ void grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
-                                 size_t nbytes, int root)
+// root by every member, so that every GPU's SMs share the work).  The
+// first G blocks move between PEs; in fcollect and alltoall the blocks
+// past them copy this PE's own block into its dest meanwhile (it needs
+// only this GPU's memory, so it takes no part in the grid barriers and
+// no longer adds its time to the pushes').
+__global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
+                                 size_t nbytes, int root, unsigned G)
 {
     const char *call = move_names[shape];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    const int n = t.n, my = t.my;
+    if (blockIdx.x >= G) {
+        const size_t L = gridDim.x - G, b = blockIdx.x - G;
+        const size_t step = ((nbytes + L - 1) / L + 15) / 16 * 16;
+        const size_t off = step * b;
+        const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
+        const char *own = shape == GSHMEMI_COLL_SHAPE_ALLTOALL ? src + static_cast<size_t>(my) * nbytes : src;
+        char *mine = dest + static_cast<size_t>(my) * nbytes;
+        if (len > 0 && mine != own)
+            gshmemi_copy(mine + off, own + off, len, threadIdx.x, blockDim.x);
+        return;
+    }
+    const bool own_apart = gridDim.x > G;
     const uint64_t area = gshmemi_coll_area_off(team);
-    const size_t G = gridDim.x;
     const size_t step = ((nbytes + G - 1) / G + 15) / 16 * 16; /* G pieces cover every byte */
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
     grid_sync(call, t, area);
-    for (int k = 1; k <= t.n && len > 0; k++) {
-        const int m = (t.my + k) % t.n;
+    for (int k = 1; k <= n && len > 0; k++) {
+        const int m = (my + k) % n;
         switch (shape) {
         case GSHMEMI_COLL_SHAPE_FCOLLECT:
-            gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(t.my) * nbytes + off, src + off,
-                         len, threadIdx.x, blockDim.x);
+            if (m != my || !own_apart)
+                gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(my) * nbytes + off, src + off,
+                             len, threadIdx.x, blockDim.x);
             break;
         case GSHMEMI_COLL_SHAPE_ALLTOALL:
-            gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(t.my) * nbytes + off,
-                         src + static_cast<size_t>(m) * nbytes + off, len, threadIdx.x, blockDim.x);
+            if (m != my || !own_apart)
+                gshmemi_copy(at_member(t, m, dest) + static_cast<size_t>(my) * nbytes + off,
+                             src + static_cast<size_t>(m) * nbytes + off, len, threadIdx.x, blockDim.x);
             break;
         default: // broadcast: once, from the root's source into mine
-            if (m == t.my && (t.my != root || dest != src))
+            if (m == my && (my != root || dest != src))
                 gshmemi_copy(dest + off, at_member(t, root, src) + off, len, threadIdx.x, blockDim.x);
         }
     }
@@ -272,14 +354,20 @@ extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int qu
 
 extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                                         const void *source, size_t nbytes, int root, ptrdiff_t dst,
-                                        ptrdiff_t sst, size_t nelems, size_t esize, int blocks)
+                                        ptrdiff_t sst, size_t nelems, size_t esize, int blocks,
+                                        const struct gshmemi_ll_areas *ll)
 {
     if (blocks > 0)
-        grid_move_kernel<<<blocks, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-            shape, team, static_cast<char *>(dest), static_cast<const char *>(source), nbytes, root);
+    {
+        // fcollect and alltoall: a quarter more blocks for this PE's own block
+        const int own = shape == GSHMEMI_COLL_SHAPE_BROADCAST ? 0 : (blocks + 3) / 4;
+        grid_move_kernel<<<blocks + own, GRID_THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
+            shape, team, static_cast<char *>(dest), static_cast<const char *>(source), nbytes, root,
+            static_cast<unsigned>(blocks));
+    }
     else
         move_kernel<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-            shape, team, dest, source, nbytes, root, dst, sst, nelems, esize);
+            shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, *ll);
     return launched();
 }
 
@@ -290,19 +378,20 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
 #define REDUCE_LAUNCHER(STEM, TAIL, SHAPE, OP, NAME, TYPE)                                         \
     extern "C" int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team,         \
                                                         void *dest, const void *src, size_t n,     \
-                                                        int blocks)                                \
+                                                        int blocks,                                \
+                                                        const struct gshmemi_ll_areas *ll)         \
     {                                                                                              \
         typedef canon<TYPE>::type T;                                                               \
         const cudaStream_t st = static_cast<cudaStream_t>(stream);                                 \
         GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
         block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE><<<1, THREADS, 0, st>>>(                     \
             RED_##NAME##_##STEM##TAIL, team, static_cast<T *>(dest), static_cast<const T *>(src),  \
-            n);                                                                                    \
+            n, *ll);                                                                               \
         return launched();                                                                         \
     }
 #define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \
     if (blocks > 0) {                                                                              \
-        grid_reduce_kernel<T, op_##OP><<<blocks, THREADS, 0, st>>>(                                \
+        grid_reduce_kernel<T, op_##OP><<<blocks, GRID_THREADS, 0, st>>>(                           \
             ID, team, static_cast<T *>(dest), static_cast<const T *>(src), n, SCATTER, op_##OP()); \
         return launched();                                                                         \
     }

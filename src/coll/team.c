@@ -63,6 +63,22 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
 }
 size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
 
+int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
+                          struct gshmemi_ll_areas *a)
+{
+    memset(a, 0, sizeof(*a));
+    if (tm.coll_area == NULL || !t->mapped || t->n < 2 || t->n > GSHMEMI_LL_AREAS_MEMBERS)
+        return 0;
+    char *mine = tm.coll_area + (size_t)slot * tm.coll.slot_bytes;
+    for (int m = 0; m < t->n; m++)
+        a->area[m] = m == t->my ? mine : gshmemi_heap_peer_addr(mine, t->pes[m]);
+    a->count = (unsigned long long *)(tm.device_words + (size_t)slot * GSHMEMI_DEVICE_TEAM_WORDS +
+                                      GSHMEMI_DEVICE_TEAM_LL_EPOCH);
+    a->n = t->n;
+    a->my = t->my;
+    return 1;
+}
+
 /* A parity's part of a slot's one-shot area: n_pes signal words (a cache
  * line's multiple), then n_pes blocks of oneshot_cap bytes (a multiple of
  * 16): every block is aligned for every type, a long double's 16 bytes

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <gshmem.h>
+#include <gshmem/internal/device_state.h>
 
 struct gshmemi_team {
     int live; /* this PE is a member */
@@ -33,6 +34,13 @@ int gshmemi_team_index(const struct gshmemi_team *t, int pe);
  * the control segment's words of t's slot; across nodes through the
  * transport).  Orders nothing else: the callers quiet first where needed. */
 void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_team_t slot);
+
+/* GPU heap: slot's collective areas of t's members as mapped here and
+ * this PE's flag-packet number word, for the stream kernels (1), or a
+ * cleared *a (0) where t has more than GSHMEMI_LL_AREAS_MEMBERS members,
+ * one of them not mapped, or fewer than 2. */
+int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
+                          struct gshmemi_ll_areas *a);
 
 /* A block of the heap the runtime keeps for the collectives: one 64-bit
  * word per world PE (collect's block sizes). */

@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 6
+#define GSHMEMI_DEVICE_STATE_VERSION 7
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -164,15 +164,28 @@ enum { GSHMEMI_COLL_ARG_KIND, GSHMEMI_COLL_ARG_BYTES, GSHMEMI_COLL_ARG_ROOT, GSH
  *    per block b, a counter every member's block b adds to, and the count
  *    of barriers this PE's block b has done;
  *  - the flag-packet (LL) algorithms (gshmem/device/coll/ll.cuh): per
- *    member, the last LL collective it finished (it writes that here, so
- *    a sender never overwrites packets not yet read), then two buffers (by
+ *    member, the last LL collective it finished (it writes that here when
+ *    it begins the next, so a sender never overwrites packets not yet
+ *    read), then two buffers (by
  *    the collective's number's parity) of coll_ll_packets 16-byte packets
  *    per member: 8 bytes of data and the collective's number twice. */
 enum gshmemi_coll_area {
-    GSHMEMI_COLL_GRID_BLOCKS = 64, /* most blocks of a grid collective */
+    GSHMEMI_COLL_GRID_BLOCKS = 64,  /* most blocks of a grid collective */
+    GSHMEMI_COLL_GRID_MEMBERS = 64, /* most members of a team a grid collective serves */
     GSHMEMI_COLL_AREA_GRID_ARRIVE = 0,
     GSHMEMI_COLL_AREA_GRID_DONE = 8 * GSHMEMI_COLL_GRID_BLOCKS,
     GSHMEMI_COLL_AREA_LL_ACKS = 16 * GSHMEMI_COLL_GRID_BLOCKS, /* then 4 bytes per world PE */
+};
+
+/* A team slot's collective areas as one PE maps them, filled on the host
+ * for the stream collectives' flag-packet kernels (passed by value), so
+ * that these load no team state before their first store: teams of up to
+ * GSHMEMI_LL_AREAS_MEMBERS members, all mapped. */
+enum { GSHMEMI_LL_AREAS_MEMBERS = 8 };
+struct gshmemi_ll_areas {
+    char *area[GSHMEMI_LL_AREAS_MEMBERS]; /* member m's area, by team index */
+    unsigned long long *count;            /* this PE's word GSHMEMI_DEVICE_TEAM_LL_EPOCH of the slot */
+    int n, my;                            /* members (0: not filled); this PE's index */
 };
 
 struct gshmemi_device_state {

@@ -9,11 +9,17 @@
  * collectives in the same order).  A receiver polls each packet until both
  * halves carry n: data and flag arrive in one store, so nothing else is
  * waited for.  Collectives alternate between two buffers by n's parity; a
- * member that has finished collective n says so in every other member's
- * area, and a sender waits for that word to reach n - 2 before it reuses a
- * buffer (it has nearly always arrived: a member that sent collective n - 1
- * had finished n - 2).  Reductions combine in team order, as every other
- * algorithm does, so the bits do not depend on the algorithm.
+ * member says in every other member's area that it has finished collective
+ * n - 1 when it starts collective n (not at the end of n - 1: the kernel
+ * would then wait for that store to land, an NVLink round trip), and a
+ * sender waits for that word to reach n - 2 before it reuses a buffer (it
+ * has nearly always arrived: a member that sent collective n - 1 had
+ * started it).  Reductions combine in team order, as every other algorithm
+ * does, so the bits do not depend on the algorithm.
+ *
+ * The stream forms pass the members' areas as the host computed them
+ * (struct gshmemi_ll_areas), so that their kernels load no team state
+ * before the first store; the device forms compute them from the team.
  */
 #ifndef GSHMEMI_DEVICE_UMBRELLA
 #error "include <gshmem_device.cuh>, not <gshmem/device/coll/ll.cuh>"
@@ -44,18 +50,6 @@ __device__ __forceinline__ bool gshmemi_ll_try(const uint4 *p, uint32_t n, uint6
     return f0 == n && f1 == n;
 }
 
-/* Waits for a packet of collective n from world PE `from` (named if it
- * never comes). */
-__device__ __forceinline__ uint64_t gshmemi_ll_wait(const char *call, const uint4 *p, uint32_t n,
-                                                    int from)
-{
-    uint64_t v;
-    gshmemi_deadline deadline;
-    for (unsigned spins = 1; !gshmemi_ll_try(p, n, &v); spins++)
-        if ((spins & 1023) == 0 && deadline.passed())
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, from, p, 16, GSHMEM_CMP_EQ, n, v);
-    return v;
-}
 
 /* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
 __device__ __forceinline__ uint64_t gshmemi_ll_chunk(const char *src, size_t nbytes, size_t k)
@@ -85,13 +79,35 @@ __device__ __forceinline__ size_t gshmemi_ll_npackets(size_t nbytes) { return (n
 /* ---- one collective's frame ---- */
 
 struct gshmemi_ll {
-    const struct gshmemi_device_team *t;
+    const struct gshmemi_device_team *t; /* read for the members' PEs only (names, device forms' areas) */
+    const struct gshmemi_ll_areas *areas; /* the members' areas from the host, or NULL */
     char *area;          /* this PE's collective area of the slot */
     uint64_t area_off;   /* its offset in every heap */
     uint32_t n;          /* this collective's number on the slot */
+    int members, my;     /* the team's size, this PE's index */
     unsigned long long *count;
     const char *call;
 };
+
+/* Member m's collective area of the slot, as mapped here. */
+__device__ __forceinline__ char *gshmemi_ll_area(const struct gshmemi_ll &ll, int m)
+{
+    if (ll.areas != nullptr)
+        return ll.areas->area[m];
+    return m == ll.my ? ll.area : gshmemi_peer_base(gshmemi_s(), ll.t->pes[m]) + ll.area_off;
+}
+
+/* Waits for packet p of collective n from member `from` (its PE named if
+ * it never comes). */
+__device__ __forceinline__ uint64_t gshmemi_ll_wait(const struct gshmemi_ll &ll, const uint4 *p, int from)
+{
+    uint64_t v;
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; !gshmemi_ll_try(p, ll.n, &v); spins++)
+        if ((spins & 1023) == 0 && deadline.passed())
+            gshmemi_fail(ll.call, GSHMEMI_DEV_FAIL_TIMEOUT, ll.t->pes[from], p, 16, GSHMEM_CMP_EQ, ll.n, v);
+    return v;
+}
 
 /* Whether a payload of `bytes` per member goes by flag packets on team t. */
 __device__ __forceinline__ bool gshmemi_ll_fits(const struct gshmemi_device_team &t, size_t bytes)
@@ -100,18 +116,40 @@ __device__ __forceinline__ bool gshmemi_ll_fits(const struct gshmemi_device_team
     return t.mapped && t.n > 1 && max > 0 && bytes <= max;
 }
 
+__device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int member)
+{
+    return reinterpret_cast<volatile uint32_t *>(area + GSHMEMI_COLL_AREA_LL_ACKS) + member;
+}
+
+/* The frame of the group's next collective on the team, and every other
+ * member learns that the group has finished the one before (a plain
+ * store: every read of that one's buffer has returned its value, so no
+ * later store of its sender can change what it read). */
+template <int SCOPE>
 __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, gshmem_team_t team,
-                                                             const struct gshmemi_device_team &t)
+                                                             const struct gshmemi_device_team &t,
+                                                             const struct gshmemi_ll_areas *areas)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     struct gshmemi_ll ll;
     ll.t = &t;
+    ll.areas = areas;
     ll.call = call;
     ll.area_off = gshmemi_coll_area_off(team);
     ll.area = s.heap_base + ll.area_off;
-    ll.count = reinterpret_cast<unsigned long long *>(s.heap_base + gshmemi_team_words_off(team)) +
-               GSHMEMI_DEVICE_TEAM_LL_EPOCH;
+    if (areas != nullptr) {
+        ll.members = areas->n, ll.my = areas->my;
+        ll.count = areas->count;
+    } else {
+        ll.members = t.n, ll.my = t.my;
+        ll.count = reinterpret_cast<unsigned long long *>(s.heap_base + gshmemi_team_words_off(team)) +
+                   GSHMEMI_DEVICE_TEAM_LL_EPOCH;
+    }
     ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    for (int k = 1 + static_cast<int>(lane); k < ll.members; k += static_cast<int>(nthr))
+        *gshmemi_ll_ack(gshmemi_ll_area(ll, (ll.my + k) % ll.members), ll.my) = ll.n - 1;
     return ll;
 }
 
@@ -121,17 +159,11 @@ __device__ __forceinline__ uint4 *gshmemi_ll_packet(const struct gshmemi_ll &ll,
                                                     size_t q)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
-    char *base = (to == ll.t->my ? ll.area : gshmemi_peer_base(s, ll.t->pes[to]) + ll.area_off) +
-                 s.coll_ll_off;
+    char *base = gshmemi_ll_area(ll, to) + s.coll_ll_off;
     const size_t buf = (static_cast<size_t>(ll.n & 1) * static_cast<size_t>(s.n_pes) +
                         static_cast<size_t>(from)) *
                        s.coll_ll_packets;
     return reinterpret_cast<uint4 *>(base) + buf + q;
-}
-
-__device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int member)
-{
-    return reinterpret_cast<volatile uint32_t *>(area + GSHMEMI_COLL_AREA_LL_ACKS) + member;
 }
 
 /* Member `to` has finished the collective before last (whose buffer this
@@ -154,43 +186,33 @@ template <int SCOPE, typename DATA>
 __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, size_t bytes,
                                                 bool root_only, int root, DATA data)
 {
-    const struct gshmemi_device_team &t = *ll.t;
     const size_t np = gshmemi_ll_npackets(bytes);
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
-    if (root_only && t.my != root)
+    if (root_only && ll.my != root)
         return;
-    const size_t total = np * static_cast<size_t>(t.n - 1);
+    const size_t total = np * static_cast<size_t>(ll.members - 1);
     int cleared = -1; /* the member whose word this thread last found ready */
     for (size_t i = lane; i < total; i += nthr) {
         const int k = static_cast<int>(i / np) + 1;
         const size_t q = i % np;
-        const int to = (t.my + k) % t.n;
+        const int to = (ll.my + k) % ll.members;
         if (to != cleared)
             gshmemi_ll_may_send(ll, to), cleared = to;
-        gshmemi_ll_store(gshmemi_ll_packet(ll, to, t.my, q), gshmemi_ll_chunk(data(to), bytes, q),
+        gshmemi_ll_store(gshmemi_ll_packet(ll, to, ll.my, q), gshmemi_ll_chunk(data(to), bytes, q),
                          ll.n);
     }
 }
 
-/* The group has read everything addressed to this PE: every other member
- * learns it, and the next collective gets the next number. */
+/* The group has read everything addressed to this PE (the others learn
+ * it when the group begins its next collective on the team), and that
+ * collective gets the next number. */
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_ll_end(const struct gshmemi_ll &ll)
 {
-    const struct gshmemi_device_state &s = gshmemi_s();
-    const struct gshmemi_device_team &t = *ll.t;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     gshmemi_group_sync<SCOPE>();
-    for (int k = 1 + static_cast<int>(lane); k < t.n; k += static_cast<int>(nthr)) {
-        const int to = (t.my + k) % t.n;
-        /* A release: the group's reads of this buffer (ordered before by
-         * the group barrier) are done before its sender may overwrite it. */
-        uint32_t *ack = const_cast<uint32_t *>(
-            gshmemi_ll_ack(gshmemi_peer_base(s, t.pes[to]) + ll.area_off, t.my));
-        asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(ack), "r"(ll.n) : "memory");
-    }
     if (lane == 0)
         *reinterpret_cast<volatile unsigned long long *>(ll.count) = ll.n;
     gshmemi_group_sync<SCOPE>();
@@ -228,26 +250,28 @@ __device__ __forceinline__ W gshmemi_combine_packed(W acc, W in, OP op)
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_t team,
                                                   const struct gshmemi_device_team &t, T *dest,
-                                                  const T *src, size_t nelems, bool scatter, OP op)
+                                                  const T *src, size_t nelems, bool scatter, OP op,
+                                                  const struct gshmemi_ll_areas *areas = nullptr)
 {
     const size_t bytes = nelems * sizeof(T);
-    const struct gshmemi_ll ll = gshmemi_ll_begin(call, team, t);
+    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE>(call, team, t, areas);
+    const int members = ll.members, my = ll.my;
     const char *source = reinterpret_cast<const char *>(src);
     gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, [&](int to) {
         return scatter ? source + static_cast<size_t>(to) * bytes : source;
     });
-    if (gshmemi_overlap(dest, bytes, src, scatter ? bytes * t.n : bytes))
+    if (gshmemi_overlap(dest, bytes, src, scatter ? bytes * members : bytes))
         gshmemi_group_sync<SCOPE>();
-    const char *own = scatter ? source + static_cast<size_t>(t.my) * bytes : source;
+    const char *own = scatter ? source + static_cast<size_t>(my) * bytes : source;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     const size_t np = gshmemi_ll_npackets(bytes);
     for (size_t q = lane; q < np; q += nthr) {
-        uint64_t acc = t.my == 0 ? gshmemi_ll_chunk(own, bytes, q)
-                                 : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, 0, q), ll.n, t.pes[0]);
-        for (int i = 1; i < t.n; i++) {
-            const uint64_t in = i == t.my ? gshmemi_ll_chunk(own, bytes, q)
-                                          : gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, i, q), ll.n, t.pes[i]);
+        uint64_t acc = my == 0 ? gshmemi_ll_chunk(own, bytes, q)
+                               : gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, 0, q), 0);
+        for (int i = 1; i < members; i++) {
+            const uint64_t in = i == my ? gshmemi_ll_chunk(own, bytes, q)
+                                        : gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, i, q), i);
             acc = gshmemi_combine_packed<T>(acc, in, op);
         }
         gshmemi_ll_unchunk(reinterpret_cast<char *>(dest), bytes, q, acc);
@@ -262,44 +286,45 @@ enum { GSHMEMI_LL_FCOLLECT, GSHMEMI_LL_ALLTOALL, GSHMEMI_LL_BROADCAST };
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t team,
                                                 const struct gshmemi_device_team &t, int shape,
-                                                void *dest, const void *src, size_t nbytes, int root)
+                                                void *dest, const void *src, size_t nbytes, int root,
+                                                const struct gshmemi_ll_areas *areas = nullptr)
 {
-    const struct gshmemi_ll ll = gshmemi_ll_begin(call, team, t);
+    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE>(call, team, t, areas);
+    const int members = ll.members, my = ll.my;
     const char *source = static_cast<const char *>(src);
     char *out = static_cast<char *>(dest);
     const bool bcast = shape == GSHMEMI_LL_BROADCAST;
     gshmemi_ll_send<SCOPE>(ll, nbytes, bcast, root, [&](int to) {
         return shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(to) * nbytes : source;
     });
-    const size_t in_bytes = shape == GSHMEMI_LL_ALLTOALL ? nbytes * t.n : nbytes;
-    const size_t out_bytes = bcast ? nbytes : nbytes * t.n;
+    const size_t in_bytes = shape == GSHMEMI_LL_ALLTOALL ? nbytes * members : nbytes;
+    const size_t out_bytes = bcast ? nbytes : nbytes * members;
     if (gshmemi_overlap(dest, out_bytes, src, in_bytes))
         gshmemi_group_sync<SCOPE>();
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     const size_t np = gshmemi_ll_npackets(nbytes);
     if (bcast) {
-        if (t.my == root) {
+        if (my == root) {
             if (dest != src)
                 gshmemi_copy(out, source, nbytes, lane, nthr);
         } else {
             for (size_t q = lane; q < np; q += nthr)
-                gshmemi_ll_unchunk(out, nbytes, q,
-                                   gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, root, q), ll.n, t.pes[root]));
+                gshmemi_ll_unchunk(out, nbytes, q, gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, root, q), root));
         }
     } else {
         /* This PE's own block: a local copy unless already in place. */
-        const char *own = shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(t.my) * nbytes
+        const char *own = shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(my) * nbytes
                                                        : source;
-        char *mine = out + static_cast<size_t>(t.my) * nbytes;
+        char *mine = out + static_cast<size_t>(my) * nbytes;
         if (mine != own)
             gshmemi_copy(mine, own, nbytes, lane, nthr);
-        const size_t total = np * static_cast<size_t>(t.n - 1);
+        const size_t total = np * static_cast<size_t>(members - 1);
         for (size_t i = lane; i < total; i += nthr) {
-            const int from = (t.my + 1 + static_cast<int>(i / np)) % t.n;
+            const int from = (my + 1 + static_cast<int>(i / np)) % members;
             const size_t q = i % np;
             gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
-                               gshmemi_ll_wait(call, gshmemi_ll_packet(ll, t.my, from, q), ll.n, t.pes[from]));
+                               gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, from, q), from));
         }
     }
     gshmemi_ll_end<SCOPE>(ll);
