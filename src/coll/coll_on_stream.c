@@ -36,14 +36,13 @@ static void launched(const char *call, int err)
 
 /* The algorithm for a payload of `bytes` per member on t: 0 for the block
  * form (flag packets up to GSHMEM_COLL_LL_MAX where t is all mapped, else
- * barrier, move, barrier), else the grid algorithm's blocks (teams of up
- * to GSHMEMI_COLL_GRID_MEMBERS): one per 16 KiB, from 2 up to 64 (GSHMEM_COLL_ALGO and
- * GSHMEM_COLL_GRID_MIN override the choice, for benchmarking). */
+ * barrier, move, barrier), else the grid algorithm's blocks: one per
+ * 16 KiB, from 2 up to 64 (GSHMEM_COLL_ALGO and GSHMEM_COLL_GRID_MIN
+ * override the choice, for benchmarking). */
 static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
-    if (!t->mapped || t->n < 2 || t->n > GSHMEMI_COLL_GRID_MEMBERS || bytes == 0 ||
-        strcmp(algo, "simple") == 0)
+    if (!t->mapped || t->n < 2 || bytes == 0 || strcmp(algo, "simple") == 0)
         return 0;
     if (strcmp(algo, "grid") != 0 &&
         (bytes <= gshmemi_team_ll_max() || bytes < (size_t)gshmemi_env.COLL_GRID_MIN))

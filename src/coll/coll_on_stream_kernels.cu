@@ -14,6 +14,7 @@
 
 #define THREADS 512
 #define GRID_THREADS 512
+#define GRID_MEMBERS 64 /* members whose addresses a grid block keeps in shared memory */
 
 namespace {
 
@@ -31,13 +32,15 @@ __device__ const char *const move_names[] = {
     "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
     "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
 
-// Flag packets on the members' areas the host passed (ll.n > 0; the host
-// checked the team and chose the algorithm), else the block form.
+// Flag packets on the members' areas the host passed (ll.n > 0: the host
+// checked the team and chose them for broadcast, fcollect or alltoall),
+// else the block form.
 __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const void *src,
                             size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                             size_t esize, struct gshmemi_ll_areas ll)
 {
-    if (ll.n > 0) {
+    if (ll.n > 0 && (shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
+                     shape == GSHMEMI_COLL_SHAPE_ALLTOALL)) {
         const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
                          : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? GSHMEMI_LL_FCOLLECT
                                                                 : GSHMEMI_LL_ALLTOALL;
@@ -141,6 +144,8 @@ __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const
 // block b of the others: before (every member has started, so its source
 // is ready and its dest free) and after (every store into this PE's dest
 // has landed).  The counters are in the team slot's collective area.
+// (fcollect's and alltoall's extra blocks, which copy this PE's own block
+// into its own dest, meet no one: that block is only this PE's.)
 
 __device__ void grid_sync(const char *call, const struct gshmemi_device_team &t, uint64_t area_off)
 {
@@ -189,23 +194,41 @@ __device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, si
 }
 
 // The members' copies of src and dest as mapped here, in team order, read
-// once a block into shared memory: the loops below then load no team
+// once a block into shared memory (teams of up to GRID_MEMBERS;
+// larger ones look them up each time): the loops below then load no team
 // state, which the compiler would otherwise reload after every store
-// (dest might alias it).  Grid algorithms serve teams of at most
-// GSHMEMI_COLL_GRID_MEMBERS members.
+// (dest might alias it).
 struct grid_members {
-    const char *src[GSHMEMI_COLL_GRID_MEMBERS];
-    char *dst[GSHMEMI_COLL_GRID_MEMBERS];
+    const char *src[GRID_MEMBERS];
+    char *dst[GRID_MEMBERS];
+    const struct gshmemi_device_team *t;
+    const char *src_sym;
+    char *dst_sym;
 };
 
 __device__ __forceinline__ void grid_members_load(grid_members &g, const struct gshmemi_device_team &t,
                                                   const void *dest, const void *src)
 {
-    for (int m = static_cast<int>(threadIdx.x); m < t.n; m += static_cast<int>(blockDim.x)) {
+    const int cached = t.n < GRID_MEMBERS ? t.n : GRID_MEMBERS;
+    for (int m = static_cast<int>(threadIdx.x); m < cached; m += static_cast<int>(blockDim.x)) {
         g.src[m] = at_member(t, m, static_cast<const char *>(src));
         g.dst[m] = at_member(t, m, static_cast<char *>(const_cast<void *>(dest)));
     }
+    if (threadIdx.x == 0) {
+        g.t = &t;
+        g.src_sym = static_cast<const char *>(src);
+        g.dst_sym = static_cast<char *>(const_cast<void *>(dest));
+    }
     // (grid_sync, next, starts with the block barrier that publishes g)
+}
+
+__device__ __forceinline__ const char *member_src(const grid_members &g, int m)
+{
+    return m < GRID_MEMBERS ? g.src[m] : at_member(*g.t, m, g.src_sym);
+}
+__device__ __forceinline__ char *member_dst(const grid_members &g, int m)
+{
+    return m < GRID_MEMBERS ? g.dst[m] : at_member(*g.t, m, g.dst_sym);
 }
 
 // Elements [first, first + len) of every member's source (at element
@@ -220,8 +243,8 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
     constexpr size_t V = 16 / sizeof(T);
     const size_t tid = threadIdx.x, nt = blockDim.x;
     const int first_copy = everywhere ? 1 : n; // (my + n) % n: this PE last
-    const T *src0 = reinterpret_cast<const T *>(g.src[0]) + src_off + first;
-    T *own = reinterpret_cast<T *>(g.dst[my]) + first;
+    const T *src0 = reinterpret_cast<const T *>(member_src(g, 0)) + src_off + first;
+    T *own = reinterpret_cast<T *>(member_dst(g, my)) + first;
     const bool vec = ((reinterpret_cast<uintptr_t>(own) | reinterpret_cast<uintptr_t>(src0)) & 15) == 0;
     const size_t nv = vec ? len / V : 0;
     size_t i = tid;
@@ -231,7 +254,7 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
         for (int u = 0; u < 4; u++)
             acc[u] = reinterpret_cast<const uint4 *>(src0)[i + u * nt];
         for (int m = 1; m < n; m++) {
-            const uint4 *from = reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(g.src[m]) + src_off + first);
+            const uint4 *from = reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(member_src(g, m)) + src_off + first);
 #pragma unroll
             for (int u = 0; u < 4; u++)
                 in[u] = from[i + u * nt];
@@ -240,7 +263,7 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
                 acc[u] = gshmemi_combine_packed<T>(acc[u], in[u], op);
         }
         for (int k = first_copy; k <= n; k++) {
-            uint4 *to = reinterpret_cast<uint4 *>(reinterpret_cast<T *>(g.dst[(my + k) % n]) + first);
+            uint4 *to = reinterpret_cast<uint4 *>(reinterpret_cast<T *>(member_dst(g, (my + k) % n)) + first);
 #pragma unroll
             for (int u = 0; u < 4; u++)
                 to[i + u * nt] = acc[u];
@@ -250,16 +273,16 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
         uint4 acc = reinterpret_cast<const uint4 *>(src0)[i];
         for (int m = 1; m < n; m++)
             acc = gshmemi_combine_packed<T>(
-                acc, reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(g.src[m]) + src_off + first)[i], op);
+                acc, reinterpret_cast<const uint4 *>(reinterpret_cast<const T *>(member_src(g, m)) + src_off + first)[i], op);
         for (int k = first_copy; k <= n; k++)
-            reinterpret_cast<uint4 *>(reinterpret_cast<T *>(g.dst[(my + k) % n]) + first)[i] = acc;
+            reinterpret_cast<uint4 *>(reinterpret_cast<T *>(member_dst(g, (my + k) % n)) + first)[i] = acc;
     }
     for (size_t e = nv * V + tid; e < len; e += nt) {
         T acc = src0[e];
         for (int m = 1; m < n; m++)
-            acc = op(acc, reinterpret_cast<const T *>(g.src[m])[src_off + first + e]);
+            acc = op(acc, reinterpret_cast<const T *>(member_src(g, m))[src_off + first + e]);
         for (int k = first_copy; k <= n; k++)
-            reinterpret_cast<T *>(g.dst[(my + k) % n])[first + e] = acc;
+            reinterpret_cast<T *>(member_dst(g, (my + k) % n))[first + e] = acc;
     }
 }
 

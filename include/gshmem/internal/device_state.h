@@ -168,10 +168,10 @@ enum { GSHMEMI_COLL_ARG_KIND, GSHMEMI_COLL_ARG_BYTES, GSHMEMI_COLL_ARG_ROOT, GSH
  *    it begins the next, so a sender never overwrites packets not yet
  *    read), then two buffers (by
  *    the collective's number's parity) of coll_ll_packets 16-byte packets
- *    per member: 8 bytes of data and the collective's number twice. */
+ *    per member: 8 bytes of data, the collective's number and its
+ *    complement. */
 enum gshmemi_coll_area {
-    GSHMEMI_COLL_GRID_BLOCKS = 64,  /* most blocks of a grid collective */
-    GSHMEMI_COLL_GRID_MEMBERS = 64, /* most members of a team a grid collective serves */
+    GSHMEMI_COLL_GRID_BLOCKS = 64, /* most blocks of a grid collective */
     GSHMEMI_COLL_AREA_GRID_ARRIVE = 0,
     GSHMEMI_COLL_AREA_GRID_DONE = 8 * GSHMEMI_COLL_GRID_BLOCKS,
     GSHMEMI_COLL_AREA_LL_ACKS = 16 * GSHMEMI_COLL_GRID_BLOCKS, /* then 4 bytes per world PE */

@@ -4,18 +4,21 @@
  *
  * One shot, no barrier: each member stores its data straight into the
  * receivers' buffers in the team slot's collective area as 16-byte packets
- * {data low, n, data high, n}, where n is the slot's collective number
+ * {data low, n, data high, ~n}, where n is the slot's collective number
  * (kept per PE, the same on every member since all call the team's
- * collectives in the same order).  A receiver polls each packet until both
- * halves carry n: data and flag arrive in one store, so nothing else is
- * waited for.  Collectives alternate between two buffers by n's parity; a
- * member says in every other member's area that it has finished collective
- * n - 1 when it starts collective n (not at the end of n - 1: the kernel
- * would then wait for that store to land, an NVLink round trip), and a
- * sender waits for that word to reach n - 2 before it reuses a buffer (it
- * has nearly always arrived: a member that sent collective n - 1 had
- * started it).  Reductions combine in team order, as every other algorithm
- * does, so the bits do not depend on the algorithm.
+ * collectives in the same order; with its complement, a zeroed packet
+ * matches no n, 0 included after 2^32 collectives).  A receiver polls each
+ * packet until both halves carry n: data and flag arrive in one store, so
+ * nothing else is waited for.  Collectives alternate between two buffers
+ * by n's parity.  A member tells every other member that it has finished
+ * collective n - 1 when it starts collective n (sent at the end of n - 1,
+ * that store would lengthen n - 1 itself), and a sender waits for that
+ * word to reach n - 2 before it reuses a buffer.  It has nearly always
+ * arrived where the receiver sends too (a member that sent collective n - 1
+ * had started it); a root that broadcasts again and again waits for the
+ * others to have started the broadcast before last.  Reductions combine in
+ * team order, as every other algorithm does, so the bits do not depend on
+ * the algorithm.
  *
  * The stream forms pass the members' areas as the host computed them
  * (struct gshmemi_ll_areas), so that their kernels load no team state
@@ -35,7 +38,7 @@ __device__ __forceinline__ void gshmemi_ll_store(uint4 *p, uint64_t data, uint32
 {
     asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
                  "r"(static_cast<uint32_t>(data)), "r"(n), "r"(static_cast<uint32_t>(data >> 32)),
-                 "r"(n)
+                 "r"(~n)
                  : "memory");
 }
 
@@ -47,9 +50,8 @@ __device__ __forceinline__ bool gshmemi_ll_try(const uint4 *p, uint32_t n, uint6
                  : "l"(p)
                  : "memory");
     *data = static_cast<uint64_t>(lo) | static_cast<uint64_t>(hi) << 32;
-    return f0 == n && f1 == n;
+    return f0 == n && f1 == ~n;
 }
-
 
 /* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
 __device__ __forceinline__ uint64_t gshmemi_ll_chunk(const char *src, size_t nbytes, size_t k)
@@ -122,9 +124,12 @@ __device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int mem
 }
 
 /* The frame of the group's next collective on the team, and every other
- * member learns that the group has finished the one before (a plain
- * store: every read of that one's buffer has returned its value, so no
- * later store of its sender can change what it read). */
+ * member learns that the group has finished the one before.  A plain
+ * store, not a release: every read of that one's buffer returned its
+ * value before the group barrier that ended it (each read's flag was
+ * checked), and the sender polls this word before it stores again; the
+ * order rests on that dependency and barrier, which the hardware keeps,
+ * not on the PTX model's release, which would cost a round trip. */
 template <int SCOPE>
 __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, gshmem_team_t team,
                                                              const struct gshmemi_device_team &t,
