@@ -10,6 +10,7 @@
 #include <gshmemx.h>
 
 #include "coll/coll_launch.h"
+#include "coll/coll_on_stream.h"
 #include "coll/team.h"
 #include "core/env.h"
 #include "core/runtime.h"
@@ -63,6 +64,26 @@ static void ll_areas(const struct gshmemi_team *t, gshmem_team_t team, size_t by
         memset(ll, 0, sizeof(*ll));
 }
 
+struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_team *t,
+                                             const void *dest, const void *source)
+{
+    if (!gshmemi_heap.on_device || gshmemi_heap.gpu_shared || !t->mapped ||
+        (dest != NULL && !gshmemi_heap_contains(dest)) ||
+        (source != NULL && !gshmemi_heap_contains(source)))
+        return NULL;
+    /* (Where PEs share a GPU, a kernel that waits for the others would
+     * hold it from their host operations' copies and kernels for a time
+     * slice each: the host algorithms there.)  A stream per team, not the
+     * runtime's operations stream: threads may
+     * run collectives on two teams at once, in either order (a kernel of
+     * one queued behind the other's, which waits for members that are in
+     * the first, would never start). */
+    if (t->stream == NULL && (t->stream = gshmemi_gpu_stream_new(call)) == NULL)
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call); /* logged */
+    gshmemi_gpu_quiet(call); /* the host's puts into source before it, as the host algorithms */
+    return t->stream;
+}
+
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream)
 {
     (void)team_on(__func__, team);
@@ -87,9 +108,9 @@ static void in_heap(const char *call, const char *what, const void *addr, size_t
 
 /* Every member's arguments match (GSHMEM_DEBUG_CHECKS), checked here for
  * every algorithm: kernels in stream order do not check them again. */
-static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, const void *source,
-                   size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-                   size_t esize, struct CUstream_st *stream)
+int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *dest,
+                         const void *source, size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst,
+                         size_t nelems, size_t esize, struct CUstream_st *stream)
 {
     static const int kinds[] = {
         [GSHMEMI_COLL_SHAPE_BROADCAST] = GSHMEMI_COLL_KIND(BROADCAST, NONE),
@@ -151,14 +172,14 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
     GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
                      int PE_root, struct CUstream_st *stream)                                    \
     {                                                                                            \
-        return move_on(#F, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source,                     \
+        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source,                     \
                        gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), PE_root, 0, 0, 0, 0, stream); \
     }
 #define ON_STREAM_BYTES(F, PTYPE, ETYPE, SHAPE)                                                   \
     GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
                      struct CUstream_st *stream)                                                 \
     {                                                                                            \
-        return move_on(#F, SHAPE, team, dest, source,                                            \
+        return gshmemi_coll_move_on(#F, SHAPE, team, dest, source,                                            \
                        gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), 0, 0, 0, 0, 0, stream);     \
     }
 #define ON_STREAM_COLLECT(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_COLLECT)
@@ -168,7 +189,7 @@ static int move_on(const char *call, int shape, gshmem_team_t team, void *dest, 
     GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,       \
                      ptrdiff_t sst, size_t nelems, struct CUstream_st *stream)                   \
     {                                                                                            \
-        return move_on(#F, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst, sst,     \
+        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst, sst,     \
                        nelems, sizeof(ETYPE), stream);                                           \
     }
 #define ON_STREAM_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
@@ -178,6 +199,29 @@ GSHMEM_FOR_RMA_TYPES(ON_STREAM_TYPE)
 #define ON_STREAM_MEM(STEM, TAIL, SHAPE, V, A, B) \
     ON_STREAM_##SHAPE(gshmemx_##STEM##mem##TAIL##_on_stream, void, char)
 GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
+
+int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
+                           gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                           size_t esize, gshmemi_coll_reduce_launch *launch,
+                           struct CUstream_st *stream)
+{
+    struct gshmemi_team *t = team_on(call, team);
+    const size_t bytes = gshmemi_rma_bytes(call, nelems, esize);
+    const size_t src_bytes = src_blocks ? gshmemi_rma_bytes(call, bytes, (size_t)t->n) : bytes;
+    in_heap(call, "dest", dest, bytes);
+    in_heap(call, "source", source, src_bytes);
+    gshmemi_coll_check_overlap(call, dest, bytes, source, src_bytes,
+                               (const char *)source + (src_blocks ? (size_t)t->my * bytes : 0));
+    gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
+    const int blocks = grid ? grid_blocks(t, bytes) : 0;
+    struct gshmemi_ll_areas ll;
+    if (grid && blocks == 0)
+        ll_areas(t, team, bytes, &ll);
+    else
+        memset(&ll, 0, sizeof(ll));
+    launched(call, launch(stream, team, dest, source, nelems, blocks, &ll));
+    return 0;
+}
 
 #define HAS_GRID_REDUCE 1
 #define HAS_GRID_REDUCESCATTER 1
@@ -192,26 +236,11 @@ GSHMEM_FOR_COLL_OPS(ON_STREAM_MEM, , )
         gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,                       \
         struct CUstream_st *stream)                                                              \
     {                                                                                            \
-        static const char call[] = "gshmemx_" #NAME "_" #STEM #TAIL "_on_stream";                \
-        struct gshmemi_team *t = team_on(call, team);                                            \
-        const size_t bytes = gshmemi_rma_bytes(call, nelems, sizeof(TYPE));                      \
-        in_heap(call, "dest", dest, bytes);                                                      \
-        in_heap(call, "source", source,                                                          \
-                SRC_BLOCKS_##SHAPE ? gshmemi_rma_bytes(call, bytes, (size_t)t->n) : bytes);      \
-        gshmemi_coll_check_overlap(                                                              \
-            call, dest, bytes, source,                                                           \
-            SRC_BLOCKS_##SHAPE ? bytes * (size_t)t->n : bytes,                                    \
-            SRC_BLOCKS_##SHAPE ? (const char *)source + (size_t)t->my * bytes : (const char *)source); \
-        gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(SHAPE, OP), bytes, -1);         \
-        const int blocks = HAS_GRID_##SHAPE ? grid_blocks(t, bytes) : 0;                         \
-        struct gshmemi_ll_areas ll;                                                              \
-        if (HAS_GRID_##SHAPE && blocks == 0)                                                     \
-            ll_areas(t, team, bytes, &ll);                                                       \
-        else                                                                                     \
-            memset(&ll, 0, sizeof(ll));                                                          \
-        launched(call, gshmemi_launch_##NAME##_##STEM##TAIL(stream, team, dest, source, nelems,  \
-                                                            blocks, &ll));                       \
-        return 0;                                                                                \
+        return gshmemi_coll_reduce_on("gshmemx_" #NAME "_" #STEM #TAIL "_on_stream",             \
+                                      GSHMEMI_COLL_KIND(SHAPE, OP), SRC_BLOCKS_##SHAPE,          \
+                                      HAS_GRID_##SHAPE, team, dest, source, nelems,              \
+                                      sizeof(TYPE), gshmemi_launch_##NAME##_##STEM##TAIL,        \
+                                      stream);                                                   \
     }
 #define ON_STREAM_REDUCE_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(ON_STREAM_REDUCE, NAME, TYPE)

@@ -37,8 +37,10 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "device/device_state.h"
+#include "gpu/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "coll/coll_on_stream.h"
 #include "coll/combine.h"
 #include "coll/pipe.h"
 #include "coll/team.h"
@@ -103,6 +105,14 @@ static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t
 {
     gshmem_quiet();
     gshmemi_team_sync(call, t, team);
+}
+
+/* A host form that ran as its stream form on s (gshmemi_coll_host_stream):
+ * complete on return, as the host algorithms are. */
+static int waited(const char *call, struct CUstream_st *s)
+{
+    gshmemi_gpu_stream_sync(call, s);
+    return 0;
 }
 
 /* GSHMEM_DEBUG_CHECKS: every member passed the same kind, bytes per member
@@ -349,6 +359,20 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (root < 0 || root >= t->n)
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, NULL);
+    if (gs != NULL) {
+        /* Only the root's source is read, and it may be static data: then
+         * it goes into the root's dest first, and the broadcast is in
+         * place (elsewhere source is not looked at). */
+        if (nbytes > 0 && !gshmemi_heap_contains(source)) {
+            if (t->my == root)
+                gshmemi_rma_put(call, dest, source, nbytes, gshmemi_rt.my_pe, 1);
+            source = dest;
+        }
+        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source, nbytes, root,
+                             0, 0, 0, 0, gs);
+        return waited(call, gs);
+    }
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
@@ -387,6 +411,12 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    if (gs != NULL) {
+        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_FCOLLECT, team, dest, source, nbytes, 0, 0,
+                             0, 0, 0, gs);
+        return waited(call, gs);
+    }
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
@@ -424,6 +454,12 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
                    size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    if (gs != NULL) {
+        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_COLLECT, team, dest, source, nbytes, 0, 0,
+                             0, 0, 0, gs);
+        return waited(call, gs);
+    }
     uint64_t mine = nbytes, off = 0, most = 0;
     gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
@@ -494,6 +530,12 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    if (gs != NULL) {
+        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALL, team, dest, source, nbytes, 0, 0,
+                             0, 0, 0, gs);
+        return waited(call, gs);
+    }
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
@@ -529,6 +571,12 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    if (gs != NULL) {
+        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst,
+                             sst, nelems, esize, gs);
+        return waited(call, gs);
+    }
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
     if (nelems > 0) { /* the spans of all n blocks, as the strides lay them out */
@@ -781,10 +829,17 @@ static void oneshot_fold(const char *call, const struct gshmemi_team_oneshot *a,
     scratch_give(s);
 }
 
+/* launch: the stream form's kernels where the type has them, else NULL. */
 static int reduce(const char *call, gshmem_team_t team, void *dest, const void *source,
-                  size_t nreduce, size_t esize, combine_fn *fn, int kind)
+                  size_t nreduce, size_t esize, combine_fn *fn, int kind,
+                  gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    if (gs != NULL) {
+        gshmemi_coll_reduce_on(call, kind, 0, 1, team, dest, source, nreduce, esize, launch, gs);
+        return waited(call, gs);
+    }
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
@@ -827,9 +882,15 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
 }
 
 static int reducescatter(const char *call, gshmem_team_t team, void *dest, const void *source,
-                         size_t nreduce, size_t esize, combine_fn *fn, int kind)
+                         size_t nreduce, size_t esize, combine_fn *fn, int kind,
+                         gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    if (gs != NULL) {
+        gshmemi_coll_reduce_on(call, kind, 1, 1, team, dest, source, nreduce, esize, launch, gs);
+        return waited(call, gs);
+    }
     const size_t all = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
@@ -870,9 +931,15 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
 /* dest on member i: the combination of members 0..i's sources (inclusive)
  * or 0..i-1's (exclusive; zero on member 0). */
 static int scan(const char *call, gshmem_team_t team, void *dest, const void *source,
-                size_t nelems, size_t esize, combine_fn *fn, int inclusive, int kind)
+                size_t nelems, size_t esize, combine_fn *fn, int inclusive, int kind,
+                gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
+    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    if (gs != NULL) {
+        gshmemi_coll_reduce_on(call, kind, 0, 0, team, dest, source, nelems, esize, launch, gs);
+        return waited(call, gs);
+    }
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
@@ -950,37 +1017,42 @@ GSHMEM_FOR_RMA_HOST_TYPES(COLL_TYPE)
 #define COLL_MEM(STEM, TAIL, SHAPE, V, A, B) COLL_##SHAPE(gshmem_##STEM##mem##TAIL, void, char)
 GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
 
-#define REDUCE_REDUCE(F, NAME, TYPE, OP)                                                    \
+#define REDUCE_REDUCE(F, NAME, TYPE, OP, LAUNCH)                                            \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reduce(#F, team, dest, source, nreduce, sizeof(TYPE),                       \
-                      gshmemi_combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCE, OP));        \
+                      gshmemi_combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCE, OP), LAUNCH); \
     }
-#define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP)                                             \
+#define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP, LAUNCH)                                     \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reducescatter(#F, team, dest, source, nreduce, sizeof(TYPE),                \
                              gshmemi_combine_##NAME##_##OP,                                \
-                             GSHMEMI_COLL_KIND(REDUCESCATTER, OP));                        \
+                             GSHMEMI_COLL_KIND(REDUCESCATTER, OP), LAUNCH);                \
     }
-#define REDUCE_INSCAN(F, NAME, TYPE, OP)                                                    \
+#define REDUCE_INSCAN(F, NAME, TYPE, OP, LAUNCH)                                            \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
         return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
-                    gshmemi_combine_##NAME##_##OP, 1, GSHMEMI_COLL_KIND(INSCAN, OP));       \
+                    gshmemi_combine_##NAME##_##OP, 1, GSHMEMI_COLL_KIND(INSCAN, OP), LAUNCH); \
     }
-#define REDUCE_EXSCAN(F, NAME, TYPE, OP)                                                    \
+#define REDUCE_EXSCAN(F, NAME, TYPE, OP, LAUNCH)                                            \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
         return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
-                    gshmemi_combine_##NAME##_##OP, 0, GSHMEMI_COLL_KIND(EXSCAN, OP));       \
+                    gshmemi_combine_##NAME##_##OP, 0, GSHMEMI_COLL_KIND(EXSCAN, OP), LAUNCH); \
     }
+/* The types with stream forms pass their launcher; the host-only ones
+ * (long double, complex) keep the host algorithms on the GPU heap too. */
 #define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
-    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP)
+    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP, gshmemi_launch_##NAME##_##STEM##TAIL)
+#define REDUCE_TYPED_HOST(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
+    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP, NULL)
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_TYPED, NAME, TYPE)
 #define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_TYPED, NAME, TYPE)
-#define REDUCE_COMPLEX(NAME, TYPE, G) GSHMEM_FOR_REDUCE_COMPLEX_OPS(REDUCE_TYPED, NAME, TYPE)
+#define REDUCE_ARITH_HOST(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_TYPED_HOST, NAME, TYPE)
+#define REDUCE_COMPLEX(NAME, TYPE, G) GSHMEM_FOR_REDUCE_COMPLEX_OPS(REDUCE_TYPED_HOST, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)
 GSHMEM_FOR_REDUCE_ARITH_TYPES(REDUCE_ARITH)
-GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(REDUCE_ARITH)
+GSHMEM_FOR_REDUCE_ARITH_HOST_TYPES(REDUCE_ARITH_HOST)
 GSHMEM_FOR_REDUCE_COMPLEX_HOST_TYPES(REDUCE_COMPLEX)

@@ -22,6 +22,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "gpu/gpu.h"
 #include "heap/ctrl.h"
 #include "heap/heap.h"
 #include "rma/rma.h"
@@ -285,6 +286,7 @@ static void team_clear(gshmem_team_t slot)
         gshmemi_device_team_clear(slot);
     free(tm.teams[slot].pes);
     free(tm.teams[slot].lead);
+    gshmemi_gpu_stream_free(tm.teams[slot].stream); /* its last call waited for it */
     memset(&tm.teams[slot], 0, sizeof(tm.teams[slot]));
 }
 

@@ -21,6 +21,7 @@ struct gshmemi_team {
     int *pes; /* the world PE of each member, by team index */
     int *lead;  /* the team index of each member's node's first member */
     int spread; /* members on two or more nodes, and two or more on one */
+    struct CUstream_st *stream; /* the host forms' kernels (GPU heap), made at first use */
     gshmem_team_config_t config;
 };
 

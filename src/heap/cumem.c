@@ -162,11 +162,14 @@ static int cumem_open(size_t *granularity, int *share_by_blob)
     return 0;
 }
 
-/* A local peer is mapped where its GPU is ours or P2P-reachable from ours. */
+static int uuid_cmp(const void *a, const void *b) { return memcmp(a, b, 16); }
+
+/* A local peer is mapped where its GPU is ours or P2P-reachable from ours;
+ * notes whether two PEs of the job share a GPU. */
 static int cumem_plan(const int *local_pes, int n_local, int *mappable)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
-    unsigned char mine[16], *all = malloc(16 * (size_t)bs->size);
+    unsigned char mine[16], *all = malloc(2 * 16 * (size_t)bs->size);
     int st;
 
     if (all == NULL)
@@ -176,6 +179,15 @@ static int cumem_plan(const int *local_pes, int n_local, int *mappable)
         return GSHMEM_ERR_CUDA;
     }
     st = bs->ops->allgather(bs, mine, all, 16);
+    if (st == 0) { /* UUIDs are unique: equal ones are one GPU */
+        unsigned char *sorted = all + 16 * (size_t)bs->size;
+        memcpy(sorted, all, 16 * (size_t)bs->size);
+        qsort(sorted, (size_t)bs->size, 16, uuid_cmp);
+        int shared = 0;
+        for (int i = 1; i < bs->size; i++)
+            shared |= memcmp(sorted + 16 * (size_t)(i - 1), sorted + 16 * (size_t)i, 16) == 0;
+        gshmemi_heap.gpu_shared = shared;
+    }
     for (int i = 0; st == 0 && i < n_local; i++) {
         int pe = local_pes[i];
         int dev = gshmemi_gpu_ordinal_of(all + 16 * (size_t)pe);

@@ -96,6 +96,8 @@ struct gshmemi_heap {
     } *user;
     size_t n_user;
     uint64_t stream_barriers; /* made of stream memory operations, by this PE */
+    /* GPU heap: two PEs of the job use one GPU (the same on every PE) */
+    int gpu_shared;
     struct gshmemi_heap_listener *listeners;
 };
 

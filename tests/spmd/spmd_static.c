@@ -321,6 +321,26 @@ static void check_collectives(int me, int n)
         gshmem_long_broadcast(GSHMEM_TEAM_WORLD, coll_dst, coll_src, k, n - 1);
         for (size_t i = 0; i < k; i++)
             CHECK(coll_dst[i] == cval(n - 1, tag, i), "broadcast of %zu: element %zu", k, i);
+        /* into the heap from static data: broadcast (on the GPU heap the
+         * root stages its source in its dest) and reduce */
+        long *hdst = gshmem_malloc(sizeof(long) * k);
+        CHECK(hdst != NULL, "gshmem_malloc of %zu longs", k);
+        gshmem_long_broadcast(GSHMEM_TEAM_WORLD, hdst, coll_src, k, n - 1);
+        long *got = malloc(sizeof(long) * k);
+        CHECK(got != NULL, "malloc");
+        gshmem_getmem(got, hdst, sizeof(long) * k, me);
+        for (size_t i = 0; i < k; i++)
+            CHECK(got[i] == cval(n - 1, tag, i), "broadcast of %zu into the heap: element %zu", k, i);
+        gshmem_long_sum_reduce(GSHMEM_TEAM_WORLD, hdst, coll_src, k);
+        gshmem_getmem(got, hdst, sizeof(long) * k, me);
+        for (size_t i = 0; i < k; i++) {
+            long want = 0;
+            for (int pe = 0; pe < n; pe++)
+                want += cval(pe, tag, i);
+            CHECK(got[i] == want, "sum_reduce of %zu into the heap: element %zu", k, i);
+        }
+        free(got);
+        gshmem_free(hdst);
         /* alltoall: my block j goes to member j */
         const size_t b = k / (size_t)n > 0 ? k / (size_t)n : 1;
         for (int j = 0; j < n; j++)
