@@ -100,12 +100,21 @@ if [ "$nvcc" != - ]; then
 fi
 
 # ---- NVSHMEM's build files -------------------------------------------------
-# Its library names: links to libgshmem's shared library and a static
-# device library with no code (src/compat/meson.build).
-for f in libnvshmem_host.so libnvshmem.so; do
-    test "$(readlink "$libdir/$f")" = libgshmem.so.0 ||
-        { echo "$libdir/$f is not a link to libgshmem.so.0"; exit 1; }
-done
+# Its library names: libnvshmem_host.so a link to libgshmem's shared
+# library, a static device library with no code, and NVSHMEM's static
+# libnvshmem (src/compat/meson.build).
+test "$(readlink "$libdir/libnvshmem_host.so")" = libgshmem.so.0 ||
+    { echo "$libdir/libnvshmem_host.so is not a link to libgshmem.so.0"; exit 1; }
+# libnvshmem.so: NVSHMEM's static -lnvshmem, an ld script naming libgshmem.a
+# (the nvshmem-static test links with it), or without the static library
+# the same link as libnvshmem_host.so.
+if [ -e "$libdir/libnvshmem.a" ]; then
+    grep -q 'INPUT ( libgshmem\.a ' "$libdir/libnvshmem.so" ||
+        { echo "$libdir/libnvshmem.so is not the ld script"; exit 1; }
+else
+    test "$(readlink "$libdir/libnvshmem.so")" = libgshmem.so.0 ||
+        { echo "$libdir/libnvshmem.so is not a link to libgshmem.so.0"; exit 1; }
+fi
 test -f "$libdir/libnvshmem_device.a" || { echo "not installed: libnvshmem_device.a"; exit 1; }
 test -f "$pc/nvshmem.pc" || { echo "not installed: nvshmem.pc"; exit 1; }
 test -x "$root/bin/nvshmrun" || { echo "nvshmrun not installed"; exit 1; }
