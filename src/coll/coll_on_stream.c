@@ -65,7 +65,7 @@ static void ll_areas(const struct gshmemi_team *t, gshmem_team_t team, size_t by
 }
 
 struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_team *t,
-                                             const void *dest, const void *source)
+                                             const void *dest, const void *source, int *prev)
 {
     if (!gshmemi_heap.on_device || gshmemi_heap.gpu_shared || !t->mapped ||
         (dest != NULL && !gshmemi_heap_contains(dest)) ||
@@ -78,9 +78,10 @@ struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_te
      * run collectives on two teams at once, in either order (a kernel of
      * one queued behind the other's, which waits for members that are in
      * the first, would never start). */
+    *prev = gshmemi_gpu_enter();
     if (t->stream == NULL && (t->stream = gshmemi_gpu_stream_new(call)) == NULL)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call); /* logged */
-    gshmemi_gpu_quiet(call); /* the host's puts into source before it, as the host algorithms */
+    gshmemi_gpu_quiet(call); /* the host's copies into source before it, as the host algorithms */
     return t->stream;
 }
 
@@ -168,19 +169,21 @@ int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *
     return 0;
 }
 
-#define ON_STREAM_BROADCAST(F, PTYPE, ETYPE)                                                      \
-    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
-                     int PE_root, struct CUstream_st *stream)                                    \
-    {                                                                                            \
-        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source,                     \
-                       gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), PE_root, 0, 0, 0, 0, stream); \
+#define ON_STREAM_BROADCAST(F, PTYPE, ETYPE)                                                  \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,   \
+                     int PE_root, struct CUstream_st *stream)                                \
+    {                                                                                        \
+        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source,    \
+                                    gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), PE_root, 0, \
+                                    0, 0, 0, stream);                                        \
     }
-#define ON_STREAM_BYTES(F, PTYPE, ETYPE, SHAPE)                                                   \
-    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,       \
-                     struct CUstream_st *stream)                                                 \
-    {                                                                                            \
-        return gshmemi_coll_move_on(#F, SHAPE, team, dest, source,                                            \
-                       gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), 0, 0, 0, 0, 0, stream);     \
+#define ON_STREAM_BYTES(F, PTYPE, ETYPE, SHAPE)                                               \
+    GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems,   \
+                     struct CUstream_st *stream)                                             \
+    {                                                                                        \
+        return gshmemi_coll_move_on(#F, SHAPE, team, dest, source,                           \
+                                    gshmemi_rma_bytes(#F, nelems, sizeof(ETYPE)), 0, 0, 0, 0, \
+                                    0, stream);                                              \
     }
 #define ON_STREAM_COLLECT(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_COLLECT)
 #define ON_STREAM_FCOLLECT(F, PTYPE, ETYPE) ON_STREAM_BYTES(F, PTYPE, ETYPE, GSHMEMI_COLL_SHAPE_FCOLLECT)
@@ -189,8 +192,8 @@ int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *
     GSHMEM_API int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, ptrdiff_t dst,       \
                      ptrdiff_t sst, size_t nelems, struct CUstream_st *stream)                   \
     {                                                                                            \
-        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst, sst,     \
-                       nelems, sizeof(ETYPE), stream);                                           \
+        return gshmemi_coll_move_on(#F, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, \
+                                    0, dst, sst, nelems, sizeof(ETYPE), stream);             \
     }
 #define ON_STREAM_TYPED(STEM, TAIL, SHAPE, V, NAME, TYPE) \
     ON_STREAM_##SHAPE(gshmemx_##NAME##_##STEM##TAIL##_on_stream, TYPE, TYPE)

@@ -31,10 +31,12 @@ int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
 
 /* The stream a host form runs its stream form on, or NULL where it keeps
  * the host algorithms: the heap is not in GPU memory, two PEs of the job
- * share a GPU, a member of t is not mapped, or dest or source (NULL: not looked at) lies outside the heap
- * (static data).  Symmetric buffers make the answer the same on every
- * member.  This PE's earlier operations are complete when it returns. */
+ * share a GPU, a member of t is not mapped, or dest or source (NULL: not
+ * looked at) lies outside the heap (static data).  Symmetric buffers make
+ * the answer the same on every member.  On a stream, this PE's GPU is
+ * current (*prev: the device to give back, gshmemi_gpu_leave) and the
+ * copies, atomics and signals it issued before are complete. */
 struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_team *t,
-                                             const void *dest, const void *source);
+                                             const void *dest, const void *source, int *prev);
 
 #endif

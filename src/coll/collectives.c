@@ -109,11 +109,18 @@ static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t
 
 /* A host form that ran as its stream form on s (gshmemi_coll_host_stream):
  * complete on return, as the host algorithms are. */
-static int waited(const char *call, struct CUstream_st *s)
+static int waited(const char *call, struct CUstream_st *s, int prev)
 {
     gshmemi_gpu_stream_sync(call, s);
+    gshmemi_gpu_leave(prev);
     return 0;
 }
+
+/* Shapes that have no grid algorithm run on one block in stream order: on
+ * the GPU heap the host forms take them there only up to this payload per
+ * member (one block moves tens of GB/s; the copy engines several times
+ * that). */
+enum { ONE_BLOCK_MAX = 256 << 10 };
 
 /* GSHMEM_DEBUG_CHECKS: every member passed the same kind, bytes per member
  * and root (-1: none).  Each member shows its words in its heap, meets,
@@ -359,19 +366,14 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (root < 0 || root >= t->n)
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, NULL);
+    int prev;
+    /* (source decides too: the grid algorithm reads the root's at this
+     * member's symmetric address) */
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
     if (gs != NULL) {
-        /* Only the root's source is read, and it may be static data: then
-         * it goes into the root's dest first, and the broadcast is in
-         * place (elsewhere source is not looked at). */
-        if (nbytes > 0 && !gshmemi_heap_contains(source)) {
-            if (t->my == root)
-                gshmemi_rma_put(call, dest, source, nbytes, gshmemi_rt.my_pe, 1);
-            source = dest;
-        }
         gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source, nbytes, root,
                              0, 0, 0, 0, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
@@ -411,11 +413,12 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    int prev;
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
     if (gs != NULL) {
         gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_FCOLLECT, team, dest, source, nbytes, 0, 0,
                              0, 0, 0, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
@@ -454,12 +457,6 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
                    size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
-    if (gs != NULL) {
-        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_COLLECT, team, dest, source, nbytes, 0, 0,
-                             0, 0, 0, gs);
-        return waited(call, gs);
-    }
     uint64_t mine = nbytes, off = 0, most = 0;
     gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
@@ -530,11 +527,12 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    int prev;
+    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
     if (gs != NULL) {
         gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALL, team, dest, source, nbytes, 0, 0,
                              0, 0, 0, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
@@ -571,11 +569,14 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source);
+    int prev;
+    struct CUstream_st *gs = nelems * esize <= ONE_BLOCK_MAX
+                                 ? gshmemi_coll_host_stream(call, t, dest, source, &prev)
+                                 : NULL;
     if (gs != NULL) {
         gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst,
                              sst, nelems, esize, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
@@ -835,10 +836,12 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
                   gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    int prev;
+    struct CUstream_st *gs =
+        launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
     if (gs != NULL) {
         gshmemi_coll_reduce_on(call, kind, 0, 1, team, dest, source, nreduce, esize, launch, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
@@ -886,10 +889,12 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
                          gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    int prev;
+    struct CUstream_st *gs =
+        launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
     if (gs != NULL) {
         gshmemi_coll_reduce_on(call, kind, 1, 1, team, dest, source, nreduce, esize, launch, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     const size_t all = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
@@ -935,10 +940,13 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
                 gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    struct CUstream_st *gs = launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source) : NULL;
+    int prev;
+    struct CUstream_st *gs = launch != NULL && nelems * esize <= ONE_BLOCK_MAX
+                                 ? gshmemi_coll_host_stream(call, t, dest, source, &prev)
+                                 : NULL;
     if (gs != NULL) {
         gshmemi_coll_reduce_on(call, kind, 0, 0, team, dest, source, nelems, esize, launch, gs);
-        return waited(call, gs);
+        return waited(call, gs, prev);
     }
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
@@ -1044,8 +1052,9 @@ GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
     }
 /* The types with stream forms pass their launcher; the host-only ones
  * (long double, complex) keep the host algorithms on the GPU heap too. */
-#define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
-    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP, gshmemi_launch_##NAME##_##STEM##TAIL)
+#define REDUCE_TYPED(STEM, TAIL, SHAPE, OP, NAME, TYPE)       \
+    REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP, \
+                   gshmemi_launch_##NAME##_##STEM##TAIL)
 #define REDUCE_TYPED_HOST(STEM, TAIL, SHAPE, OP, NAME, TYPE) \
     REDUCE_##SHAPE(gshmem_##NAME##_##STEM##TAIL, NAME, TYPE, OP, NULL)
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_TYPED, NAME, TYPE)

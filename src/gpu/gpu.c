@@ -541,6 +541,21 @@ void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *con
     GPU_CHECK(call, "cudaMemcpyBatchAsync", err);
 }
 
+int gshmemi_gpu_enter(void)
+{
+    int cur;
+    if (gpu.device < 0 || cudaGetDevice(&cur) != cudaSuccess || cur == gpu.device)
+        return -1;
+    cudaSetDevice(gpu.device);
+    return cur;
+}
+
+void gshmemi_gpu_leave(int prev)
+{
+    if (prev >= 0)
+        cudaSetDevice(prev);
+}
+
 void *gshmemi_gpu_stream_new(const char *call)
 {
     cudaStream_t s;
@@ -871,6 +886,8 @@ int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (v
 void gshmemi_gpu_copy_batch(const char *call, void *const *d, const void *const *s, const size_t *z,
                             size_t n, const unsigned char *now, void *st)
 { (void)d; (void)s; (void)z; (void)n; (void)now; (void)st; no_gpu(call); }
+int gshmemi_gpu_enter(void) { return -1; }
+void gshmemi_gpu_leave(int prev) { (void)prev; }
 void *gshmemi_gpu_stream_new(const char *call) { no_gpu(call); return NULL; }
 void gshmemi_gpu_stream_free(void *s) { (void)s; }
 void gshmemi_gpu_stream_sync(const char *call, void *s) { (void)s; no_gpu(call); }

@@ -112,6 +112,11 @@ void gshmemi_gpu_mark_free(void *mark);
 void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
                             const size_t *sizes, size_t n, const unsigned char *src_now,
                             void *stream);
+/* Makes this PE's GPU current in the calling thread (an application's
+ * thread may have another, or CUDA's default, device 0): the device that
+ * was current, to give gshmemi_gpu_leave, or -1 where it already was. */
+int gshmemi_gpu_enter(void);
+void gshmemi_gpu_leave(int prev);
 /* A stream of the runtime's own (the proxy's staging); NULL on failure. */
 void *gshmemi_gpu_stream_new(const char *call);
 void gshmemi_gpu_stream_free(void *stream);
