@@ -35,9 +35,10 @@ static void launched(const char *call, int err)
         gshmemi_gpu_launch_failed(call, "the collective's kernel", err);
 }
 
-/* The algorithm for a payload of `bytes` per member on t: 0 for the block
- * form (flag packets up to GSHMEM_COLL_LL_MAX where t is all mapped, else
- * barrier, move, barrier), else the grid algorithm's blocks: one per
+/* The algorithm for a payload of `bytes` per member on t: 0 for flag
+ * packets (up to GSHMEM_COLL_LL_STREAM_MAX on teams small enough for the
+ * kernel's areas, else GSHMEM_COLL_LL_MAX; t all mapped) or the block form
+ * (barrier, move, barrier), else the grid algorithm's blocks: one per
  * 16 KiB, from 2 up to 64 (GSHMEM_COLL_ALGO and GSHMEM_COLL_GRID_MIN
  * override the choice, for benchmarking). */
 static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
@@ -45,21 +46,24 @@ static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
     const char *algo = gshmemi_env.COLL_ALGO;
     if (!t->mapped || t->n < 2 || bytes == 0 || strcmp(algo, "simple") == 0)
         return 0;
+    const size_t ll_max = t->n <= GSHMEMI_LL_AREAS_MEMBERS ? gshmemi_team_ll_stream_max()
+                                                          : gshmemi_team_ll_max();
     if (strcmp(algo, "grid") != 0 &&
-        (bytes <= gshmemi_team_ll_max() || bytes < (size_t)gshmemi_env.COLL_GRID_MIN))
+        (bytes <= ll_max || bytes < (size_t)gshmemi_env.COLL_GRID_MIN))
         return 0;
     size_t blocks = bytes / 16384;
     blocks = blocks < 2 ? 2 : blocks > GSHMEMI_COLL_GRID_BLOCKS ? GSHMEMI_COLL_GRID_BLOCKS : blocks;
     return (int)blocks;
 }
 
-/* Flag packets straight on the members' areas (filled *ll) where the
- * block form would take them (the device's gshmemi_ll_fits) and the team
- * is small enough for the kernel's argument; else a cleared *ll. */
+/* Flag packets straight on the members' areas (filled *ll: the kernel
+ * runs them on a block per share) up to GSHMEM_COLL_LL_STREAM_MAX where
+ * the team is small enough for the kernel's argument; else a cleared *ll
+ * (the block form, which takes them up to GSHMEM_COLL_LL_MAX itself). */
 static void ll_areas(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
                      struct gshmemi_ll_areas *ll)
 {
-    const size_t max = gshmemi_team_ll_max();
+    const size_t max = gshmemi_team_ll_stream_max();
     if (max == 0 || bytes > max || !gshmemi_team_ll_areas(t, team, ll))
         memset(ll, 0, sizeof(*ll));
 }

@@ -33,8 +33,8 @@ __device__ const char *const move_names[] = {
     "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
 
 // Flag packets on the members' areas the host passed (ll.n > 0: the host
-// checked the team and chose them for broadcast, fcollect or alltoall),
-// else the block form.
+// checked the team and chose them for broadcast, fcollect or alltoall), a
+// share of them a block, else, on one block, the block form.
 __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const void *src,
                             size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                             size_t esize, struct gshmemi_ll_areas ll)
@@ -69,6 +69,18 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
 }
 
 int launched() { return static_cast<int>(cudaGetLastError()); }
+
+// Flag packets where the host filled the members' areas run on a block per
+// LL_BLOCK_PACKETS packets (4 KiB of payload a member), up to LL_BLOCKS:
+// one block polls and stores them one after another.
+constexpr size_t LL_BLOCK_PACKETS = 512, LL_BLOCKS = 32;
+unsigned ll_blocks(const struct gshmemi_ll_areas *ll, size_t bytes)
+{
+    if (ll->n == 0)
+        return 1;
+    const size_t b = ((bytes + 7) / 8 + LL_BLOCK_PACKETS - 1) / LL_BLOCK_PACKETS;
+    return static_cast<unsigned>(b < 1 ? 1 : b > LL_BLOCKS ? LL_BLOCKS : b);
+}
 
 // ---- reductions ---------------------------------------------------------------
 
@@ -118,8 +130,8 @@ OP_FUNCTOR(PROD)
 
 enum { SHAPE_REDUCE, SHAPE_REDUCESCATTER, SHAPE_INSCAN, SHAPE_EXSCAN };
 
-// One block runs the flag packets on the members' areas the host passed
-// (ll.n > 0), else the device API's block form (flag packets, barrier-
+// Flag packets on the members' areas the host passed (ll.n > 0), a share
+// of them a block, else, on one block, the device API's block form (flag packets, barrier-
 // move-barrier, or gets from members through the proxy).
 // (GSHMEM_DEBUG_CHECKS' argument check is the host's, before the launch.)
 template <typename T, typename OP, int SHAPE>
@@ -389,7 +401,7 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
             static_cast<unsigned>(blocks));
     }
     else
-        move_kernel<<<1, THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
+        move_kernel<<<ll_blocks(ll, nbytes), THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
             shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, *ll);
     return launched();
 }
@@ -407,9 +419,10 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
         typedef canon<TYPE>::type T;                                                               \
         const cudaStream_t st = static_cast<cudaStream_t>(stream);                                 \
         GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
-        block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE><<<1, THREADS, 0, st>>>(                     \
-            RED_##NAME##_##STEM##TAIL, team, static_cast<T *>(dest), static_cast<const T *>(src),  \
-            n, *ll);                                                                               \
+        block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE>                                             \
+            <<<ll_blocks(ll, n * sizeof(T)), THREADS, 0, st>>>(RED_##NAME##_##STEM##TAIL, team,    \
+                                                               static_cast<T *>(dest),             \
+                                                               static_cast<const T *>(src), n, *ll); \
         return launched();                                                                         \
     }
 #define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \

@@ -51,6 +51,7 @@ static struct {
     uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
+    size_t ll_stream_max;     /* GPU heap: the stream kernels' flag packets, bytes a member */
     char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
     size_t oneshot_cap;       /* bytes per member and parity */
     size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
@@ -63,6 +64,7 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
     return tm.args + (size_t)slot * GSHMEMI_COLL_ARGS;
 }
 size_t gshmemi_team_ll_max(void) { return tm.coll.ll_max; }
+size_t gshmemi_team_ll_stream_max(void) { return tm.ll_stream_max; }
 
 int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
                           struct gshmemi_ll_areas *a)
@@ -317,22 +319,31 @@ static int same_node_rank(int pe) { return node_rank(pe) == node_rank(gshmemi_rt
 /* A slot's collective area (enum gshmemi_coll_area): the grid barriers'
  * words, an LL acknowledgement per world PE, then two buffers of packets
  * per member.  A member's capacity shrinks as the job grows, so that an
- * area stays near 512 KiB: 16 KiB of payload up to 8 PEs. */
-static void coll_layout(struct gshmemi_device_coll_area *c)
+ * area stays near 512 KiB: 64 KiB of payload at 2 PEs, 16 KiB at 8.  The
+ * device forms (one group) take flag packets up to GSHMEM_COLL_LL_MAX;
+ * the stream kernels, on several blocks, up to GSHMEM_COLL_LL_STREAM_MAX
+ * (*stream_max). */
+static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 {
     const uint64_t n = (uint64_t)gshmemi_rt.n_pes;
     uint64_t packets = 16384 / n;
-    packets = packets > 2048 ? 2048 : packets < 64 ? 64 : packets;
+    packets = packets > 8192 ? 8192 : packets < 64 ? 64 : packets;
     c->ll_off = GSHMEMI_ALIGN_UP(GSHMEMI_COLL_AREA_LL_ACKS + 4 * n, 256);
     c->slot_bytes = GSHMEMI_ALIGN_UP(c->ll_off + 2 * n * packets * 16, 4096);
     c->ll_packets = (uint32_t)packets;
     const size_t cap = (size_t)packets * 8, want = gshmemi_env.COLL_LL_MAX;
+    const size_t want_stream = gshmemi_env.COLL_LL_STREAM_MAX;
     if (strcmp(gshmemi_env.COLL_ALGO, "simple") == 0 || strcmp(gshmemi_env.COLL_ALGO, "grid") == 0)
         c->ll_max = 0;
     else if (strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 || want > cap)
         c->ll_max = (uint32_t)cap;
     else
         c->ll_max = (uint32_t)want;
+    *stream_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? c->ll_max
+                  : want_stream > cap                       ? cap
+                                                            : want_stream;
+    if (*stream_max < c->ll_max || c->ll_max == 0)
+        *stream_max = c->ll_max;
 }
 
 /* The collectives' algorithm settings must be the same on every PE: one
@@ -341,15 +352,17 @@ static void coll_layout(struct gshmemi_device_coll_area *c)
 static int same_coll_settings(int algo)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
-    const long long mine[3] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
-                               (long long)gshmemi_env.COLL_GRID_MIN};
-    long long(*all)[3] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
+    const long long mine[4] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
+                               (long long)gshmemi_env.COLL_GRID_MIN,
+                               (long long)gshmemi_env.COLL_LL_STREAM_MAX};
+    long long(*all)[4] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
     int st = all != NULL ? bs->ops->allgather(bs, mine, all, sizeof(mine)) : GSHMEM_ERR_NO_MEMORY;
     for (int pe = 0; st == 0 && pe < gshmemi_rt.n_pes; pe++)
         if (memcmp(all[pe], mine, sizeof(mine)) != 0) {
-            GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX and "
-                          "GSHMEM_COLL_GRID_MIN other than this pe's (%s, %lld, %lld): every PE "
-                          "must use the same", pe, gshmemi_env.COLL_ALGO, mine[1], mine[2]);
+            GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
+                          "GSHMEM_COLL_GRID_MIN and GSHMEM_COLL_LL_STREAM_MAX other than this "
+                          "pe's (%s, %lld, %lld, %lld): every PE must use the same", pe,
+                          gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3]);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
     free(all);
@@ -424,7 +437,7 @@ int gshmemi_teams_init(void)
         const size_t words = (size_t)tm.n_slots * GSHMEMI_DEVICE_TEAM_WORDS;
         tm.device_words = gshmemi_heap_alloc_internal("teams' device barrier words",
                                                       words * sizeof(uint64_t));
-        coll_layout(&tm.coll);
+        coll_layout(&tm.coll, &tm.ll_stream_max);
         tm.coll_area = tm.device_words == NULL
                            ? NULL
                            : gshmemi_heap_alloc_internal("teams' collective areas",

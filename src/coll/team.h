@@ -103,6 +103,9 @@ struct gshmemi_team_pipe gshmemi_team_pipe_area(gshmem_team_t slot);
 /* The largest payload per member that the flag-packet collectives carry
  * on this job's teams (0: none; GPU heap only). */
 size_t gshmemi_team_ll_max(void);
+/* The same for the stream kernels, which run them on several blocks (at
+ * least gshmemi_team_ll_max()). */
+size_t gshmemi_team_ll_stream_max(void);
 
 /* At init, after the heap and the transport; at finalize. */
 int gshmemi_teams_init(void);

@@ -73,9 +73,9 @@
       "node) included: 4 to 127.")                                                         \
     X(COLL_ALGO, STRING, "auto",                                                            \
       "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \
-      "packets in kernels and in stream order up to GSHMEM_COLL_LL_MAX bytes per member on " \
-      "teams whose members are all mapped, then, in stream order, many blocks from "         \
-      "GSHMEM_COLL_GRID_MIN bytes; host forms on the host heap one-shot, puts with signals " \
+      "packets in kernels up to GSHMEM_COLL_LL_MAX bytes per member and in stream order up " \
+      "to GSHMEM_COLL_LL_STREAM_MAX on teams whose members are all mapped, then, in stream " \
+      "order, many blocks from GSHMEM_COLL_GRID_MIN bytes; host forms on the host heap one-shot, puts with signals " \
       "into the team's area, up to GSHMEM_COLL_LL_MAX, 2 KiB moved a member where all are "  \
       "mapped, and through the transport beyond that, up to sizes set per collective, "    \
       "pipelined: hierarchical where the team spans nodes, else ring, chain or direct "      \
@@ -88,8 +88,13 @@
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
-      "with signals; capped by the teams' areas (16 KiB up to 8 PEs on the GPU heap, 32 KiB " \
-      "over the PEs on the host heap).")                                                     \
+      "with signals; capped by the teams' areas (on the GPU heap 64 KiB at 2 PEs, 16 KiB at " \
+      "8, less beyond; 32 KiB over the PEs on the host heap).")                                                     \
+    X(COLL_LL_STREAM_MAX, SIZE, "64k",                                                      \
+      "Largest payload per member that collectives in stream order carry in flag packets, " \
+      "a share of the packets on each of up to 32 blocks, on teams of up to 8 members all " \
+      "mapped (at least GSHMEM_COLL_LL_MAX; capped by the teams' areas: 64 KiB at 2 PEs, "  \
+      "32 KiB at 4, 16 KiB at 8, less beyond).")                                            \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \

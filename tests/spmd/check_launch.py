@@ -267,9 +267,10 @@ def coll_settings_must_match():
     r, _ = run([gshmrun, "-n", "2", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
                 'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)
     p = expect(r.returncode != 0, "a job with mismatched collective settings started", r)
-    return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX and "
-                                r"GSHMEM_COLL_GRID_MIN other than this pe's \(auto, 16384, 32768\): "
-                                r"every PE must use the same", r.stderr),
+    return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
+                                r"GSHMEM_COLL_GRID_MIN and GSHMEM_COLL_LL_STREAM_MAX other than "
+                                r"this pe's \(auto, 16384, 32768, 65536\): every PE must use the "
+                                r"same", r.stderr),
                       "no message naming the settings", r)
 
 

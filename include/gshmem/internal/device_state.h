@@ -127,6 +127,7 @@ enum {
     GSHMEMI_DEVICE_TEAM_EPOCH = 32,
     GSHMEMI_DEVICE_TEAM_LL_EPOCH = 33, /* the slot's flag-packet collectives this PE has done */
     GSHMEMI_DEVICE_TEAM_ARGS = 34,     /* GSHMEM_DEBUG_CHECKS: the collective's 3 argument words */
+    GSHMEMI_DEVICE_TEAM_LL_BLOCKS = 37, /* a stream kernel's blocks done with its flag packets */
     GSHMEMI_DEVICE_TEAM_WORDS = 64,
 };
 

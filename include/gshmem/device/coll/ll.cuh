@@ -23,6 +23,9 @@
  * The stream forms pass the members' areas as the host computed them
  * (struct gshmemi_ll_areas), so that their kernels load no team state
  * before the first store; the device forms compute them from the team.
+ * A stream kernel may run on several blocks, each on its share of the
+ * packets (its window): one of them tells the others' areas, and the last
+ * to finish numbers the next collective.
  */
 #ifndef GSHMEMI_DEVICE_UMBRELLA
 #error "include <gshmem_device.cuh>, not <gshmem/device/coll/ll.cuh>"
@@ -87,6 +90,7 @@ struct gshmemi_ll {
     uint64_t area_off;   /* its offset in every heap */
     uint32_t n;          /* this collective's number on the slot */
     int members, my;     /* the team's size, this PE's index */
+    unsigned part, parts; /* this block's share of the packets, of that many (stream kernels) */
     unsigned long long *count;
     const char *call;
 };
@@ -151,11 +155,36 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, 
                    GSHMEMI_DEVICE_TEAM_LL_EPOCH;
     }
     ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
+    ll.part = 0, ll.parts = 1;
+    if (areas != nullptr && SCOPE == GSHMEMI_BLOCK)
+        ll.part = blockIdx.x, ll.parts = gridDim.x;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
-    for (int k = 1 + static_cast<int>(lane); k < ll.members; k += static_cast<int>(nthr))
+    for (int k = 1 + static_cast<int>(lane); ll.part == 0 && k < ll.members;
+         k += static_cast<int>(nthr))
         *gshmemi_ll_ack(gshmemi_ll_area(ll, (ll.my + k) % ll.members), ll.my) = ll.n - 1;
     return ll;
+}
+
+/* This group's packets [*q0, *q1) of np: all, or its block's share (the
+ * divisions only there: they cost a single group's small collectives). */
+__device__ __forceinline__ void gshmemi_ll_window(const struct gshmemi_ll &ll, size_t np,
+                                                  size_t *q0, size_t *q1)
+{
+    if (ll.parts == 1) {
+        *q0 = 0, *q1 = np;
+        return;
+    }
+    *q0 = np * ll.part / ll.parts;
+    *q1 = np * (ll.part + 1) / ll.parts;
+}
+
+/* Bytes [*b0, *b1) of nbytes that packets [q0, q1) carry. */
+__device__ __forceinline__ void gshmemi_ll_window_bytes(size_t nbytes, size_t q0, size_t q1,
+                                                        size_t *b0, size_t *b1)
+{
+    *b0 = q0 * 8 < nbytes ? q0 * 8 : nbytes;
+    *b1 = q1 * 8 < nbytes ? q1 * 8 : nbytes;
 }
 
 /* Packet q from member `from` to this collective's buffer on member `to`
@@ -191,16 +220,18 @@ template <int SCOPE, typename DATA>
 __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, size_t bytes,
                                                 bool root_only, int root, DATA data)
 {
-    const size_t np = gshmemi_ll_npackets(bytes);
+    size_t q0, q1;
+    gshmemi_ll_window(ll, gshmemi_ll_npackets(bytes), &q0, &q1);
+    const size_t w = q1 - q0;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     if (root_only && ll.my != root)
         return;
-    const size_t total = np * static_cast<size_t>(ll.members - 1);
+    const size_t total = w * static_cast<size_t>(ll.members - 1);
     int cleared = -1; /* the member whose word this thread last found ready */
     for (size_t i = lane; i < total; i += nthr) {
-        const int k = static_cast<int>(i / np) + 1;
-        const size_t q = i % np;
+        const int k = static_cast<int>(i / w) + 1;
+        const size_t q = q0 + i % w;
         const int to = (ll.my + k) % ll.members;
         if (to != cleared)
             gshmemi_ll_may_send(ll, to), cleared = to;
@@ -218,8 +249,19 @@ __device__ __forceinline__ void gshmemi_ll_end(const struct gshmemi_ll &ll)
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     gshmemi_group_sync<SCOPE>();
-    if (lane == 0)
+    if (lane == 0 && ll.parts == 1) {
         *reinterpret_cast<volatile unsigned long long *>(ll.count) = ll.n;
+    } else if (lane == 0) {
+        /* Every block read n before it counts itself here; the next
+         * kernel in stream order sees the word cleared and n. */
+        unsigned long long *done =
+            ll.count + (GSHMEMI_DEVICE_TEAM_LL_BLOCKS - GSHMEMI_DEVICE_TEAM_LL_EPOCH);
+        __threadfence();
+        if (atomicAdd(done, 1ULL) == ll.parts - 1) {
+            *reinterpret_cast<volatile unsigned long long *>(done) = 0;
+            *reinterpret_cast<volatile unsigned long long *>(ll.count) = ll.n;
+        }
+    }
     gshmemi_group_sync<SCOPE>();
 }
 
@@ -270,8 +312,9 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
     const char *own = scatter ? source + static_cast<size_t>(my) * bytes : source;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
-    const size_t np = gshmemi_ll_npackets(bytes);
-    for (size_t q = lane; q < np; q += nthr) {
+    size_t q0, q1;
+    gshmemi_ll_window(ll, gshmemi_ll_npackets(bytes), &q0, &q1);
+    for (size_t q = q0 + lane; q < q1; q += nthr) {
         uint64_t acc = my == 0 ? gshmemi_ll_chunk(own, bytes, q)
                                : gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, 0, q), 0);
         for (int i = 1; i < members; i++) {
@@ -308,13 +351,16 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
         gshmemi_group_sync<SCOPE>();
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
-    const size_t np = gshmemi_ll_npackets(nbytes);
+    size_t q0, q1, b0, b1;
+    gshmemi_ll_window(ll, gshmemi_ll_npackets(nbytes), &q0, &q1);
+    gshmemi_ll_window_bytes(nbytes, q0, q1, &b0, &b1);
+    const size_t w = q1 - q0;
     if (bcast) {
         if (my == root) {
             if (dest != src)
-                gshmemi_copy(out, source, nbytes, lane, nthr);
+                gshmemi_copy(out + b0, source + b0, b1 - b0, lane, nthr);
         } else {
-            for (size_t q = lane; q < np; q += nthr)
+            for (size_t q = q0 + lane; q < q1; q += nthr)
                 gshmemi_ll_unchunk(out, nbytes, q, gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, root, q), root));
         }
     } else {
@@ -323,11 +369,11 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
                                                        : source;
         char *mine = out + static_cast<size_t>(my) * nbytes;
         if (mine != own)
-            gshmemi_copy(mine, own, nbytes, lane, nthr);
-        const size_t total = np * static_cast<size_t>(members - 1);
+            gshmemi_copy(mine + b0, own + b0, b1 - b0, lane, nthr);
+        const size_t total = w * static_cast<size_t>(members - 1);
         for (size_t i = lane; i < total; i += nthr) {
-            const int from = (my + 1 + static_cast<int>(i / np)) % members;
-            const size_t q = i % np;
+            const int from = (my + 1 + static_cast<int>(i / w)) % members;
+            const size_t q = q0 + i % w;
             gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
                                gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, from, q), from));
         }
