@@ -13,11 +13,20 @@
 # NVSHMEM's documented way (-lnvshmem_host -lnvshmem_device) with and
 # without -rdc=true.  With CMAKE ('-' for none), examples/hello.c is built
 # through find_package(gshmem) and run, and with NVCC too nvshmem_style.cu
-# through find_package(NVSHMEM) (tests/install/cmake_*).  What is skipped
-# is said in the last line.
-# usage: check_install.sh BUILD_DIR SOURCE_DIR [NVCC|-] [CMAKE|-]
+# through find_package(NVSHMEM) (tests/install/cmake_*).
+# NVSHMEM's static link (src/compat/meson.build), where libnvshmem.a is
+# installed: cc ... -lnvshmem links nvshmem_host.c, with NVCC nvcc
+# [-rdc=true] ... -lnvshmem -lcuda (NVSHMEM's documented static line) links
+# nvshmem_style.cu and nvshmem_host.c as CUDA, and with CMAKE too
+# nvshmem::nvshmem links both in the same CMake build; no such program may
+# need libgshmem or an NVSHMEM library at run time (readelf -d, ldd), the
+# host ones run under nvshmrun.  Every link of NVSHMEM's build files must
+# pass without a warning.  What is skipped is said in the last line.
+# usage: check_install.sh BUILD_DIR SOURCE_DIR CC [NVCC|-] [CMAKE|-]
+# (CC: the build's C compiler, its words in one argument)
 set -eu
-build=$1 src=$2 nvcc=${3:--} cmake=${4:--}
+build=$1 src=$2 cc=$3 nvcc=${4:--} cmake=${5:--}
+command -v "${cc%% *}" >/dev/null || { echo "no C compiler ($cc): skipped"; exit 77; }
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
@@ -27,6 +36,20 @@ option() {
 }
 prefix=$(option prefix)
 root="$dest$prefix"
+# run LAUNCHER ARGS... PROGRAM: the job under a time limit; a hang fails
+# the test, naming the program.
+run() {
+    eval "run_prog=\${$#}"
+    rc=0
+    timeout -k 10 120 "$@" || rc=$?
+    case $rc in
+    0) ;;
+    124 | 137) echo "$run_prog: no end within 120 s under $1 (timeout)"; exit 1 ;;
+    *) echo "$run_prog failed under $1 (exit $rc)"; exit 1 ;;
+    esac
+}
+# nvcc's notice that an old GPU target is deprecated is no link warning.
+nvcc_flags=-Wno-deprecated-gpu-targets
 pc=$(dirname "$(find "$root" -name gshmem.pc | head -1)")
 for f in gshmem.h gshmemx.h gshmem_types.h; do
     test -f "$root/include/$f" || { echo "not installed: include/$f"; exit 1; }
@@ -39,10 +62,12 @@ ls "$root"/lib*/*/libgshmem.a "$root"/lib*/libgshmem.a 2>/dev/null | grep -q . |
 test -x "$root/bin/gshmrun" && test -x "$root/bin/gshmem-info" || { echo "tools not installed"; exit 1; }
 cflags=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$root" --cflags gshmem)
 libs=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$root" --libs gshmem)
-cc -std=c11 -Wall -Werror $cflags -o "$dest/hello" "$src/examples/hello.c" $libs
-libdir=$(dirname "$(find "$root" -name 'libgshmem.so' | head -1)")
-LD_LIBRARY_PATH=$libdir "$root/bin/gshmrun" -n 3 "$dest/hello"
-cc -std=c11 -pedantic -Wall -Wextra -Werror $cflags -o "$dest/api_c" \
+$cc -std=c11 -Wall -Werror $cflags -o "$dest/hello" "$src/examples/hello.c" $libs
+libgshmem_so=$(find "$root" -name 'libgshmem.so' | head -1)
+test -n "$libgshmem_so" || { echo "libgshmem.so not installed under $root"; exit 1; }
+libdir=$(dirname "$libgshmem_so")
+LD_LIBRARY_PATH=$libdir run "$root/bin/gshmrun" -n 3 "$dest/hello"
+$cc -std=c11 -pedantic -Wall -Wextra -Werror $cflags -o "$dest/api_c" \
     "$src/tests/install/api_calls.c" $libs
 cxx=
 if command -v c++ >/dev/null; then
@@ -57,7 +82,7 @@ for f in shmem.h shmemx.h; do
 done
 test -x "$root/bin/oshcc" && test -x "$root/bin/oshrun" || { echo "oshcc, oshrun not installed"; exit 1; }
 "$root/bin/oshcc" -std=c11 -Wall -Werror -o "$dest/ex_rma" "$src/tests/compat/ex_rma.c"
-GSHMEM_HEAP=host "$root/bin/oshrun" -n 2 "$dest/ex_rma"
+GSHMEM_HEAP=host run "$root/bin/oshrun" -n 2 "$dest/ex_rma"
 # shmem.h also compiles as C++ (and, below, as CUDA), the generic forms aside.
 printf '%s\n' '#include <shmem.h>' '#include <shmemx.h>' \
     'int main() { shmem_init(); int *d = (int *)shmem_malloc(sizeof(int));' \
@@ -76,16 +101,16 @@ if [ "$nvcc" != - ]; then
     compute_*) cmake_arch=${arch#compute_}-virtual ;;
     *) cmake_arch=${arch#sm_} ;;
     esac
-    "$nvcc" -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
+    "$nvcc" $nvcc_flags -arch="$arch" -I"$root/include" -o "$dest/device_prog" \
         "$src/tests/install/device_prog.cu" -L"$libdir" -lgshmem
     cp "$dest/shmem_host.cpp" "$dest/shmem_host.cu"
-    "$nvcc" -arch="$arch" -I"$root/include" -I"$root/include/gshmem/compat" -c \
+    "$nvcc" $nvcc_flags -arch="$arch" -I"$root/include" -I"$root/include/gshmem/compat" -c \
         -o "$dest/shmem_host_cu.o" "$dest/shmem_host.cu"
     for h in "$root"/include/gshmem/device/*.cuh; do
         name=gshmem/device/$(basename "$h")
         printf '#include <%s>\n' "$name" >"$dest/alone.cu"
         # the #error is the preprocessor's: -E is enough, and quick
-        if "$nvcc" -arch="$arch" -I"$root/include" -E -o "$dest/alone.ii" "$dest/alone.cu" \
+        if "$nvcc" $nvcc_flags -arch="$arch" -I"$root/include" -E -o "$dest/alone.ii" "$dest/alone.cu" \
             >"$dest/alone.log" 2>&1; then
             echo "<$name> compiled on its own: it should refuse to"
             exit 1
@@ -149,23 +174,77 @@ case " $nvlibs " in
 *" -lnvshmem_host -lnvshmem_device "*) ;;
 *) echo "pkg-config --libs nvshmem: $nvlibs, not NVSHMEM's library names"; exit 1 ;;
 esac
-cc -std=c11 -pedantic -Wall -Wextra -Werror $nvcflags -o "$dest/nvshmem_host" \
+$cc -std=c11 -pedantic -Wall -Wextra -Werror $nvcflags -o "$dest/nvshmem_host" \
     "$src/tests/install/nvshmem_host.c" $nvlibs
 needs "$dest/nvshmem_host"
-LD_LIBRARY_PATH=$libdir GSHMEM_HEAP=host "$root/bin/nvshmrun" -n 2 "$dest/nvshmem_host"
+LD_LIBRARY_PATH=$libdir GSHMEM_HEAP=host run "$root/bin/nvshmrun" -n 2 "$dest/nvshmem_host"
 nvshmem="nvshmem.pc builds an NVSHMEM host program that nvshmrun runs"
+# NVSHMEM's static link, where libnvshmem.a is installed: programs that
+# need no gshmem library at run time (static PROGRAM, by readelf -d, and
+# ldd where the loader lists it).  Without readelf it is not tried.
+static_libs=
+if [ -e "$libdir/libnvshmem.a" ]; then
+    if command -v readelf >/dev/null; then
+        static_libs=yes
+    else
+        static_note="; no readelf: NVSHMEM's static link not tried"
+    fi
+else
+    static_note="; no libnvshmem.a (no static libgshmem): NVSHMEM's static link not tried"
+fi
+static() {
+    readelf -d "$1" >"$dest/needed.txt"
+    if grep -q 'NEEDED.*\(gshmem\|nvshmem\)' "$dest/needed.txt"; then
+        cat "$dest/needed.txt"
+        echo "$1 needs a shared gshmem library"
+        exit 1
+    fi
+    if ldd "$1" >"$dest/ldd.txt" 2>&1 && grep -q 'gshmem\|nvshmem' "$dest/ldd.txt"; then
+        cat "$dest/ldd.txt"
+        echo "$1 loads a shared gshmem library"
+        exit 1
+    fi
+}
+inc="$root/include/gshmem/compat"
+if [ -n "$static_libs" ]; then
+    test "$(readlink "$libdir/libnvshmem.a")" = libgshmem.a ||
+        { echo "$libdir/libnvshmem.a is not a link to libgshmem.a"; exit 1; }
+    # A cc link names the CUDA runtime's folder (README, "NVSHMEM
+    # programs"); nvcc adds its own.
+    cuda_l=
+    if [ "$nvcc" != - ]; then
+        cuda_l=-L$(dirname "$(dirname "$nvcc")")/lib64
+    fi
+    quiet "$dest/host_cc.log" $cc -std=c11 -Wall -I"$inc" -o "$dest/host_cc" \
+        "$src/tests/install/nvshmem_host.c" -L"$libdir" $cuda_l -lnvshmem
+    static "$dest/host_cc"
+    # no LD_LIBRARY_PATH: nothing of gshmem is loaded
+    GSHMEM_HEAP=host run "$root/bin/nvshmrun" -n 2 "$dest/host_cc"
+    static_note="; cc -lnvshmem links nvshmem_host.c with no libgshmem at run time, it runs"
+fi
 if [ "$nvcc" != - ]; then
     # As NVSHMEM's installation guide builds, with the compat folder as
-    # the include folder and gshmem's libdir as the library folder.
+    # the include folder and gshmem's libdir as the library folder: each
+    # mode compiled once, linked the shared way (-lnvshmem_host
+    # -lnvshmem_device) and, with the static library, the static way
+    # (-lnvshmem -lcuda); nvshmem_host.c as CUDA beside them.
     ccbin=
     if command -v g++ >/dev/null; then
         ccbin="-ccbin g++"
     fi
+    nvcc_line="$nvcc $nvcc_flags $ccbin -arch=$arch"
     pids=
     for rdc in -rdc=true ""; do # side by side (the test has the machine to itself)
-        (quiet "$dest/nvcc$rdc.log" "$nvcc" $rdc $ccbin -arch="$arch" -I"$root/include/gshmem/compat" \
-            "$src/tests/compat/nvshmem_style.cu" -o "$dest/nvshmem_style$rdc" \
-            -L"$libdir" -lnvshmem_host -lnvshmem_device) &
+        (
+            quiet "$dest/nvcc$rdc.log" $nvcc_line $rdc -I"$inc" -c \
+                "$src/tests/compat/nvshmem_style.cu" -o "$dest/nvshmem_style$rdc.o"
+            quiet "$dest/nvcc$rdc.log" $nvcc_line $rdc "$dest/nvshmem_style$rdc.o" \
+                -o "$dest/nvshmem_style$rdc" -L"$libdir" -lnvshmem_host -lnvshmem_device
+            if [ -n "$static_libs" ]; then
+                quiet "$dest/nvcc$rdc.log" $nvcc_line $rdc "$dest/nvshmem_style$rdc.o" \
+                    -o "$dest/static_style$rdc" -L"$libdir" -lnvshmem -lcuda
+            fi
+        ) &
         pids="$pids $!"
     done
     for p in $pids; do
@@ -175,6 +254,16 @@ if [ "$nvcc" != - ]; then
         needs "$dest/nvshmem_style$rdc"
     done
     nvshmem="$nvshmem, nvcc [-rdc=true] ... -lnvshmem_host -lnvshmem_device links nvshmem_style.cu"
+    if [ -n "$static_libs" ]; then
+        cp "$src/tests/install/nvshmem_host.c" "$dest/nvshmem_host.cu"
+        quiet "$dest/host_cu.log" $nvcc_line -rdc=true -I"$inc" "$dest/nvshmem_host.cu" \
+            -o "$dest/host_cu" -L"$libdir" -lnvshmem -lcuda
+        for prog in static_style-rdc=true static_style host_cu; do
+            static "$dest/$prog"
+        done
+        GSHMEM_HEAP=host run "$root/bin/nvshmrun" -n 2 "$dest/host_cu"
+        static_note="$static_note; nvcc [-rdc=true] ... -lnvshmem -lcuda links nvshmem_style.cu (not run: GPU) and nvshmem_host.c (runs)"
+    fi
 else
     nvshmem="$nvshmem; no nvcc: nvshmem_style.cu not built"
 fi
@@ -190,16 +279,29 @@ if [ "$cmake" != - ]; then
     quiet "$dest/cmake_gshmem.log" "$cmake" --build "$dest/cmake_gshmem"
     needs "$dest/cmake_gshmem/hello"
     # No LD_LIBRARY_PATH: the imported target gives the program a run path.
-    GSHMEM_HEAP=host "$root/bin/gshmrun" -n 2 "$dest/cmake_gshmem/hello"
+    GSHMEM_HEAP=host run "$root/bin/gshmrun" -n 2 "$dest/cmake_gshmem/hello"
     cmake_note="; find_package(gshmem) builds hello.c, which gshmrun runs"
     if [ "$nvcc" != - ]; then
+        # one CMake build for NVSHMEM's shared targets and, with
+        # NVSHMEM_STATIC, its static nvshmem::nvshmem
+        cmake_static=OFF
+        if [ -n "$static_libs" ]; then
+            cmake_static=ON
+        fi
         quiet "$dest/cmake_nvshmem.log" "$cmake" $generator -S "$src/tests/install/cmake_nvshmem" \
             -B "$dest/cmake_nvshmem" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_CUDA_COMPILER="$nvcc" \
-            -DCMAKE_CUDA_ARCHITECTURES="$cmake_arch"
+            -DCMAKE_CUDA_ARCHITECTURES="$cmake_arch" -DCMAKE_CUDA_FLAGS="$nvcc_flags" \
+            -DNVSHMEM_STATIC=$cmake_static
         quiet "$dest/cmake_nvshmem.log" "$cmake" --build "$dest/cmake_nvshmem" --parallel 2
         needs "$dest/cmake_nvshmem/nvshmem_style_rdc"
         needs "$dest/cmake_nvshmem/nvshmem_style_whole"
         cmake_note="$cmake_note, find_package(NVSHMEM) links nvshmem_style.cu with and without separable compilation"
+        if [ -n "$static_libs" ]; then
+            static "$dest/cmake_nvshmem/nvshmem_style_static"
+            static "$dest/cmake_nvshmem/nvshmem_host_static"
+            GSHMEM_HEAP=host run "$root/bin/nvshmrun" -n 2 "$dest/cmake_nvshmem/nvshmem_host_static"
+            static_note="$static_note; CMake's nvshmem::nvshmem links both (separable compilation), nvshmem_host runs"
+        fi
     else
         cmake_note="$cmake_note; no nvcc: find_package(NVSHMEM) not tried"
     fi
@@ -208,4 +310,4 @@ else
 fi
 
 echo "install: headers, libraries, gshmem.pc, gshmrun, gshmem-info, oshcc and oshrun work from $prefix," \
-    "every table's operation builds as strict C11$cxx$device; $nvshmem$cmake_note"
+    "every table's operation builds as strict C11$cxx$device; $nvshmem$cmake_note$static_note"
