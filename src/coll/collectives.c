@@ -107,13 +107,38 @@ static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t
     gshmemi_team_sync(call, t, team);
 }
 
-/* A host form that ran as its stream form on s (gshmemi_coll_host_stream):
- * complete on return, as the host algorithms are. */
-static int waited(const char *call, struct CUstream_st *s, int prev)
+/* The host form of a move or a reduction as its stream form, where `may`
+ * (the shape's own limit) and gshmemi_coll_host_stream choose it: 1, and
+ * complete on return as the host algorithms are; else 0. */
+static int moved_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_t team, int may,
+                        int shape, void *dest, const void *source, size_t nbytes, int root,
+                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
 {
+    int prev;
+    struct CUstream_st *s = may ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
+    if (s == NULL)
+        return 0;
+    gshmemi_coll_move_on(call, shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, s);
     gshmemi_gpu_stream_sync(call, s);
     gshmemi_gpu_leave(prev);
-    return 0;
+    return 1;
+}
+
+static int reduced_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_t team, int may,
+                          int kind, int src_blocks, int grid, void *dest, const void *source,
+                          size_t nelems, size_t esize, gshmemi_coll_reduce_launch *launch)
+{
+    int prev;
+    struct CUstream_st *s = may && launch != NULL
+                                ? gshmemi_coll_host_stream(call, t, dest, source, &prev)
+                                : NULL;
+    if (s == NULL)
+        return 0;
+    gshmemi_coll_reduce_on(call, kind, src_blocks, grid, team, dest, source, nelems, esize, launch,
+                           s);
+    gshmemi_gpu_stream_sync(call, s);
+    gshmemi_gpu_leave(prev);
+    return 1;
 }
 
 /* Shapes that have no grid algorithm run on one block in stream order: on
@@ -366,15 +391,11 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     struct gshmemi_team *t = team_for(call, team);
     if (root < 0 || root >= t->n)
         gshmemi_rma_fail(call, "PE_root %d is not in the team (%d PEs)", root, t->n);
-    int prev;
     /* (source decides too: the grid algorithm reads the root's at this
      * member's symmetric address) */
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
-    if (gs != NULL) {
-        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_BROADCAST, team, dest, source, nbytes, root,
-                             0, 0, 0, 0, gs);
-        return waited(call, gs, prev);
-    }
+    if (moved_on_gpu(call, t, team, 1, GSHMEMI_COLL_SHAPE_BROADCAST, dest, source, nbytes, root, 0,
+                     0, 0, 0))
+        return 0;
     if (t->my == root) /* elsewhere source is not read */
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
@@ -413,13 +434,9 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
-    if (gs != NULL) {
-        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_FCOLLECT, team, dest, source, nbytes, 0, 0,
-                             0, 0, 0, gs);
-        return waited(call, gs, prev);
-    }
+    if (moved_on_gpu(call, t, team, 1, GSHMEMI_COLL_SHAPE_FCOLLECT, dest, source, nbytes, 0, 0, 0,
+                     0, 0))
+        return 0;
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, nbytes,
                                (const char *)source - (size_t)t->my * nbytes);
@@ -527,13 +544,9 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
                     size_t nbytes)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs = gshmemi_coll_host_stream(call, t, dest, source, &prev);
-    if (gs != NULL) {
-        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALL, team, dest, source, nbytes, 0, 0,
-                             0, 0, 0, gs);
-        return waited(call, gs, prev);
-    }
+    if (moved_on_gpu(call, t, team, 1, GSHMEMI_COLL_SHAPE_ALLTOALL, dest, source, nbytes, 0, 0, 0,
+                     0, 0))
+        return 0;
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
@@ -569,15 +582,9 @@ static int alltoalls(const char *call, gshmem_team_t team, void *dest, const voi
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs = nelems * esize <= ONE_BLOCK_MAX
-                                 ? gshmemi_coll_host_stream(call, t, dest, source, &prev)
-                                 : NULL;
-    if (gs != NULL) {
-        gshmemi_coll_move_on(call, GSHMEMI_COLL_SHAPE_ALLTOALLS, team, dest, source, 0, 0, dst,
-                             sst, nelems, esize, gs);
-        return waited(call, gs, prev);
-    }
+    if (moved_on_gpu(call, t, team, nelems * esize <= ONE_BLOCK_MAX, GSHMEMI_COLL_SHAPE_ALLTOALLS,
+                     dest, source, 0, 0, dst, sst, nelems, esize))
+        return 0;
     if (dst <= 0 || sst <= 0)
         gshmemi_rma_fail(call, "strides dst %td and sst %td must be positive", dst, sst);
     if (nelems > 0) { /* the spans of all n blocks, as the strides lay them out */
@@ -836,13 +843,8 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
                   gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs =
-        launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
-    if (gs != NULL) {
-        gshmemi_coll_reduce_on(call, kind, 0, 1, team, dest, source, nreduce, esize, launch, gs);
-        return waited(call, gs, prev);
-    }
+    if (reduced_on_gpu(call, t, team, 1, kind, 0, 1, dest, source, nreduce, esize, launch))
+        return 0;
     size_t first, len;
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
@@ -889,13 +891,8 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
                          gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs =
-        launch != NULL ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
-    if (gs != NULL) {
-        gshmemi_coll_reduce_on(call, kind, 1, 1, team, dest, source, nreduce, esize, launch, gs);
-        return waited(call, gs, prev);
-    }
+    if (reduced_on_gpu(call, t, team, 1, kind, 1, 1, dest, source, nreduce, esize, launch))
+        return 0;
     const size_t all = gshmemi_rma_bytes(call, gshmemi_rma_bytes(call, nreduce, esize), (size_t)t->n);
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, all,
                                (const char *)source + (size_t)t->my * nreduce * esize);
@@ -940,14 +937,9 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
                 gshmemi_coll_reduce_launch *launch)
 {
     struct gshmemi_team *t = team_for(call, team);
-    int prev;
-    struct CUstream_st *gs = launch != NULL && nelems * esize <= ONE_BLOCK_MAX
-                                 ? gshmemi_coll_host_stream(call, t, dest, source, &prev)
-                                 : NULL;
-    if (gs != NULL) {
-        gshmemi_coll_reduce_on(call, kind, 0, 0, team, dest, source, nelems, esize, launch, gs);
-        return waited(call, gs, prev);
-    }
+    if (reduced_on_gpu(call, t, team, nelems * esize <= ONE_BLOCK_MAX, kind, 0, 0, dest, source,
+                       nelems, esize, launch))
+        return 0;
     const size_t bytes = gshmemi_rma_bytes(call, nelems, esize), chunk = chunk_of(t, bytes);
     gshmemi_coll_check_overlap(call, dest, bytes, source, bytes, source);
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);

@@ -348,21 +348,24 @@ static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 
 /* The collectives' algorithm settings must be the same on every PE: one
  * that took flag packets while another met at a barrier would wait until
- * GSHMEM_TIMEOUT without saying why. */
+ * GSHMEM_TIMEOUT without saying why.  GSHMEM_DISABLE_P2P too: it decides
+ * whether a team's members are all mapped, and with it the algorithm. */
 static int same_coll_settings(int algo)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
-    const long long mine[4] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
+    const long long mine[5] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
                                (long long)gshmemi_env.COLL_GRID_MIN,
-                               (long long)gshmemi_env.COLL_LL_STREAM_MAX};
-    long long(*all)[4] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
+                               (long long)gshmemi_env.COLL_LL_STREAM_MAX,
+                               (long long)gshmemi_env.DISABLE_P2P};
+    long long(*all)[5] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
     int st = all != NULL ? bs->ops->allgather(bs, mine, all, sizeof(mine)) : GSHMEM_ERR_NO_MEMORY;
     for (int pe = 0; st == 0 && pe < gshmemi_rt.n_pes; pe++)
         if (memcmp(all[pe], mine, sizeof(mine)) != 0) {
             GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                          "GSHMEM_COLL_GRID_MIN and GSHMEM_COLL_LL_STREAM_MAX other than this "
-                          "pe's (%s, %lld, %lld, %lld): every PE must use the same", pe,
-                          gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3]);
+                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
+                          "GSHMEM_DISABLE_P2P other than this pe's (%s, %lld, %lld, %lld, %lld): "
+                          "every PE must use the same", pe, gshmemi_env.COLL_ALGO, mine[1],
+                          mine[2], mine[3], mine[4]);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
     free(all);

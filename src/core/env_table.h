@@ -45,7 +45,8 @@
       "How GPU heap chunks are shared between processes: posix (file descriptors over "    \
       "Unix sockets) or fabric (fabric handles, where the driver offers them).")           \
     X(DISABLE_P2P, BOOL, "0",                                                               \
-      "Map no peer's heap: every other PE is reached through the proxy path.")              \
+      "Map no peer's heap: every other PE is reached through the proxy path (the same on "  \
+      "every PE: gshmem_init compares it).")                                                \
     X(TRANSPORT, STRING, "auto",                                                            \
       "How PEs whose heaps are not mapped are reached: auto (the best available), tcp, or " \
       "ibrc (libibverbs RC queue pairs). auto takes ibrc where every PE has an RDMA "       \

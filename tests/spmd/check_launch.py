@@ -268,9 +268,10 @@ def coll_settings_must_match():
                 'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)
     p = expect(r.returncode != 0, "a job with mismatched collective settings started", r)
     return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                                r"GSHMEM_COLL_GRID_MIN and GSHMEM_COLL_LL_STREAM_MAX other than "
-                                r"this pe's \(auto, 16384, 32768, 65536\): every PE must use the "
-                                r"same", r.stderr),
+                                r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
+                                r"GSHMEM_DISABLE_P2P other than this pe's "
+                                r"\(auto, 16384, 32768, 65536, 0\): every PE must use the same",
+                                r.stderr),
                       "no message naming the settings", r)
 
 
