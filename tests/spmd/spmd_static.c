@@ -323,14 +323,18 @@ static void check_collectives(int me, int n)
             CHECK(coll_dst[i] == cval(n - 1, tag, i), "broadcast of %zu: element %zu", k, i);
         /* into the heap from static data: broadcast (on the GPU heap the
          * root stages its source in its dest) and reduce */
-        long *hdst = gshmem_malloc(sizeof(long) * k);
-        CHECK(hdst != NULL, "gshmem_malloc of %zu longs", k);
+        long *hdst = gshmem_malloc(sizeof(long) * k), *got = malloc(sizeof(long) * k);
+        CHECK(hdst != NULL && got != NULL, "gshmem_malloc and malloc of %zu longs", k);
+        memset(got, POISON, sizeof(long) * k);
+        gshmem_putmem(hdst, got, sizeof(long) * k, me);
+        gshmem_quiet();
         gshmem_long_broadcast(GSHMEM_TEAM_WORLD, hdst, coll_src, k, n - 1);
-        long *got = malloc(sizeof(long) * k);
-        CHECK(got != NULL, "malloc");
         gshmem_getmem(got, hdst, sizeof(long) * k, me);
         for (size_t i = 0; i < k; i++)
             CHECK(got[i] == cval(n - 1, tag, i), "broadcast of %zu into the heap: element %zu", k, i);
+        memset(got, POISON, sizeof(long) * k);
+        gshmem_putmem(hdst, got, sizeof(long) * k, me);
+        gshmem_quiet();
         gshmem_long_sum_reduce(GSHMEM_TEAM_WORLD, hdst, coll_src, k);
         gshmem_getmem(got, hdst, sizeof(long) * k, me);
         for (size_t i = 0; i < k; i++) {
