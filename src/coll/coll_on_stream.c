@@ -244,7 +244,8 @@ int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
         struct CUstream_st *stream)                                                              \
     {                                                                                            \
         return gshmemi_coll_reduce_on("gshmemx_" #NAME "_" #STEM #TAIL "_on_stream",             \
-                                      GSHMEMI_COLL_KIND(SHAPE, OP), SRC_BLOCKS_##SHAPE,          \
+                                      GSHMEMI_COLL_KIND_OF(GSHMEMI_COLL_KIND(SHAPE, OP), TYPE),  \
+                                      SRC_BLOCKS_##SHAPE,                                        \
                                       HAS_GRID_##SHAPE, team, dest, source, nelems,              \
                                       sizeof(TYPE), gshmemi_launch_##NAME##_##STEM##TAIL,        \
                                       stream);                                                   \

@@ -1021,26 +1021,26 @@ GSHMEM_FOR_COLL_OPS(COLL_MEM, , )
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reduce(#F, team, dest, source, nreduce, sizeof(TYPE),                       \
-                      gshmemi_combine_##NAME##_##OP, GSHMEMI_COLL_KIND(REDUCE, OP), LAUNCH); \
+                      gshmemi_combine_##NAME##_##OP, GSHMEMI_COLL_KIND_OF(GSHMEMI_COLL_KIND(REDUCE, OP), TYPE), LAUNCH); \
     }
 #define REDUCE_REDUCESCATTER(F, NAME, TYPE, OP, LAUNCH)                                     \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce)    \
     {                                                                                      \
         return reducescatter(#F, team, dest, source, nreduce, sizeof(TYPE),                \
                              gshmemi_combine_##NAME##_##OP,                                \
-                             GSHMEMI_COLL_KIND(REDUCESCATTER, OP), LAUNCH);                \
+                             GSHMEMI_COLL_KIND_OF(GSHMEMI_COLL_KIND(REDUCESCATTER, OP), TYPE), LAUNCH);                \
     }
 #define REDUCE_INSCAN(F, NAME, TYPE, OP, LAUNCH)                                            \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
         return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
-                    gshmemi_combine_##NAME##_##OP, 1, GSHMEMI_COLL_KIND(INSCAN, OP), LAUNCH); \
+                    gshmemi_combine_##NAME##_##OP, 1, GSHMEMI_COLL_KIND_OF(GSHMEMI_COLL_KIND(INSCAN, OP), TYPE), LAUNCH); \
     }
 #define REDUCE_EXSCAN(F, NAME, TYPE, OP, LAUNCH)                                            \
     GSHMEM_API int F(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems)     \
     {                                                                                      \
         return scan(#F, team, dest, source, nelems, sizeof(TYPE),                          \
-                    gshmemi_combine_##NAME##_##OP, 0, GSHMEMI_COLL_KIND(EXSCAN, OP), LAUNCH); \
+                    gshmemi_combine_##NAME##_##OP, 0, GSHMEMI_COLL_KIND_OF(GSHMEMI_COLL_KIND(EXSCAN, OP), TYPE), LAUNCH); \
     }
 /* The types with stream forms pass their launcher; the host-only ones
  * (long double, complex) keep the host algorithms on the GPU heap too. */

@@ -6,6 +6,7 @@
 #ifndef GSHMEMI_COLL_TEAM_H
 #define GSHMEMI_COLL_TEAM_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include <gshmem.h>
@@ -57,6 +58,24 @@ uint64_t *gshmemi_team_args_area(gshmem_team_t slot);
  * the team's host barrier (collectives.c). */
 void gshmemi_coll_check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team,
                              int kind, uint64_t bytes, int root);
+
+/* A reduction's kind with its element type (GSHMEMI_COLL_ELEM_*), so that
+ * GSHMEM_DEBUG_CHECKS tells an int sum from a float sum of the same size. */
+#define GSHMEMI_COLL_KIND_OF(KIND, TYPE) \
+    ((KIND) + 4096 * GSHMEMI_COLL_ELEM_CLASS(TYPE) + 65536 * (int)sizeof(TYPE))
+#define GSHMEMI_COLL_ELEM_S GSHMEMI_COLL_ELEM_SIGNED
+#define GSHMEMI_COLL_ELEM_U GSHMEMI_COLL_ELEM_UNSIGNED
+#define GSHMEMI_COLL_ELEM_CLASS(TYPE)                                                          \
+    _Generic((TYPE){0},                                                                      \
+        char: (CHAR_MIN < 0 ? GSHMEMI_COLL_ELEM_S : GSHMEMI_COLL_ELEM_U),                   \
+        signed char: GSHMEMI_COLL_ELEM_S, short: GSHMEMI_COLL_ELEM_S,                         \
+        int: GSHMEMI_COLL_ELEM_S, long: GSHMEMI_COLL_ELEM_S, long long: GSHMEMI_COLL_ELEM_S,  \
+        unsigned char: GSHMEMI_COLL_ELEM_U, unsigned short: GSHMEMI_COLL_ELEM_U,              \
+        unsigned int: GSHMEMI_COLL_ELEM_U, unsigned long: GSHMEMI_COLL_ELEM_U,                \
+        unsigned long long: GSHMEMI_COLL_ELEM_U, float: GSHMEMI_COLL_ELEM_FLOAT,              \
+        double: GSHMEMI_COLL_ELEM_FLOAT, long double: GSHMEMI_COLL_ELEM_FLOAT,                \
+        float _Complex: GSHMEMI_COLL_ELEM_COMPLEX, double _Complex: GSHMEMI_COLL_ELEM_COMPLEX, \
+        gshmem_half: GSHMEMI_COLL_ELEM_HALF, gshmem_bfloat16: GSHMEMI_COLL_ELEM_BFLOAT16)
 
 /* dest and source of a collective overlap only where dest is `in_place`
  * (its in-place form; NULL: it has none), else the job ends naming the

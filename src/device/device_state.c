@@ -266,9 +266,17 @@ static void gshmemi_coll_arg_text(int which, uint64_t v, char *buf, size_t n)
                                          "alltoall", "alltoalls",   "reduce",  "reducescatter",
                                          "inscan", "exscan"};
     static const char *const ops[] = {"", "and ", "or ", "xor ", "min ", "max ", "sum ", "prod "};
-    if (which == GSHMEMI_COLL_ARG_KIND)
-        snprintf(buf, n, "%s%s", v % 16 < GSHMEMI_ARRAY_SIZE(ops) ? ops[v % 16] : "? ",
-                 v / 16 < GSHMEMI_ARRAY_SIZE(shapes) ? shapes[v / 16] : "?");
+    static const char *const elems[] = {"",       "signed integers", "unsigned integers",
+                                        "floats", "complex numbers", "halfs",
+                                        "bfloat16s"};
+    const uint64_t kind = v % 4096, elem = v / 4096 % 16, size = v / 65536;
+    const char *op = kind % 16 < GSHMEMI_ARRAY_SIZE(ops) ? ops[kind % 16] : "? ";
+    const char *shape = kind / 16 < GSHMEMI_ARRAY_SIZE(shapes) ? shapes[kind / 16] : "?";
+    if (which == GSHMEMI_COLL_ARG_KIND && elem > 0) /* the host's and stream forms' reductions */
+        snprintf(buf, n, "%s%s of %llu-byte %s", op, shape, (unsigned long long)size,
+                 elem < GSHMEMI_ARRAY_SIZE(elems) ? elems[elem] : "?");
+    else if (which == GSHMEMI_COLL_ARG_KIND)
+        snprintf(buf, n, "%s%s", op, shape);
     else if (which == GSHMEMI_COLL_ARG_BYTES)
         snprintf(buf, n, "%llu", (unsigned long long)v);
     else
@@ -279,7 +287,7 @@ void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t 
                               size_t n)
 {
     static const char *const fields[] = {"the collective", "bytes per member", "root"};
-    char a[48], b[48];
+    char a[64], b[64];
     gshmemi_coll_arg_text(which, theirs, a, sizeof(a));
     gshmemi_coll_arg_text(which, mine, b, sizeof(b));
     snprintf(buf, n, "pe %d (the next member of the team) passed %s %s, this pe %s: every member "

@@ -84,9 +84,13 @@ cases = {
                             r"passed bytes per member 36, this pe 32: every member must pass the "
                             r"same \(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "coll-kind-mismatch": (H + r"gshmem_int_sum_reduce: pe 1 \(the next member of the team\) "
-                           r"passed the collective max reduce, this pe sum reduce: every member "
-                           r"must pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
-                           {"GSHMEM_DEBUG_CHECKS": "1"}),
+                           r"passed the collective max reduce of 4-byte signed integers, this pe "
+                           r"sum reduce of 4-byte signed integers: every member must pass the "
+                           r"same \(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
+    "coll-type-mismatch": (H + r"gshmem_int_sum_reduce: pe 1 \(the next member of the team\) "
+                           r"passed the collective sum reduce of 4-byte floats, this pe sum "
+                           r"reduce of 4-byte signed integers: every member must pass the same "
+                           r"\(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "coll-overlap": (H + rf"gshmem_int_alltoall: dest \[{P}, \+16\) overlaps source \[{P}, \+16\); "
                      r"this collective has no in-place form$", ABORT, {}),
     "coll-dest-not-heap": (H + rf"gshmem_int_sum_reduce: dest {P} is neither in the symmetric heap "

@@ -84,6 +84,11 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "coll-count-mismatch") == 0) {
         gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64,
                               me == 0 ? 8 : 9);
+    } else if (strcmp(c, "coll-type-mismatch") == 0) { /* the same size, another type */
+        if (me == 0)
+            gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64, 4);
+        else
+            gshmem_float_sum_reduce(GSHMEM_TEAM_WORLD, (float *)heap_ptr, (float *)heap_ptr + 64, 4);
     } else if (strcmp(c, "coll-kind-mismatch") == 0) {
         if (me == 0)
             gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64, 4);

@@ -156,6 +156,16 @@ enum {
     GSHMEMI_COLL_OP_PROD,
 };
 #define GSHMEMI_COLL_KIND(SHAPE, OP) (GSHMEMI_COLL_KIND_##SHAPE * 16 + GSHMEMI_COLL_OP_##OP)
+/* The host's and stream forms' reductions add their element type to the
+ * kind they compare: its class times 4096 and its size times 65536. */
+enum {
+    GSHMEMI_COLL_ELEM_SIGNED = 1,
+    GSHMEMI_COLL_ELEM_UNSIGNED,
+    GSHMEMI_COLL_ELEM_FLOAT,
+    GSHMEMI_COLL_ELEM_COMPLEX,
+    GSHMEMI_COLL_ELEM_HALF,
+    GSHMEMI_COLL_ELEM_BFLOAT16,
+};
 enum { GSHMEMI_COLL_ARG_KIND, GSHMEMI_COLL_ARG_BYTES, GSHMEMI_COLL_ARG_ROOT, GSHMEMI_COLL_ARGS };
 
 /* Each team slot's collective area, in a block of the GPU heap at the same
