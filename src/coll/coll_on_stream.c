@@ -56,16 +56,21 @@ static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
     return (int)blocks;
 }
 
-/* Flag packets straight on the members' areas (filled *ll: the kernel
- * runs them on a block per share) up to GSHMEM_COLL_LL_STREAM_MAX where
- * the team is small enough for the kernel's argument; else a cleared *ll
- * (the block form, which takes them up to GSHMEM_COLL_LL_MAX itself). */
-static void ll_areas(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
+/* The kernel's algorithm for `bytes` per member on t, for a shape that has
+ * a grid algorithm (grid) or not: the grid's blocks (grid_blocks), else 0
+ * with *ll filled for flag packets straight on the members' areas (the
+ * kernel runs them on a block per share) up to GSHMEM_COLL_LL_STREAM_MAX
+ * where the team is small enough for the kernel's argument, and cleared
+ * elsewhere (the block form, which takes them up to GSHMEM_COLL_LL_MAX
+ * itself). */
+static int algorithm(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes, int grid,
                      struct gshmemi_ll_areas *ll)
 {
+    const int blocks = grid ? grid_blocks(t, bytes) : 0;
     const size_t max = gshmemi_team_ll_stream_max();
-    if (max == 0 || bytes > max || !gshmemi_team_ll_areas(t, team, ll))
+    if (!grid || blocks > 0 || max == 0 || bytes > max || !gshmemi_team_ll_areas(t, team, ll))
         memset(ll, 0, sizeof(*ll));
+    return blocks;
 }
 
 struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_team *t,
@@ -78,10 +83,10 @@ struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_te
     /* (Where PEs share a GPU, a kernel that waits for the others would
      * hold it from their host operations' copies and kernels for a time
      * slice each: the host algorithms there.)  A stream per team, not the
-     * runtime's operations stream: threads may
-     * run collectives on two teams at once, in either order (a kernel of
-     * one queued behind the other's, which waits for members that are in
-     * the first, would never start). */
+     * runtime's operations stream: threads may run collectives on two
+     * teams at once, in either order (a kernel of one queued behind the
+     * other's, which waits for members that are in the first, would never
+     * start). */
     *prev = gshmemi_gpu_enter();
     if (t->stream == NULL && (t->stream = gshmemi_gpu_stream_new(call)) == NULL)
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call); /* logged */
@@ -162,12 +167,8 @@ int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *
                             shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
-    const int blocks = grid ? grid_blocks(t, nbytes) : 0;
     struct gshmemi_ll_areas ll;
-    if (grid && blocks == 0)
-        ll_areas(t, team, nbytes, &ll);
-    else
-        memset(&ll, 0, sizeof(ll));
+    const int blocks = algorithm(t, team, nbytes, grid, &ll);
     launched(call, gshmemi_launch_coll_move(stream, shape, team, dest, source, nbytes, root, dst,
                                             sst, nelems, esize, blocks, &ll));
     return 0;
@@ -220,12 +221,8 @@ int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
     gshmemi_coll_check_overlap(call, dest, bytes, source, src_bytes,
                                (const char *)source + (src_blocks ? (size_t)t->my * bytes : 0));
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
-    const int blocks = grid ? grid_blocks(t, bytes) : 0;
     struct gshmemi_ll_areas ll;
-    if (grid && blocks == 0)
-        ll_areas(t, team, bytes, &ll);
-    else
-        memset(&ll, 0, sizeof(ll));
+    const int blocks = algorithm(t, team, bytes, grid, &ll);
     launched(call, launch(stream, team, dest, source, nelems, blocks, &ll));
     return 0;
 }

@@ -339,11 +339,11 @@ static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
         c->ll_max = (uint32_t)cap;
     else
         c->ll_max = (uint32_t)want;
-    *stream_max = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 ? c->ll_max
-                  : want_stream > cap                       ? cap
-                                                            : want_stream;
-    if (*stream_max < c->ll_max || c->ll_max == 0)
-        *stream_max = c->ll_max;
+    /* none where the device forms take none, and never fewer than theirs */
+    const size_t stream = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 || want_stream > cap
+                              ? cap
+                              : want_stream;
+    *stream_max = c->ll_max == 0 || stream < c->ll_max ? c->ll_max : stream;
 }
 
 /* The collectives' algorithm settings must be the same on every PE: one
