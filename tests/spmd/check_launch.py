@@ -96,8 +96,12 @@ def silent_peer_tcp():
 if mpirun:
     @scenario
     def pe_killed_in_barrier_mpirun():
-        r, took = run([mpirun, "--oversubscribe", "--bind-to", "none", "-np", "4", prog,
-                       "barrier-kill"])
+        # MALLOC_PERTURB_ for the PEs only (tests/fault/run_matrix.py says why)
+        env = dict(ENV)
+        perturb = env.pop("MALLOC_PERTURB_", None)
+        keep = ["-x", "MALLOC_PERTURB_=" + perturb] if perturb else []
+        r, took = run([mpirun, "--oversubscribe", "--bind-to", "none", "-np", "4"] + keep +
+                      [prog, "barrier-kill"], env=env)
         p = expect(r.returncode != 0, "mpirun exited 0", r)
         return p + expect(took < 10, f"took {took:.1f} s, more than 10")
 

@@ -13,6 +13,14 @@ mpirun)
     if [ "$(id -u)" = 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
+    # meson test's MALLOC_PERTURB_ goes to the PEs, not to mpirun itself:
+    # Open MPI 4.1's mpirun may read freed memory while it ends a job.
+    if [ -n "${MALLOC_PERTURB_:-}" ]; then
+        perturb=$MALLOC_PERTURB_
+        unset MALLOC_PERTURB_
+        exec mpirun --oversubscribe --bind-to none -np "$np" --timeout "$limit" \
+            -x "MALLOC_PERTURB_=$perturb" "$@"
+    fi
     exec mpirun --oversubscribe --bind-to none -np "$np" --timeout "$limit" "$@" ;;
 mpich)
     # MPICH's hydra: its own limit, and timeout's in case hydra hangs itself
