@@ -8,6 +8,10 @@
  * - one-shot (host heap, each member's piece up to the slot area's
  *   capacity): puts with signals into every member's area of the team's
  *   slot, no barrier; each PE then builds its own dest from what it got.
+ * - recursive doubling (host heap, members through the transport, teams
+ *   larger than one-shot takes): every member gathers every piece into its
+ *   area in ceil(log2 n) steps of one put with a signal (Bruck's order),
+ *   then builds its dest as one-shot does: fcollect, reduce, the scans.
  * - pipelined (host heap, members through the transport, sizes from the
  *   table below; pipe.c): puts with signals between neighbours in chunks,
  *   no barrier: ring, chain in team order, direct, hierarchical.
@@ -218,7 +222,8 @@ struct pieces {
 };
 
 /* Teams reached through the transport: each member sends n - 1 pieces, so
- * beyond this many members the barriers' log n rounds cost less. */
+ * beyond this many members recursive doubling's log n steps cost less (the
+ * barriers' where it does not apply). */
 enum { ONESHOT_TRANSPORT_MEMBERS = 32 };
 
 static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t piece)
@@ -334,8 +339,21 @@ static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team
     return bytes >= min && bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
 }
 
-static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team *t,
-                                           gshmem_team_t team, const struct pieces *pc)
+/* Where each member's piece lies once gathered: member i's at
+ * base + ((i - rot) mod n) * stride, this member's own at `mine`. */
+struct gathered {
+    const char *base, *mine;
+    size_t stride;
+    int rot, n, my;
+};
+
+static const char *piece_of(const struct gathered *g, int i)
+{
+    return i == g->my ? g->mine : g->base + (size_t)((i - g->rot + g->n) % g->n) * g->stride;
+}
+
+static struct gathered oneshot(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                               const struct pieces *pc)
 {
     const uint64_t call_no = ++t->oneshots;
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
@@ -352,33 +370,118 @@ static struct gshmemi_team_oneshot oneshot(const char *call, struct gshmemi_team
                                    .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
                                    .value = call_no, .access = gshmemi_heap.access};
     (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
-    return a;
+    return (struct gathered){.base = a.data, .mine = pc->base + (size_t)t->my * pc->stride,
+                             .stride = a.cap, .n = t->n, .my = t->my};
 }
 
-/* Member i's piece for this PE, once oneshot() has returned. */
-static const char *oneshot_in(const struct gshmemi_team_oneshot *a, const struct gshmemi_team *t,
-                              const struct pieces *pc, int i)
+/* ---- recursive doubling: every piece to every member in log2 n steps -------------- */
+
+/* Bruck's gather through the one-shot area: the area holds member
+ * (my + q) mod n's piece at q * len, this member's own first.  In each step
+ * a member holding `have` pieces sends the first min(have, n - have) of them
+ * in one put to member my - have, which stores them after its own `have`,
+ * and sets that member's signal word of the step (the area's word s in step
+ * s) to the call's number; so every piece arrives once, after ceil(log2 n)
+ * steps.  A member that has every piece of call e knows that every member
+ * has begun e, so has finished e - 1, whose parity e + 1 reuses: as
+ * one-shot, with no barrier.  Calls of both algorithms share the call
+ * numbers and areas: a word only grows. */
+static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                                const char *piece, size_t len)
 {
-    return i == t->my ? pc->base + (size_t)i * pc->stride : a->data + (size_t)i * a->cap;
+    const uint64_t call_no = ++t->oneshots;
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
+    const int n = t->n, my = t->my;
+    if (len > 0)
+        memcpy(a.data, piece, len);
+    for (int have = 1, step = 0; have < n; step++) {
+        const int cnt = have < n - have ? have : n - have, to = (my - have + n) % n;
+        if (len > 0)
+            gshmemi_rma_put(call, a.data + (size_t)have * len, a.data, (size_t)cnt * len,
+                            t->pes[to], 0);
+        gshmemi_signal_op(call, &a.sig[step], call_no, GSHMEM_SIGNAL_SET, t->pes[to]);
+        const struct gshmemi_wait w = {.call = call, .ivars = &a.sig[step], .nelems = 1,
+                                       .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                       .value = call_no, .access = gshmemi_heap.access};
+        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+        have += cnt;
+    }
+    return (struct gathered){.base = a.data, .mine = a.data, .stride = len, .rot = my, .n = n,
+                             .my = my};
+}
+
+static int doubling_forced(void) { return strcmp(gshmemi_env.COLL_ALGO, "doubling") == 0; }
+
+/* Rounds of *chunk bytes (a multiple of esize) for pieces of `piece` bytes
+ * by recursive doubling, 0 where it does not apply: the host heap's teams
+ * with a member through the transport that one-shot does not take (more
+ * than ONESHOT_TRANSPORT_MEMBERS: ceil(log2 n) steps of one message, where
+ * one-shot would send n - 1 a member), each member's piece within its share
+ * of the area (it holds all n), in up to ONESHOT_ROUNDS rounds;
+ * GSHMEM_COLL_ALGO=doubling: any team of two or more, any number of
+ * rounds. */
+static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
+                              size_t esize, size_t *chunk)
+{
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
+    const int forced = doubling_forced();
+    if (a.sig == NULL || t->n < 2 ||
+        (!forced && (t->mapped || t->n <= ONESHOT_TRANSPORT_MEMBERS)))
+        return 0;
+    const size_t room = a.cap * (size_t)gshmemi_rt.n_pes / (size_t)t->n;
+    *chunk = room - room % esize;
+    if (*chunk == 0)
+        return 0;
+    const size_t rounds = piece <= *chunk ? 1 : (piece + *chunk - 1) / *chunk;
+    return forced || rounds <= ONESHOT_ROUNDS ? rounds : 0;
+}
+
+/* How a call's pieces reach every member: one-shot or recursive doubling
+ * (which sends every member's piece to every member: no stride, no
+ * min_to). */
+enum gather_algo { GATHER_ONESHOT, GATHER_DOUBLING };
+
+/* The rounds for pieces of `piece` bytes by recursive doubling where it
+ * applies, else by one-shot; 0 for neither. */
+static size_t gather_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
+                            size_t esize, size_t *chunk, enum gather_algo *how)
+{
+    *how = GATHER_ONESHOT;
+    const size_t rounds = oneshot_rounds(t, team, piece, esize, chunk);
+    size_t dchunk;
+    const size_t drounds = doubling_rounds(t, team, piece, esize, &dchunk);
+    if (drounds == 0)
+        return rounds;
+    *how = GATHER_DOUBLING;
+    *chunk = dchunk;
+    return drounds;
+}
+
+static struct gathered gather(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                              enum gather_algo how, const struct pieces *pc)
+{
+    return how == GATHER_DOUBLING ? doubling(call, t, team, pc->base, pc->len)
+                                  : oneshot(call, t, team, pc);
 }
 
 /* ---- moving data ------------------------------------------------------------- */
 
-/* fcollect (stride 0: my block to every member) and alltoall (stride
- * nbytes: my block j to member j), one-shot: member i's block lands at
- * block i of dest (in place, mine is already there). */
-static void oneshot_gather(const char *call, struct gshmemi_team *t, gshmem_team_t team,
-                           void *dest, const void *source, size_t nbytes, size_t stride,
-                           size_t rounds, size_t per_round)
+/* fcollect (stride 0: my block to every member; one-shot or recursive
+ * doubling) and alltoall (stride nbytes: my block j to member j;
+ * one-shot): member i's block lands at block i of dest (in place, mine is
+ * already there). */
+static void gather_blocks(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                          void *dest, const void *source, size_t nbytes, size_t stride,
+                          size_t rounds, size_t per_round, enum gather_algo how)
 {
     size_t off, len;
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nbytes, &off, &len);
         const struct pieces pc = {.base = (const char *)source + off, .len = len, .stride = stride};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        const struct gathered g = gather(call, t, team, how, &pc);
         for (int i = 0; i < t->n && len > 0; i++) {
             char *to = (char *)dest + (size_t)i * nbytes + off;
-            const char *in = oneshot_in(&a, t, &pc, i);
+            const char *in = piece_of(&g, i);
             if (in != to)
                 memcpy(to, in, len);
         }
@@ -414,8 +517,8 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
         oneshot_round(r, per_round, nbytes, &off, &len);
         const struct pieces pc = {.base = (const char *)source + off,
                                   .len = t->my == root ? len : 0};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        const char *in = oneshot_in(&a, t, &pc, root);
+        const struct gathered g = oneshot(call, t, team, &pc);
+        const char *in = piece_of(&g, root);
         if (len > 0 && in != (char *)dest + off)
             memcpy((char *)dest + off, in, len);
     }
@@ -442,7 +545,8 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
                                (const char *)source - (size_t)t->my * nbytes);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     size_t per_round;
-    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    enum gather_algo how;
+    const size_t rounds = gather_rounds(t, team, nbytes, 1, &per_round, &how);
     const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, total, source, nbytes);
@@ -456,7 +560,7 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     }
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, nbytes);
-        oneshot_gather(call, t, team, dest, source, nbytes, 0, rounds, per_round);
+        gather_blocks(call, t, team, dest, source, nbytes, 0, rounds, per_round, how);
         return 0;
     }
     gshmemi_team_sync(call, t, team);
@@ -479,12 +583,12 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(COLLECT, NONE), nbytes, -1);
     if (oneshot_fits(t, team, sizeof(mine))) {
         const struct pieces ps = {.base = (const char *)&mine, .len = sizeof(mine)};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &ps);
+        const struct gathered g = oneshot(call, t, team, &ps);
         /* kept here: the next call but one reuses the area's parity */
         struct reduce_scratch *s = scratch_take(call, sizeof(uint64_t) * (size_t)t->n);
         uint64_t *sizes = (uint64_t *)(void *)s->data;
         for (int i = 0; i < t->n; i++) {
-            memcpy(&sizes[i], oneshot_in(&a, t, &ps, i), sizeof(uint64_t));
+            memcpy(&sizes[i], piece_of(&g, i), sizeof(uint64_t));
             off += i < t->my ? sizes[i] : 0;
             most = sizes[i] > most ? sizes[i] : most;
         }
@@ -509,11 +613,11 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         if (oneshot_fits(t, team, most)) {
             oneshot_check(call, dest, total, source, nbytes);
             const struct pieces pc = {.base = source, .len = nbytes};
-            const struct gshmemi_team_oneshot b = oneshot(call, t, team, &pc);
+            const struct gathered b = oneshot(call, t, team, &pc);
             char *at = dest;
             for (int i = 0; i < t->n; i++) {
                 if (sizes[i] > 0)
-                    memcpy(at, oneshot_in(&b, t, &pc, i), sizes[i]);
+                    memcpy(at, piece_of(&b, i), sizes[i]);
                 at += sizes[i];
             }
             scratch_give(s);
@@ -563,7 +667,8 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     }
     if (rounds > 0) {
         oneshot_check(call, dest, total, source, total);
-        oneshot_gather(call, t, team, dest, source, nbytes, nbytes, rounds, per_round);
+        gather_blocks(call, t, team, dest, source, nbytes, nbytes, rounds, per_round,
+                      GATHER_ONESHOT);
         return 0;
     }
     gshmemi_team_sync(call, t, team);
@@ -810,13 +915,12 @@ static size_t chunk_of(const struct gshmemi_team *t, size_t bytes)
 }
 
 /* dest = members 0..upto-1's pieces of n bytes (upto > 0), combined in
- * team order, after oneshot(); the steps alternate between dest and a
+ * team order, once gathered; the steps alternate between dest and a
  * scratch block (all of them in scratch where dest is this PE's piece). */
-static void oneshot_fold(const char *call, const struct gshmemi_team_oneshot *a,
-                         const struct gshmemi_team *t, const struct pieces *pc, int upto,
-                         size_t n, size_t esize, combine_fn *fn, char *dest)
+static void gathered_fold(const char *call, const struct gathered *g, int upto, size_t n,
+                          size_t esize, combine_fn *fn, char *dest)
 {
-    const char *acc = oneshot_in(a, t, pc, 0);
+    const char *acc = piece_of(g, 0);
     if (n == 0)
         return;
     if (upto == 1) {
@@ -824,12 +928,12 @@ static void oneshot_fold(const char *call, const struct gshmemi_team_oneshot *a,
             memcpy(dest, acc, n);
         return;
     }
-    const int aliased = dest == oneshot_in(a, t, pc, t->my);
+    const int aliased = dest == piece_of(g, g->my);
     struct reduce_scratch *s = scratch_take(call, aliased ? 2 * n : n);
     char *result = aliased ? s->data + n : dest, *tmp = s->data;
     char *out = upto % 2 == 0 ? result : tmp; /* the last step writes result */
     for (int i = 1; i < upto; i++, out = out == result ? tmp : result) {
-        fn(out, acc, oneshot_in(a, t, pc, i), n / esize);
+        fn(out, acc, piece_of(g, i), n / esize);
         acc = out;
     }
     if (aliased)
@@ -849,7 +953,8 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     gshmemi_coll_check_overlap(call, dest, nreduce * esize, source, nreduce * esize, source);
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     size_t per_round, off, n;
-    const size_t rounds = oneshot_rounds(t, team, nreduce * esize, esize, &per_round);
+    enum gather_algo how;
+    const size_t rounds = gather_rounds(t, team, nreduce * esize, esize, &per_round, &how);
     if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, rounds > 0) != PIPE_NONE) {
         oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
         gshmemi_chain_reduce(call, t, team, dest, source, nreduce * esize, esize, fn);
@@ -860,8 +965,8 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     for (size_t r = 0; r < rounds; r++) {
         oneshot_round(r, per_round, nreduce * esize, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        oneshot_fold(call, &a, t, &pc, t->n, n, esize, fn, (char *)dest + off);
+        const struct gathered g = gather(call, t, team, how, &pc);
+        gathered_fold(call, &g, t->n, n, esize, fn, (char *)dest + off);
     }
     if (rounds > 0)
         return 0;
@@ -910,8 +1015,8 @@ static int reducescatter(const char *call, gshmem_team_t team, void *dest, const
         oneshot_round(r, per_round, nreduce * esize, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n,
                                   .stride = nreduce * esize};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
-        oneshot_fold(call, &a, t, &pc, t->n, n, esize, fn, (char *)dest + off);
+        const struct gathered g = oneshot(call, t, team, &pc);
+        gathered_fold(call, &g, t->n, n, esize, fn, (char *)dest + off);
     }
     if (rounds > 0)
         return 0;
@@ -945,20 +1050,21 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
     const int upto = inclusive ? t->my + 1 : t->my;
     size_t per_round, off, n;
-    const size_t rounds = oneshot_rounds(t, team, bytes, esize, &per_round);
+    enum gather_algo how;
+    const size_t rounds = gather_rounds(t, team, bytes, esize, &per_round, &how);
     if (rounds > 0)
         oneshot_check(call, dest, bytes, source, bytes);
-    for (size_t r = 0; r < rounds; r++) { /* to later members only */
+    for (size_t r = 0; r < rounds; r++) { /* one-shot: to later members only */
         oneshot_round(r, per_round, bytes, &off, &n);
         const struct pieces pc = {.base = (const char *)source + off, .len = n,
                                   .min_to = t->my + 1};
-        const struct gshmemi_team_oneshot a = oneshot(call, t, team, &pc);
+        const struct gathered g = gather(call, t, team, how, &pc);
         if (n == 0)
             continue;
         if (upto == 0)
             memset((char *)dest + off, 0, n);
         else
-            oneshot_fold(call, &a, t, &pc, upto, n, esize, fn, (char *)dest + off);
+            gathered_fold(call, &g, upto, n, esize, fn, (char *)dest + off);
     }
     if (rounds > 0)
         return 0;

@@ -377,14 +377,14 @@ int gshmemi_teams_init(void)
     const long max = gshmemi_env.MAX_TEAMS;
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
-    static const char *const algos[] = {"auto", "simple", "ll", "grid", "ring", "hier"};
+    static const char *const algos[] = {"auto", "simple", "ll", "grid", "ring", "hier", "doubling"};
     int algo = -1;
     for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(algos); i++)
         if (strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0)
             algo = (int)i;
     if (algo < 0) {
-        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, ring "
-                      "or hier",
+        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, ring, "
+                      "hier or doubling",
                       gshmemi_env.COLL_ALGO);
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;

@@ -289,7 +289,7 @@ def bad_heap_and_transport_settings():
               r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc"),
              ({"GSHMEM_COLL_ALGO": "fastest"},
               r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll, grid, "
-              r"ring or hier")]
+              r"ring, hier or doubling")]
     if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
                                       capture_output=True, text=True).stdout:
         cases.append(({"GSHMEM_HEAP": "device"},
