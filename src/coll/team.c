@@ -56,7 +56,25 @@ static struct {
     size_t oneshot_cap;       /* bytes per member and parity */
     size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
     char *pipe;               /* host heap: the slots' pipe areas (NULL: none) */
+    uint64_t *maps;           /* world PE a's row: bit b set where a maps b's heap */
+    size_t map_words;         /* words a row */
 } tm;
+
+/* Whether every member of pes[0..n) maps every other's heap: the same on
+ * every member, where each one's own view (all mapped here) is not when P2P
+ * reach is not transitive (A and B reach C, not each other), and members
+ * that chose differently by it would wait for each other until the
+ * deadline. */
+static int all_map_all(const int *pes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const uint64_t *row = tm.maps + (size_t)pes[i] * tm.map_words;
+        for (int j = 0; j < n; j++)
+            if (!(row[pes[j] / 64] >> (pes[j] % 64) & 1))
+                return 0;
+    }
+    return 1;
+}
 
 uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
 uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
@@ -275,9 +293,7 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     t->live = 1;
     t->oneshots = 0;
     t->pipes = 0;
-    t->mapped = 1;
-    for (int i = 0; i < n; i++)
-        t->mapped &= gshmemi_heap.slot_of_pe[pes[i]] >= 0;
+    t->mapped = all_map_all(pes, n);
     gshmemi_device_team_set(slot, t->pes, n, t->my, t->mapped);
     return 0;
 }
@@ -349,18 +365,34 @@ static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 /* The collectives' algorithm settings must be the same on every PE: one
  * that took flag packets while another met at a barrier would wait until
  * GSHMEM_TIMEOUT without saying why.  GSHMEM_DISABLE_P2P too: it decides
- * whether a team's members are all mapped, and with it the algorithm. */
+ * whether a team's members are all mapped, and with it the algorithm.
+ * Each PE's row of tm.maps (whose heaps it maps) comes with them. */
 static int same_coll_settings(int algo)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
+    const int n_pes = gshmemi_rt.n_pes;
     const long long mine[5] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
                                (long long)gshmemi_env.COLL_GRID_MIN,
                                (long long)gshmemi_env.COLL_LL_STREAM_MAX,
                                (long long)gshmemi_env.DISABLE_P2P};
-    long long(*all)[5] = malloc(sizeof(*all) * (size_t)gshmemi_rt.n_pes);
-    int st = all != NULL ? bs->ops->allgather(bs, mine, all, sizeof(mine)) : GSHMEM_ERR_NO_MEMORY;
-    for (int pe = 0; st == 0 && pe < gshmemi_rt.n_pes; pe++)
-        if (memcmp(all[pe], mine, sizeof(mine)) != 0) {
+    tm.map_words = ((size_t)n_pes + 63) / 64;
+    const size_t row = sizeof(mine) + sizeof(uint64_t) * tm.map_words;
+    char *out = calloc(1, row), *all = malloc(row * (size_t)n_pes);
+    tm.maps = malloc(sizeof(uint64_t) * tm.map_words * (size_t)n_pes);
+    int st = out != NULL && all != NULL && tm.maps != NULL ? 0 : GSHMEM_ERR_NO_MEMORY;
+    if (st == 0) {
+        memcpy(out, mine, sizeof(mine));
+        uint64_t *bits = (uint64_t *)(void *)(out + sizeof(mine));
+        for (int pe = 0; pe < n_pes; pe++)
+            if (gshmemi_heap.slot_of_pe[pe] >= 0)
+                bits[pe / 64] |= (uint64_t)1 << (pe % 64);
+        st = bs->ops->allgather(bs, out, all, row);
+    }
+    for (int pe = 0; st == 0 && pe < n_pes; pe++)
+        memcpy(tm.maps + (size_t)pe * tm.map_words, all + row * (size_t)pe + sizeof(mine),
+               sizeof(uint64_t) * tm.map_words);
+    for (int pe = 0; st == 0 && pe < n_pes; pe++)
+        if (memcmp(all + row * (size_t)pe, mine, sizeof(mine)) != 0) {
             GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
                           "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
                           "GSHMEM_DISABLE_P2P other than this pe's (%s, %lld, %lld, %lld, %lld): "
@@ -368,6 +400,7 @@ static int same_coll_settings(int algo)
                           mine[2], mine[3], mine[4]);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
+    free(out);
     free(all);
     return st;
 }
@@ -389,15 +422,13 @@ int gshmemi_teams_init(void)
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    if ((st = same_coll_settings(algo)) != 0) {
-        free(scratch);
-        return st;
-    }
+    if ((st = same_coll_settings(algo)) != 0)
+        goto err;
     if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
         GSHMEMI_ERROR(COLL, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,
                       GSHMEMI_MIN((int)GSHMEMI_CTRL_TEAM_SLOTS, 64 * SLOT_WORDS));
-        free(scratch);
-        return GSHMEM_ERR_INVALID_ARG;
+        st = GSHMEM_ERR_INVALID_ARG;
+        goto err;
     }
     tm.n_slots = (int)max;
     tm.teams = calloc((size_t)tm.n_slots, sizeof(*tm.teams));
@@ -474,6 +505,7 @@ void gshmemi_teams_fini(void)
     for (int s = 0; tm.teams != NULL && s < tm.n_slots; s++)
         team_clear(s);
     free(tm.teams);
+    free(tm.maps);
     memset(&tm, 0, sizeof(tm)); /* the votes' block goes with the heap */
 }
 

@@ -114,6 +114,10 @@
       "consecutive PEs (where they do not divide evenly, the first blocks have one more). " \
       "Each maps only its own node's heaps and reaches the others through the transport; " \
       "GSHMEMX_TEAM_NODE and local ranks follow. 0 or 1: no split.")                        \
+    X(TEST_UNMAPPED, STRING, "",                                                            \
+      "For tests: pairs of PEs of one node that do not map each other's heaps and reach "   \
+      "each other through the transport, as 0-1,2-3: P2P that does not reach every GPU of " \
+      "a node, where two PEs may map a third but not each other. The same on every PE.")    \
     X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
     X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
     X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \

@@ -305,6 +305,30 @@ static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
     return 0;
 }
 
+/* GSHMEM_TEST_UNMAPPED ("a-b,c-d"): whether this PE is to leave pe's heap
+ * unmapped; *bad: the setting does not parse (said once). */
+static int test_unmapped(int pe, int *bad)
+{
+    const char *s = gshmemi_env.TEST_UNMAPPED;
+    const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    while (*s != '\0') {
+        char *end;
+        const long a = strtol(s, &end, 10);
+        const long b = *end == '-' ? strtol(end + 1, &end, 10) : -1;
+        if (a < 0 || a >= n || b < 0 || b >= n || a == b || (*end != ',' && *end != '\0')) {
+            if (!*bad)
+                GSHMEMI_ERROR(HEAP, "GSHMEM_TEST_UNMAPPED is '%s': expected pairs of distinct "
+                              "PEs below %d, as 0-1,2-3", gshmemi_env.TEST_UNMAPPED, n);
+            *bad = 1;
+            return 0;
+        }
+        if ((a == me && b == pe) || (b == me && a == pe))
+            return 1;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
 int gshmemi_heap_init(void)
 {
     struct gshmemi_heap *h = &gshmemi_heap;
@@ -374,10 +398,14 @@ int gshmemi_heap_init(void)
                        err_free);
     for (int pe = 0; pe < n_pes; pe++)
         h->slot_of_pe[pe] = -1;
-    for (int i = 0; i < gshmemi_rt.n_local; i++) {
+    for (int i = 0, bad = 0; i < gshmemi_rt.n_local; i++) {
         int pe = gshmemi_rt.local_pes[i];
-        if (pe != me && (gshmemi_env.DISABLE_P2P || !mappable[i]))
+        if (pe != me && (gshmemi_env.DISABLE_P2P || !mappable[i] || test_unmapped(pe, &bad)))
             continue;
+        if (bad) {
+            st = GSHMEM_ERR_INVALID_ARG;
+            goto err_free;
+        }
         h->slot_of_pe[pe] = h->n_slots++;
         if (pe != me)
             h->mapped_peers[h->n_mapped_peers++] = pe;
