@@ -9,7 +9,10 @@ end as gshmem promises (DESIGN.md section 8):
   is given, by a PE or by mpirun);
 - a gshmem_global_exit ends the job with its status and no PE reports a
   loss;
-- the launcher exits non-zero, within 15 s of the fault;
+- the launcher exits non-zero, within 15 s of the fault (one exception:
+  where every PE ended in time but mpirun stays, running, past 5 s more, the
+  row is a known limit of Open MPI 4.1's mpirun, which at times spins in its
+  own finalize; at most one such row a run);
 - nothing is left behind: no process of the job, no new /dev/shm entry, no
   abstract socket of gshmem's.
 
@@ -57,8 +60,8 @@ KNOWN = {("mpirun", "init", "stop"):
          "a PE stopped before gshmem_init under mpirun is found only at GSHMEM_BOOTSTRAP_TIMEOUT: "
          "PMIx's first fence has no peers to watch yet (README, When a PE fails)"}
 FAULTS = ("kill", "stop", "exit0", "global")
-MPIRUN_HUNG = ("every PE ended in time, then mpirun itself hung (Open MPI 4.1: its "
-               "PMIx_server_finalize spins); ended by the test")
+MPIRUN_HUNG = ("every PE ended in time, then mpirun itself spun (Open MPI 4.1: in its "
+               "PMIx_server_finalize); ended by the test")
 SURVIVOR_LIMIT = 10.0  # s from the fault to each survivor's message
 LAUNCHER_LIMIT = 15.0  # s from the fault to the launcher's exit
 CASE_LIMIT = 45.0      # s a case may run in all (a hang)
@@ -252,6 +255,20 @@ def leftovers(shm_before, socks_before, gpu_before):
 
 # ---- one case -----------------------------------------------------------------
 
+def spinning(pid):
+    """Whether a thread of pid is running (R) in two samples 0.2 s apart:
+    a launcher busy in a loop, not one blocked waiting."""
+    def running():
+        try:
+            return any(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[0]
+                       == "R" for t in os.listdir("/proc/%d/task" % pid))
+        except OSError:
+            return False
+    first = running()
+    time.sleep(0.2)
+    return first and running()
+
+
 def launch_cmd(launcher, np_, argv, env):
     if launcher == "gshmrun":
         return [gshmrun, "-n", str(np_)] + argv
@@ -294,7 +311,7 @@ def run_case(launcher, transport, np_, phase, fault, where):
             if t_pes_gone is None and not job_processes():
                 t_pes_gone = now
             if (t_pes_gone is not None and now - t_fault > LAUNCHER_LIMIT and
-                    now - t_pes_gone > 5 and p.poll() is None):
+                    now - t_pes_gone > 5 and p.poll() is None and spinning(p.pid)):
                 launcher_hung = True
                 os.killpg(p.pid, signal.SIGKILL)
                 break
@@ -392,15 +409,22 @@ def main():
                                           "full" if full else "subset"))
     print("%-8s %-6s %3s %-11s %-8s %-6s  %-4s %6s  %s" % ("launcher", "peers", "np", "phase", "fault",
                                                        "victim", "rc", "ended", "result"))
-    failed = known = 0
+    failed = known = launcher_hangs = 0
     t_all = time.monotonic()
     for row in rows:
         launcher, transport, np_, phase, fault, where = row
         problems, took, rc, lines, launcher_hung = run_case(*row)
         vic = "-" if fault == "launcher" else "pe %d" % victim_of(np_, where)
         why_known = KNOWN.get((launcher, phase, fault)) if problems else None
-        if launcher_hung and not problems:
-            problems, why_known = ["mpirun"], MPIRUN_HUNG
+        if launcher_hung:
+            launcher_hangs += 1
+            if problems:
+                problems.append("and mpirun itself spun after every PE had ended: ended by the test")
+            elif launcher_hangs > 1:
+                problems = ["mpirun spun after every PE had ended, again in this run: more than "
+                            "Open MPI's rare hang"]
+            else:
+                problems, why_known = ["mpirun"], MPIRUN_HUNG
         print("%-8s %-6s %3d %-11s %-8s %-6s  %-4s %5.1fs  %s" % (
             launcher, transport, np_, phase, fault, vic, rc, took,
             "ok" if not problems else "known limit: " + why_known if why_known else "FAIL"))

@@ -179,22 +179,24 @@ class Strangers:
             t.join()
 
     @staticmethod
-    def _logger(where):
-        """What the line of the listener `where` logs says of it."""
+    def _line(where, port):
+        """The line in which the listener `where` logs dropping the stranger
+        from `port` (a source port is unique per destination only:
+        strangers to two listeners may share one)."""
         m = re.match(r"pe (\d+)'s (ring|tcp) listener", where)
+        if m is None and not where.startswith("the root"):
+            raise ValueError(f"no log line known for a stranger on {where}")
+        frm = rf"dropped a connection from 127\.0\.0\.1:{port}:"
         if m is None:
-            return r"\broot dropped"
+            return rf"^gshmem \(.*\broot {frm}"
         if m.group(2) == "ring":
-            return rf"\brank {m.group(1)} dropped"
-        return rf"^gshmem pe {m.group(1)} .*\btcp: dropped"
+            return rf"^gshmem .*\brank {m.group(1)} {frm}"
+        return rf"^gshmem pe {m.group(1)} .*\btcp: {frm}"
 
     def check(self, stderr):
         p = []
         for port, what, where, logged in self.tcp:
-            # A source port is unique per destination only: strangers to two
-            # listeners may share one, so the line must name the listener too.
-            n = len(re.findall(rf"^.*?{self._logger(where)} a connection from "
-                               rf"127\.0\.0\.1:{port}:", stderr, re.M))
+            n = len(re.findall(self._line(where, port), stderr, re.M))
             want = (1,) if logged else (0, 1)
             if n not in want:
                 p.append(f"{what} stranger on {where}: logged {n} times, expected "

@@ -16,10 +16,8 @@ mpirun)
     # meson test's MALLOC_PERTURB_ goes to the PEs, not to mpirun itself:
     # Open MPI 4.1's mpirun may read freed memory while it ends a job.
     if [ -n "${MALLOC_PERTURB_:-}" ]; then
-        perturb=$MALLOC_PERTURB_
+        set -- -x "MALLOC_PERTURB_=$MALLOC_PERTURB_" "$@"
         unset MALLOC_PERTURB_
-        exec mpirun --oversubscribe --bind-to none -np "$np" --timeout "$limit" \
-            -x "MALLOC_PERTURB_=$perturb" "$@"
     fi
     exec mpirun --oversubscribe --bind-to none -np "$np" --timeout "$limit" "$@" ;;
 mpich)
