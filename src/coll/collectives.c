@@ -3,7 +3,7 @@
  * (puts and gets that reach mapped peers through the heap's access and the
  * others through the transport, signals) and the team's barrier.
  *
- * Three algorithms, by size and peers (GSHMEM_COLL_ALGO overrides the
+ * Four algorithms, by size and peers (GSHMEM_COLL_ALGO overrides the
  * choice):
  * - one-shot (host heap, each member's piece up to the slot area's
  *   capacity): puts with signals into every member's area of the team's
@@ -11,7 +11,8 @@
  * - recursive doubling (host heap, members through the transport, teams
  *   larger than one-shot takes): every member gathers every piece into its
  *   area in ceil(log2 n) steps of one put with a signal (Bruck's order),
- *   then builds its dest as one-shot does: fcollect, reduce, the scans.
+ *   then builds its dest as one-shot does: fcollect and the scans (reduce
+ *   too where forced).
  * - pipelined (host heap, members through the transport, sizes from the
  *   table below; pipe.c): puts with signals between neighbours in chunks,
  *   no barrier: ring, chain in team order, direct, hierarchical.
@@ -315,13 +316,13 @@ static const struct pipe_row PIPE_ALLTOALL = {.flat_min = 128 << 10, .flat_max =
 static const struct pipe_row PIPE_REDUCE = {.flat_max = 32 << 10, .spread_max = 128 << 10};
 static const struct pipe_row PIPE_REDUCESCATTER = {.spread_max = 128 << 10};
 
-/* oneshot: whether the one-shot algorithm would take it.  GSHMEM_COLL_ALGO
+/* gathered: whether one-shot or recursive doubling would take it.  GSHMEM_COLL_ALGO
  * =ring forces the ring forms wherever there is a pipe area, hier the
  * hierarchical ones where the team spreads and the ring ones elsewhere;
  * calls that move more than GSHMEMI_PIPE_MAX_CALL go by the barrier
  * algorithm whatever it says. */
 static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes,
-                                const struct pipe_row *row, int oneshot)
+                                const struct pipe_row *row, int gathered)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
     if (bytes == 0 || t->n < 2 || !gshmemi_pipe_ready(team) ||
@@ -333,7 +334,7 @@ static enum pipe_algo pipe_pick(const struct gshmemi_team *t, gshmem_team_t team
     if (strcmp(algo, "hier") == 0)
         return spread && row->hier_max > 0 ? PIPE_HIER : PIPE_RING;
     const enum pipe_algo form = spread && bytes <= row->hier_max ? PIPE_HIER : PIPE_RING;
-    if (t->mapped || oneshot) /* auto: where all are mapped, the barrier algorithm's loads */
+    if (t->mapped || gathered) /* auto: where all are mapped, the barrier algorithm's loads */
         return PIPE_NONE;
     const size_t min = spread ? row->spread_min : row->flat_min;
     return bytes >= min && bytes <= (spread ? row->spread_max : row->flat_max) ? form : PIPE_NONE;
@@ -385,7 +386,9 @@ static struct gathered oneshot(const char *call, struct gshmemi_team *t, gshmem_
  * steps.  A member that has every piece of call e knows that every member
  * has begun e, so has finished e - 1, whose parity e + 1 reuses: as
  * one-shot, with no barrier.  Calls of both algorithms share the call
- * numbers and areas: a word only grows. */
+ * numbers and areas (one-shot's words by sender, doubling's by step): a
+ * word set in call e is waited for by its owner in e, so one of call e + 2
+ * comes after that, and a word only grows. */
 static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem_team_t team,
                                 const char *piece, size_t len)
 {
@@ -413,20 +416,21 @@ static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem
 static int doubling_forced(void) { return strcmp(gshmemi_env.COLL_ALGO, "doubling") == 0; }
 
 /* Rounds of *chunk bytes (a multiple of esize) for pieces of `piece` bytes
- * by recursive doubling, 0 where it does not apply: the host heap's teams
- * with a member through the transport that one-shot does not take (more
- * than ONESHOT_TRANSPORT_MEMBERS: ceil(log2 n) steps of one message, where
- * one-shot would send n - 1 a member), each member's piece within its share
- * of the area (it holds all n), in up to ONESHOT_ROUNDS rounds;
- * GSHMEM_COLL_ALGO=doubling: any team of two or more, any number of
- * rounds. */
+ * by recursive doubling, 0 where it does not apply: under auto, the host
+ * heap's teams with a member through the transport that one-shot does not
+ * take (more than ONESHOT_TRANSPORT_MEMBERS: ceil(log2 n) steps of one
+ * message, where one-shot would send n - 1 a member), each member's piece
+ * within its share of the area (it holds all n), in up to ONESHOT_ROUNDS
+ * rounds; GSHMEM_COLL_ALGO=doubling: any team of two or more, any number
+ * of rounds. */
 static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
                               size_t esize, size_t *chunk)
 {
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
     const int forced = doubling_forced();
     if (a.sig == NULL || t->n < 2 ||
-        (!forced && (t->mapped || t->n <= ONESHOT_TRANSPORT_MEMBERS)))
+        (!forced && (strcmp(gshmemi_env.COLL_ALGO, "auto") != 0 || t->mapped ||
+                     t->n <= ONESHOT_TRANSPORT_MEMBERS)))
         return 0;
     const size_t room = a.cap * (size_t)gshmemi_rt.n_pes / (size_t)t->n;
     *chunk = room - room % esize;
@@ -437,17 +441,24 @@ static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, 
 }
 
 /* How a call's pieces reach every member: one-shot or recursive doubling
- * (which sends every member's piece to every member: no stride, no
- * min_to). */
+ * (which sends every member's piece to every member: gather() ignores
+ * the pieces' stride and min_to, which its callers leave 0 or need not). */
 enum gather_algo { GATHER_ONESHOT, GATHER_DOUBLING };
 
 /* The rounds for pieces of `piece` bytes by recursive doubling where it
- * applies, else by one-shot; 0 for neither. */
+ * applies and auto would not take the call's pipelined form (row; NULL:
+ * it has none), else by one-shot; 0 for neither.  On the 2-core VM beyond
+ * 32 members doubling beat the barrier algorithm and tied or lost to the
+ * chained reduce (docs/performance-host.md), and the hierarchical forms
+ * were not measured against it: they keep their sizes. */
 static size_t gather_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
-                            size_t esize, size_t *chunk, enum gather_algo *how)
+                            size_t esize, const struct pipe_row *row, size_t *chunk,
+                            enum gather_algo *how)
 {
     *how = GATHER_ONESHOT;
     const size_t rounds = oneshot_rounds(t, team, piece, esize, chunk);
+    if (!doubling_forced() && row != NULL && pipe_pick(t, team, piece, row, 0) != PIPE_NONE)
+        return rounds;
     size_t dchunk;
     const size_t drounds = doubling_rounds(t, team, piece, esize, &dchunk);
     if (drounds == 0)
@@ -546,7 +557,7 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE), nbytes, -1);
     size_t per_round;
     enum gather_algo how;
-    const size_t rounds = gather_rounds(t, team, nbytes, 1, &per_round, &how);
+    const size_t rounds = gather_rounds(t, team, nbytes, 1, &PIPE_COLLECT, &per_round, &how);
     const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_COLLECT, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, total, source, nbytes);
@@ -954,7 +965,8 @@ static int reduce(const char *call, gshmem_team_t team, void *dest, const void *
     gshmemi_coll_check_args(call, t, team, kind, gshmemi_rma_bytes(call, nreduce, esize), -1);
     size_t per_round, off, n;
     enum gather_algo how;
-    const size_t rounds = gather_rounds(t, team, nreduce * esize, esize, &per_round, &how);
+    const size_t rounds = gather_rounds(t, team, nreduce * esize, esize, &PIPE_REDUCE, &per_round,
+                                        &how);
     if (pipe_pick(t, team, nreduce * esize, &PIPE_REDUCE, rounds > 0) != PIPE_NONE) {
         oneshot_check(call, dest, nreduce * esize, source, nreduce * esize);
         gshmemi_chain_reduce(call, t, team, dest, source, nreduce * esize, esize, fn);
@@ -1051,7 +1063,7 @@ static int scan(const char *call, gshmem_team_t team, void *dest, const void *so
     const int upto = inclusive ? t->my + 1 : t->my;
     size_t per_round, off, n;
     enum gather_algo how;
-    const size_t rounds = gather_rounds(t, team, bytes, esize, &per_round, &how);
+    const size_t rounds = gather_rounds(t, team, bytes, esize, NULL, &per_round, &how);
     if (rounds > 0)
         oneshot_check(call, dest, bytes, source, bytes);
     for (size_t r = 0; r < rounds; r++) { /* one-shot: to later members only */

@@ -161,16 +161,17 @@ struct gshmemi_team_pipe gshmemi_team_pipe_area(gshmem_team_t slot)
 }
 
 /* Whether the slots get pipe areas: on the host heap, where the pipelined
- * algorithms are forced (ring, hier) or may be chosen (auto, with a peer
- * reached through the transport: where all are mapped, the barrier
- * algorithm's loads and stores win). */
+ * algorithms are forced (ring, hier) or may be chosen (auto and doubling,
+ * with a peer reached through the transport: where all are mapped, the
+ * barrier algorithm's loads and stores win). */
 static int pipe_wanted(void)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
     if (gshmemi_heap.on_device || !gshmemi_heap.access->host_direct)
         return 0;
     return strcmp(algo, "ring") == 0 || strcmp(algo, "hier") == 0 ||
-           (strcmp(algo, "auto") == 0 && gshmemi_transport != NULL);
+           ((strcmp(algo, "auto") == 0 || strcmp(algo, "doubling") == 0) &&
+            gshmemi_transport != NULL);
 }
 
 /* The host heap's one-shot capacity per member: GSHMEM_COLL_LL_MAX, within
