@@ -12,7 +12,8 @@
  *   larger than one-shot takes): every member gathers every piece into its
  *   area in ceil(log2 n) steps of one put with a signal (Bruck's order),
  *   then builds its dest as one-shot does: fcollect and the scans (reduce
- *   too where forced).
+ *   too where forced); broadcast on the same steps, only the root's piece
+ *   moving, on such teams of any size within a node.
  * - pipelined (host heap, members through the transport, sizes from the
  *   table below; pipe.c): puts with signals between neighbours in chunks,
  *   no barrier: ring, chain in team order, direct, hierarchical.
@@ -389,6 +390,21 @@ static struct gathered oneshot(const char *call, struct gshmemi_team *t, gshmem_
  * numbers and areas (one-shot's words by sender, doubling's by step): a
  * word set in call e is waited for by its owner in e, so one of call e + 2
  * comes after that, and a word only grows. */
+static int doubling_forced(void) { return strcmp(gshmemi_env.COLL_ALGO, "doubling") == 0; }
+
+/* The end of a step: its signal to member `to` (after this step's put
+ * there), then the one from the member `have` places on. */
+static void doubling_step_end(const char *call, const struct gshmemi_team *t,
+                              const struct gshmemi_team_oneshot *a, int step, int to,
+                              uint64_t call_no)
+{
+    gshmemi_signal_op(call, &a->sig[step], call_no, GSHMEM_SIGNAL_SET, t->pes[to]);
+    const struct gshmemi_wait w = {.call = call, .ivars = &a->sig[step], .nelems = 1,
+                                   .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
+                                   .value = call_no, .access = gshmemi_heap.access};
+    (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+}
+
 static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem_team_t team,
                                 const char *piece, size_t len)
 {
@@ -402,18 +418,61 @@ static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem
         if (len > 0)
             gshmemi_rma_put(call, a.data + (size_t)have * len, a.data, (size_t)cnt * len,
                             t->pes[to], 0);
-        gshmemi_signal_op(call, &a.sig[step], call_no, GSHMEM_SIGNAL_SET, t->pes[to]);
-        const struct gshmemi_wait w = {.call = call, .ivars = &a.sig[step], .nelems = 1,
-                                       .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_GE,
-                                       .value = call_no, .access = gshmemi_heap.access};
-        (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
+        doubling_step_end(call, t, &a, step, to, call_no);
         have += cnt;
     }
     return (struct gathered){.base = a.data, .mine = a.data, .stride = len, .rot = my, .n = n,
                              .my = my};
 }
 
-static int doubling_forced(void) { return strcmp(gshmemi_env.COLL_ALGO, "doubling") == 0; }
+/* Broadcast on doubling()'s steps with only the root's piece moving: a
+ * member sends it on in a step where it is among the pieces doubling()
+ * would send (so it holds it: from an earlier step, or as the root's
+ * source), into the receiver's area at 0, which it reaches once; the other
+ * steps carry the signal alone.  Every member still hears from every
+ * other, so the area is reused as doubling() reuses it.  n - 1 messages
+ * with data and ceil(log2 n) a member in all, where one-shot has every
+ * member signal every other. */
+static void doubling_broadcast(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                               char *dest, const char *source, size_t len, int root)
+{
+    const uint64_t call_no = ++t->oneshots;
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
+    const int n = t->n, my = t->my, rel = (root - my + n) % n; /* the root is member my + rel */
+    const char *held = my == root ? source : a.data;
+    for (int have = 1, step = 0; have < n; step++) {
+        const int cnt = have < n - have ? have : n - have, to = (my - have + n) % n;
+        if (rel < cnt && len > 0)
+            gshmemi_rma_put(call, a.data, held, len, t->pes[to], 0);
+        doubling_step_end(call, t, &a, step, to, call_no);
+        have += cnt;
+    }
+    if (len > 0 && held != dest)
+        memcpy(dest, held, len);
+}
+
+/* Rounds of *chunk bytes for a broadcast of `bytes` by doubling_broadcast(),
+ * 0 where it does not apply: under auto, teams with a member through the
+ * transport that do not span nodes (there the hierarchical form), up to
+ * one-shot's capacity a member, in one round, at any member count (beyond,
+ * the barrier algorithm's puts from the root, where a second round, whose
+ * piece goes through ceil(log2 n) members one after another, lost to
+ * them); GSHMEM_COLL_ALGO=doubling: any team of two or more, in rounds of
+ * the whole area. */
+static size_t doubling_broadcast_rounds(const struct gshmemi_team *t, gshmem_team_t team,
+                                        size_t bytes, size_t *chunk)
+{
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
+    if (a.sig == NULL || t->n < 2)
+        return 0;
+    if (doubling_forced()) {
+        *chunk = a.cap * (size_t)gshmemi_rt.n_pes;
+        return bytes <= *chunk ? 1 : (bytes + *chunk - 1) / *chunk;
+    }
+    *chunk = a.cap;
+    return strcmp(gshmemi_env.COLL_ALGO, "auto") == 0 && !t->mapped &&
+           !gshmemi_pipe_spans_nodes(t) && bytes <= a.cap;
+}
 
 /* Rounds of *chunk bytes (a multiple of esize) for pieces of `piece` bytes
  * by recursive doubling, 0 where it does not apply: under auto, the host
@@ -514,6 +573,16 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     size_t per_round, off, len;
+    const size_t spread = doubling_broadcast_rounds(t, team, nbytes, &per_round);
+    if (spread > 0)
+        oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
+    for (size_t r = 0; r < spread; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        doubling_broadcast(call, t, team, (char *)dest + off, (const char *)source + off, len,
+                           root);
+    }
+    if (spread > 0)
+        return 0;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
     const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, rounds > 0);
     if (pa != PIPE_NONE) {

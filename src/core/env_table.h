@@ -82,14 +82,15 @@
       "pipelined: hierarchical where the team spans nodes, else ring, chain or direct "      \
       "puts with signals; fcollect and the scans of teams of more than 32 members through " \
       "the transport by recursive doubling where the team's area holds them in up to two "  \
-      "rounds, jobs of up to 128 PEs), simple (barrier, "                                    \
+      "rounds, and broadcast on its steps on teams through the transport within a node, "   \
+      "jobs of up to 128 PEs), simple (barrier, "                                            \
       "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
       "in stream order wherever they apply), ring (host forms on the host heap: the "        \
       "pipelined ring, chain and direct forms at every size, mapped peers too), hier (as "  \
       "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
-      "teams that span nodes) or doubling (as auto, with fcollect, reduce and the scans of " \
-      "the host forms on the host heap by recursive doubling wherever the team's area "     \
-      "holds every member's piece, mapped peers too).")                                      \
+      "teams that span nodes) or doubling (as auto, with fcollect, reduce, the scans and "  \
+      "broadcast of the host forms on the host heap by recursive doubling wherever the "    \
+      "team's area holds every member's piece, mapped peers too).")                          \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
