@@ -13,7 +13,8 @@
  *   area in ceil(log2 n) steps of one put with a signal (Bruck's order),
  *   then builds its dest as one-shot does: fcollect and the scans (reduce
  *   too where forced); broadcast on the same steps, only the root's piece
- *   moving, on such teams of any size within a node.
+ *   moving, on such teams of any size that the hierarchical forms do not
+ *   take (one node, or one member a node).
  * - pipelined (host heap, members through the transport, sizes from the
  *   table below; pipe.c): puts with signals between neighbours in chunks,
  *   no barrier: ring, chain in team order, direct, hierarchical.
@@ -378,18 +379,6 @@ static struct gathered oneshot(const char *call, struct gshmemi_team *t, gshmem_
 
 /* ---- recursive doubling: every piece to every member in log2 n steps -------------- */
 
-/* Bruck's gather through the one-shot area: the area holds member
- * (my + q) mod n's piece at q * len, this member's own first.  In each step
- * a member holding `have` pieces sends the first min(have, n - have) of them
- * in one put to member my - have, which stores them after its own `have`,
- * and sets that member's signal word of the step (the area's word s in step
- * s) to the call's number; so every piece arrives once, after ceil(log2 n)
- * steps.  A member that has every piece of call e knows that every member
- * has begun e, so has finished e - 1, whose parity e + 1 reuses: as
- * one-shot, with no barrier.  Calls of both algorithms share the call
- * numbers and areas (one-shot's words by sender, doubling's by step): a
- * word set in call e is waited for by its owner in e, so one of call e + 2
- * comes after that, and a word only grows. */
 static int doubling_forced(void) { return strcmp(gshmemi_env.COLL_ALGO, "doubling") == 0; }
 
 /* The end of a step: its signal to member `to` (after this step's put
@@ -405,6 +394,18 @@ static void doubling_step_end(const char *call, const struct gshmemi_team *t,
     (void)gshmemi_wait_until(&w, GSHMEMI_WAIT_ALL, NULL);
 }
 
+/* Bruck's gather through the one-shot area: the area holds member
+ * (my + q) mod n's piece at q * len, this member's own first.  In each step
+ * a member holding `have` pieces sends the first min(have, n - have) of them
+ * in one put to member my - have, which stores them after its own `have`,
+ * and sets that member's signal word of the step (the area's word s in step
+ * s) to the call's number; so every piece arrives once, after ceil(log2 n)
+ * steps.  A member that has every piece of call e knows that every member
+ * has begun e, so has finished e - 1, whose parity e + 1 reuses: as
+ * one-shot, with no barrier.  One-shot, doubling() and doubling_broadcast()
+ * share the call numbers and areas (one-shot's words by sender, the others'
+ * by step): a word set in call e is waited for by its owner in e, so one of
+ * call e + 2 comes after that, and a word only grows. */
 static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem_team_t team,
                                 const char *piece, size_t len)
 {
@@ -451,14 +452,23 @@ static void doubling_broadcast(const char *call, struct gshmemi_team *t, gshmem_
         memcpy(dest, held, len);
 }
 
+/* Under auto, teams with a member through the transport that the
+ * hierarchical forms do not take (one node, or one member a node): the
+ * broadcast goes by doubling_broadcast() up to one-shot's capacity a
+ * member, in one round, at any member count, and by the barrier
+ * algorithm's puts from the root beyond (a second round, whose piece goes
+ * through ceil(log2 n) members one after another, lost to them, and so did
+ * one-shot's two rounds, whose every member signals every other). */
+static int flat_through_transport(const struct gshmemi_team *t)
+{
+    return strcmp(gshmemi_env.COLL_ALGO, "auto") == 0 && !t->mapped &&
+           !gshmemi_pipe_spans_nodes(t);
+}
+
 /* Rounds of *chunk bytes for a broadcast of `bytes` by doubling_broadcast(),
- * 0 where it does not apply: under auto, teams with a member through the
- * transport that do not span nodes (there the hierarchical form), up to
- * one-shot's capacity a member, in one round, at any member count (beyond,
- * the barrier algorithm's puts from the root, where a second round, whose
- * piece goes through ceil(log2 n) members one after another, lost to
- * them); GSHMEM_COLL_ALGO=doubling: any team of two or more, in rounds of
- * the whole area. */
+ * 0 where it does not apply: flat_through_transport(), one round;
+ * GSHMEM_COLL_ALGO=doubling: any team of two or more, at any size, in
+ * rounds of the whole area. */
 static size_t doubling_broadcast_rounds(const struct gshmemi_team *t, gshmem_team_t team,
                                         size_t bytes, size_t *chunk)
 {
@@ -470,8 +480,7 @@ static size_t doubling_broadcast_rounds(const struct gshmemi_team *t, gshmem_tea
         return bytes <= *chunk ? 1 : (bytes + *chunk - 1) / *chunk;
     }
     *chunk = a.cap;
-    return strcmp(gshmemi_env.COLL_ALGO, "auto") == 0 && !t->mapped &&
-           !gshmemi_pipe_spans_nodes(t) && bytes <= a.cap;
+    return flat_through_transport(t) && bytes <= a.cap;
 }
 
 /* Rounds of *chunk bytes (a multiple of esize) for pieces of `piece` bytes
@@ -583,7 +592,8 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
     }
     if (spread > 0)
         return 0;
-    const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
+    const size_t rounds =
+        flat_through_transport(t) ? 0 : oneshot_rounds(t, team, nbytes, 1, &per_round);
     const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_BROADCAST, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);

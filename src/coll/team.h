@@ -16,7 +16,7 @@ struct gshmemi_team {
     int live; /* this PE is a member */
     int n;    /* members */
     int my;   /* this PE's index in the team */
-    int mapped; /* every member's heap is mapped here */
+    int mapped; /* every member maps every other's heap (so the same on each) */
     uint64_t oneshots; /* one-shot host collectives on this team so far */
     uint64_t pipes;    /* pipelined host collectives (pipe.c) on this team so far */
     int *pes; /* the world PE of each member, by team index */

@@ -82,15 +82,17 @@
       "pipelined: hierarchical where the team spans nodes, else ring, chain or direct "      \
       "puts with signals; fcollect and the scans of teams of more than 32 members through " \
       "the transport by recursive doubling where the team's area holds them in up to two "  \
-      "rounds, and broadcast on its steps on teams through the transport within a node, "   \
-      "jobs of up to 128 PEs), simple (barrier, "                                            \
+      "rounds, and broadcast on its steps up to one-shot's capacity on teams through the "  \
+      "transport that the hierarchical forms do not take, jobs of up to 128 PEs), simple "  \
+      "(barrier, "                                                                           \
       "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
       "in stream order wherever they apply), ring (host forms on the host heap: the "        \
       "pipelined ring, chain and direct forms at every size, mapped peers too), hier (as "  \
       "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
-      "teams that span nodes) or doubling (as auto, with fcollect, reduce, the scans and "  \
-      "broadcast of the host forms on the host heap by recursive doubling wherever the "    \
-      "team's area holds every member's piece, mapped peers too).")                          \
+      "teams that span nodes) or doubling (as auto, with fcollect, reduce and the scans of " \
+      "the host forms on the host heap by recursive doubling wherever the team's area "     \
+      "holds every member's piece, and broadcast on its steps at any size, mapped peers "   \
+      "too).")                                                                               \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
@@ -118,7 +120,9 @@
     X(TEST_UNMAPPED, STRING, "",                                                            \
       "For tests: pairs of PEs of one node that do not map each other's heaps and reach "   \
       "each other through the transport, as 0-1,2-3: P2P that does not reach every GPU of " \
-      "a node, where two PEs may map a third but not each other. The same on every PE.")    \
+      "a node, where two PEs may map a third but not each other. The same on every PE. "    \
+      "GSHMEM_TEAM_SHARED (the PEs this PE maps) then differs between its members: no "     \
+      "collective on it.")                                                                   \
     X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
     X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
     X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \

@@ -25,8 +25,8 @@ struct gshmemi_device_coll_area {
 /* Teams for kernels (GPU heap only; else nothing): a table of n_teams
  * entries by handle, the heap offsets of the slots' barrier words and of
  * collect's sizes, and the slots' collective areas.  set and clear keep
- * an entry as the host's team of that handle (mapped: every member's heap
- * is mapped here). */
+ * an entry as the host's team of that handle (mapped: every member maps
+ * every other's heap). */
 int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off,
                               const struct gshmemi_device_coll_area *coll);
 void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped);

@@ -305,28 +305,28 @@ static int heap_pick_backend(const struct gshmemi_heap_backend_ops **ops)
     return 0;
 }
 
-/* GSHMEM_TEST_UNMAPPED ("a-b,c-d"): whether this PE is to leave pe's heap
- * unmapped; *bad: the setting does not parse (said once). */
-static int test_unmapped(int pe, int *bad)
+/* GSHMEM_TEST_UNMAPPED ("a-b,c-d"): the pairs, each checked; with pe >= 0,
+ * whether this PE is to leave pe's heap unmapped; -1 (said) where the
+ * setting does not parse. */
+static int test_unmapped(int pe)
 {
     const char *s = gshmemi_env.TEST_UNMAPPED;
     const int me = gshmemi_rt.my_pe, n = gshmemi_rt.n_pes;
+    int hit = 0;
     while (*s != '\0') {
-        char *end;
-        const long a = strtol(s, &end, 10);
-        const long b = *end == '-' ? strtol(end + 1, &end, 10) : -1;
-        if (a < 0 || a >= n || b < 0 || b >= n || a == b || (*end != ',' && *end != '\0')) {
-            if (!*bad)
-                GSHMEMI_ERROR(HEAP, "GSHMEM_TEST_UNMAPPED is '%s': expected pairs of distinct "
-                              "PEs below %d, as 0-1,2-3", gshmemi_env.TEST_UNMAPPED, n);
-            *bad = 1;
-            return 0;
+        char *end, *mid;
+        const long a = strtol(s, &mid, 10);
+        const long b = mid != s && *mid == '-' ? strtol(mid + 1, &end, 10) : -1;
+        if (b < 0 || end == mid + 1 || a < 0 || a >= n || b >= n || a == b ||
+            (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0')) {
+            GSHMEMI_ERROR(HEAP, "GSHMEM_TEST_UNMAPPED is '%s': expected pairs of distinct PEs "
+                          "below %d, as 0-1,2-3", gshmemi_env.TEST_UNMAPPED, n);
+            return -1;
         }
-        if ((a == me && b == pe) || (b == me && a == pe))
-            return 1;
+        hit |= (a == me && b == pe) || (b == me && a == pe);
         s = *end == ',' ? end + 1 : end;
     }
-    return 0;
+    return hit;
 }
 
 int gshmemi_heap_init(void)
@@ -398,14 +398,14 @@ int gshmemi_heap_init(void)
                        err_free);
     for (int pe = 0; pe < n_pes; pe++)
         h->slot_of_pe[pe] = -1;
-    for (int i = 0, bad = 0; i < gshmemi_rt.n_local; i++) {
+    if (test_unmapped(-1) < 0) {
+        st = GSHMEM_ERR_INVALID_ARG;
+        goto err_free;
+    }
+    for (int i = 0; i < gshmemi_rt.n_local; i++) {
         int pe = gshmemi_rt.local_pes[i];
-        if (pe != me && (gshmemi_env.DISABLE_P2P || !mappable[i] || test_unmapped(pe, &bad)))
+        if (pe != me && (gshmemi_env.DISABLE_P2P || !mappable[i] || test_unmapped(pe)))
             continue;
-        if (bad) {
-            st = GSHMEM_ERR_INVALID_ARG;
-            goto err_free;
-        }
         h->slot_of_pe[pe] = h->n_slots++;
         if (pe != me)
             h->mapped_peers[h->n_mapped_peers++] = pe;

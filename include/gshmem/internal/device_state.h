@@ -116,7 +116,7 @@ struct gshmemi_device_failure {
 struct gshmemi_device_team {
     int n;          /* members */
     int my;         /* this PE's index */
-    int mapped;     /* every member's heap is mapped here: the fast algorithms apply */
+    int mapped;     /* every member maps every other's heap: the fast algorithms apply */
     const int *pes; /* GPU memory: the world PE of each member */
 };
 /* Each team slot's words for the device barriers of its members, in a
