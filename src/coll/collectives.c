@@ -251,6 +251,12 @@ static void oneshot_check(const char *call, const void *dest, size_t dest_bytes,
                                      &access);
 }
 
+/* The rounds of `chunk` bytes that `bytes` takes (one at least). */
+static size_t rounds_of(size_t bytes, size_t chunk)
+{
+    return bytes <= chunk ? 1 : (bytes + chunk - 1) / chunk;
+}
+
 /* Pieces larger than the area go in rounds of *chunk bytes (a multiple of
  * esize), each a one-shot call of its own: through the transport, where a
  * barrier costs round trips, up to ONESHOT_ROUNDS of them (GSHMEM_COLL_ALGO
@@ -266,7 +272,7 @@ static size_t oneshot_rounds(const struct gshmemi_team *t, gshmem_team_t team, s
     if (a.sig == NULL || a.cap < esize)
         return 0;
     *chunk = a.cap - a.cap % esize;
-    const size_t rounds = piece <= *chunk ? 1 : (piece + *chunk - 1) / *chunk;
+    const size_t rounds = rounds_of(piece, *chunk);
     if (!oneshot_fits(t, team, rounds == 1 ? piece : *chunk))
         return 0;
     const int forced = a.mapped_max == SIZE_MAX;
@@ -477,7 +483,7 @@ static size_t doubling_broadcast_rounds(const struct gshmemi_team *t, gshmem_tea
         return 0;
     if (doubling_forced()) {
         *chunk = a.cap * (size_t)gshmemi_rt.n_pes;
-        return bytes <= *chunk ? 1 : (bytes + *chunk - 1) / *chunk;
+        return rounds_of(bytes, *chunk);
     }
     *chunk = a.cap;
     return flat_through_transport(t) && bytes <= a.cap;
@@ -504,7 +510,7 @@ static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, 
     *chunk = room - room % esize;
     if (*chunk == 0)
         return 0;
-    const size_t rounds = piece <= *chunk ? 1 : (piece + *chunk - 1) / *chunk;
+    const size_t rounds = rounds_of(piece, *chunk);
     return forced || rounds <= ONESHOT_ROUNDS ? rounds : 0;
 }
 
@@ -582,15 +588,15 @@ static int broadcast(const char *call, gshmem_team_t team, void *dest, const voi
         gshmemi_coll_check_overlap(call, dest, nbytes, source, nbytes, source);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(BROADCAST, NONE), nbytes, root);
     size_t per_round, off, len;
-    const size_t spread = doubling_broadcast_rounds(t, team, nbytes, &per_round);
-    if (spread > 0)
+    const size_t doubled = doubling_broadcast_rounds(t, team, nbytes, &per_round);
+    if (doubled > 0)
         oneshot_check(call, dest, nbytes, source, t->my == root ? nbytes : 0);
-    for (size_t r = 0; r < spread; r++) {
+    for (size_t r = 0; r < doubled; r++) {
         oneshot_round(r, per_round, nbytes, &off, &len);
         doubling_broadcast(call, t, team, (char *)dest + off, (const char *)source + off, len,
                            root);
     }
-    if (spread > 0)
+    if (doubled > 0)
         return 0;
     const size_t rounds =
         flat_through_transport(t) ? 0 : oneshot_rounds(t, team, nbytes, 1, &per_round);

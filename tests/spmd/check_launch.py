@@ -289,7 +289,10 @@ def bad_heap_and_transport_settings():
               r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc"),
              ({"GSHMEM_COLL_ALGO": "fastest"},
               r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll, grid, "
-              r"ring, hier or doubling")]
+              r"ring, hier or doubling"),
+             ({"GSHMEM_TEST_UNMAPPED": "0-1,"},
+              r"error heap: GSHMEM_TEST_UNMAPPED is '0-1,': expected pairs of distinct PEs below "
+              r"2, as 0-1,2-3")]
     if "GPUs: none" in subprocess.run([os.path.join(os.path.dirname(gshmrun), "gshmem-info")],
                                       capture_output=True, text=True).stdout:
         cases.append(({"GSHMEM_HEAP": "device"},
