@@ -229,12 +229,20 @@ struct pieces {
  * barriers' where it does not apply). */
 enum { ONESHOT_TRANSPORT_MEMBERS = 32 };
 
+/* GSHMEM_TEST_ONESHOT_MEMBERS, for tests: what auto does beyond the limit,
+ * at small PE counts. */
+static int oneshot_transport_members(void)
+{
+    return gshmemi_env.TEST_ONESHOT_MEMBERS > 0 ? (int)gshmemi_env.TEST_ONESHOT_MEMBERS
+                                                : ONESHOT_TRANSPORT_MEMBERS;
+}
+
 static int oneshot_fits(const struct gshmemi_team *t, gshmem_team_t team, size_t piece)
 {
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
     return a.sig != NULL && piece <= a.cap &&
            (t->mapped ? piece <= a.mapped_max / (size_t)t->n
-                      : t->n <= ONESHOT_TRANSPORT_MEMBERS || a.mapped_max == SIZE_MAX);
+                      : t->n <= oneshot_transport_members() || a.mapped_max == SIZE_MAX);
 }
 
 /* The barrier algorithm's puts and gets check the buffers; the one-shot
@@ -504,7 +512,7 @@ static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, 
     const int forced = doubling_forced();
     if (a.sig == NULL || t->n < 2 ||
         (!forced && (strcmp(gshmemi_env.COLL_ALGO, "auto") != 0 || t->mapped ||
-                     t->n <= ONESHOT_TRANSPORT_MEMBERS)))
+                     t->n <= oneshot_transport_members())))
         return 0;
     const size_t room = a.cap * (size_t)gshmemi_rt.n_pes / (size_t)t->n;
     *chunk = room - room % esize;

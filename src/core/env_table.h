@@ -117,6 +117,10 @@
       "consecutive PEs (where they do not divide evenly, the first blocks have one more). " \
       "Each maps only its own node's heaps and reaches the others through the transport; " \
       "GSHMEMX_TEAM_NODE and local ranks follow. 0 or 1: no split.")                        \
+    X(TEST_ONESHOT_MEMBERS, INT, "0",                                                       \
+      "For tests: the most members of a team through the transport whose host "             \
+      "collectives go one-shot (0: 32), so that what auto does beyond, recursive doubling " \
+      "among it, runs at a few PEs. The same on every PE.")                                 \
     X(TEST_UNMAPPED, STRING, "",                                                            \
       "For tests: pairs of PEs of one node that do not map each other's heaps and reach "   \
       "each other through the transport, as 0-1,2-3: P2P that does not reach every GPU of " \
