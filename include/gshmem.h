@@ -258,7 +258,7 @@ GSHMEMI_HD_API void gshmem_sync_all(void);
 typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_INVALID ((gshmem_team_t)-1)
 #define GSHMEM_TEAM_WORLD ((gshmem_team_t)0)
-#define GSHMEM_TEAM_SHARED ((gshmem_team_t)1)           /* the PEs whose heap this PE maps */
+#define GSHMEM_TEAM_SHARED ((gshmem_team_t)1)           /* PEs that map each other's heaps */
 #define GSHMEMX_TEAM_NODE ((gshmem_team_t)2)            /* the PEs of this node */
 #define GSHMEMX_TEAM_SAME_MYPE_NODE ((gshmem_team_t)3)  /* one PE a node: those of this PE's
                                                          * rank within its node */

@@ -320,7 +320,60 @@ static int predefined(gshmem_team_t slot, int (*keep)(int pe), int *scratch)
 }
 
 static int in_world(int pe) { return (void)pe, 1; }
-static int is_mapped(int pe) { return gshmemi_heap.slot_of_pe[pe] >= 0; }
+
+/* Whether a and b map each other's heaps (the gathered rows). */
+static int map_both(int a, int b)
+{
+    return (tm.maps[(size_t)a * tm.map_words + (size_t)b / 64] >> (b % 64) & 1) &&
+           (tm.maps[(size_t)b * tm.map_words + (size_t)a / 64] >> (a % 64) & 1);
+}
+
+/* GSHMEM_TEAM_SHARED: the PEs that map each other, as groups every PE
+ * draws alike from the gathered rows.  Where P2P reach is not transitive
+ * (A and B map C, not each other), the PEs each one maps are not a team its
+ * members agree on; so, in world order, a PE joins the group of the first
+ * PE it maps that it maps all of both ways, else begins one.  Where reach
+ * is transitive, as where P2P reaches a whole node, a group is exactly the
+ * PEs a PE maps. */
+static int shared_team(int *scratch)
+{
+    const int n = gshmemi_rt.n_pes;
+    int *group = malloc(sizeof(int) * 5 * (size_t)n), groups = 0, k = 0;
+    if (group == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    int *first = group + n, *last = first + n, *next = last + n, *tried = next + n;
+    for (int p = 0; p < n; p++) {
+        const uint64_t *row = tm.maps + (size_t)p * tm.map_words;
+        group[p] = -1, next[p] = -1, tried[p] = -1;
+        for (int w = 0; w <= p / 64 && group[p] < 0; w++) {
+            uint64_t bits = row[w];
+            while (bits != 0 && group[p] < 0) {
+                const int q = w * 64 + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                if (q >= p || tried[group[q]] == p || !map_both(p, q))
+                    continue;
+                tried[group[q]] = p;
+                int all = 1;
+                for (int m = first[group[q]]; m >= 0 && all; m = next[m])
+                    all = map_both(p, m);
+                if (all)
+                    group[p] = group[q];
+            }
+        }
+        if (group[p] < 0) {
+            group[p] = groups++;
+            first[group[p]] = p;
+        } else {
+            next[last[group[p]]] = p;
+        }
+        last[group[p]] = p;
+    }
+    for (int p = first[group[gshmemi_rt.my_pe]]; p >= 0; p = next[p])
+        scratch[k++] = p;
+    free(group);
+    return team_set(GSHMEM_TEAM_SHARED, scratch, k, NULL);
+}
+
 static int on_my_node(int pe) { return gshmemi_rt.peers[pe].node == gshmemi_rt.node_id; }
 
 /* A PE's rank among its node's PEs (in world order). */
@@ -488,7 +541,7 @@ int gshmemi_teams_init(void)
                            st, err);
     }
     GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_WORLD, in_world, scratch), st, err);
-    GSHMEMI_CHECK_GOTO(predefined(GSHMEM_TEAM_SHARED, is_mapped, scratch), st, err);
+    GSHMEMI_CHECK_GOTO(shared_team(scratch), st, err);
     GSHMEMI_CHECK_GOTO(predefined(GSHMEMX_TEAM_NODE, on_my_node, scratch), st, err);
     GSHMEMI_CHECK_GOTO(predefined(GSHMEMX_TEAM_SAME_MYPE_NODE, same_node_rank, scratch), st, err);
     free(scratch);

@@ -124,9 +124,7 @@
     X(TEST_UNMAPPED, STRING, "",                                                            \
       "For tests: pairs of PEs of one node that do not map each other's heaps and reach "   \
       "each other through the transport, as 0-1,2-3: P2P that does not reach every GPU of " \
-      "a node, where two PEs may map a third but not each other. The same on every PE. "    \
-      "GSHMEM_TEAM_SHARED (the PEs this PE maps) then differs between its members: no "     \
-      "collective on it.")                                                                   \
+      "a node, where two PEs may map a third but not each other. The same on every PE.")  \
     X(LAUNCH_UNIQUEID, STRING, "", "Set by gshmrun: the job's unique id.")                  \
     X(LAUNCH_RANK, INT, "-1", "Set by gshmrun: this process's PE number.")                  \
     X(LAUNCH_SIZE, INT, "0", "Set by gshmrun: the number of PEs.")                          \

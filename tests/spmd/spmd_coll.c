@@ -539,12 +539,18 @@ int main(void)
                               npes > 1 ? (npes - 1 + 2) / 3 : 1, NULL, 0, &split[1]);
     gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &split[2]);
     gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 3, NULL, 0, &split[3], NULL, 0, &y2d);
-    enum { NTEAMS = 5 };
+    /* The shared and node teams where they are not the world (simulated
+     * nodes, GSHMEM_TEST_UNMAPPED): one handle, a team per group, its
+     * members alone in its calls. */
+    enum { NTEAMS = 7 };
     struct team teams[NTEAMS];
-    const gshmem_team_t handles[NTEAMS] = {GSHMEM_TEAM_WORLD, split[0], split[1], split[2],
-                                           split[3]};
+    gshmem_team_t handles[NTEAMS] = {GSHMEM_TEAM_WORLD, split[0], split[1], split[2],
+                                     split[3], GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE};
     const char *names[NTEAMS] = {"world", "stride 2", "stride 3 from 1", "world reversed",
-                                 "2d row of 3"};
+                                 "2d row of 3", "shared", "node"};
+    for (int i = 5; i < NTEAMS; i++)
+        if (gshmem_team_n_pes(handles[i]) == npes)
+            handles[i] = GSHMEM_TEAM_INVALID;
     for (int i = 0; i < NTEAMS; i++)
         team_of(&teams[i], handles[i], names[i]);
 #define MEMBER(i) (handles[i] != GSHMEM_TEAM_INVALID)

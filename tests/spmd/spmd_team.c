@@ -89,18 +89,84 @@ static int env_is(const char *name, const char *value)
     return v != NULL && strcmp(v, value) == 0;
 }
 
+/* Whether GSHMEM_TEST_UNMAPPED names the pair a-b (either way round):
+ * two PEs of a node that do not map each other. */
+static int unmapped_pair(int a, int b)
+{
+    const char *s = getenv("GSHMEM_TEST_UNMAPPED");
+    while (s != NULL && *s != '\0') {
+        int x, y, used;
+        if (sscanf(s, "%d-%d%n", &x, &y, &used) != 2)
+            return 0;
+        if ((x == a && y == b) || (x == b && y == a))
+            return 1;
+        s += used;
+        s += *s == ',';
+    }
+    return 0;
+}
+
+/* GSHMEM_TEAM_SHARED as this PE must find it, from every PE's gshmem_ptr
+ * reach (rows: npes x npes, 1 where row's PE reaches column's): PEs that
+ * reach each other both ways, grouped in world order, each joining the
+ * group of the first PE it reaches both ways if it reaches all that
+ * group's members so, else beginning one (where reach is transitive: the
+ * PEs gshmem_ptr reaches).  *n: its size; returns this PE's index in it,
+ * members[] its world PEs in order. */
+static int expected_shared(const int *rows, int *members, int *n)
+{
+    int *group = malloc(sizeof(int) * (size_t)npes), groups = 0;
+#define BOTH(a, b) (rows[(a) * npes + (b)] && rows[(b) * npes + (a)])
+    for (int p = 0; p < npes; p++) {
+        group[p] = -1;
+        for (int q = 0; q < p && group[p] < 0; q++) {
+            if (!BOTH(p, q))
+                continue;
+            int all = 1;
+            for (int m = 0; m < p; m++)
+                if (group[m] == group[q] && !BOTH(p, m))
+                    all = 0;
+            if (all)
+                group[p] = group[q];
+        }
+        if (group[p] < 0)
+            group[p] = groups++;
+    }
+#undef BOTH
+    int my = -1;
+    *n = 0;
+    for (int p = 0; p < npes; p++)
+        if (group[p] == group[me]) {
+            my = p == me ? *n : my;
+            members[(*n)++] = p;
+        }
+    free(group);
+    return my;
+}
+
 /* GSHMEMX_TEAM_NODE holds exactly this PE's node, GSHMEMX_TEAM_SAME_MYPE_NODE
- * the PEs at this PE's place in every node, GSHMEM_TEAM_SHARED exactly the
- * PEs gshmem_ptr reaches; gshmem_ptr gives NULL for every PE of another node
- * and, on the host heap with P2P on, an address for every PE of this one.
+ * the PEs at this PE's place in every node, GSHMEM_TEAM_SHARED the group of
+ * PEs that reach each other by gshmem_ptr (expected_shared); gshmem_ptr
+ * gives NULL for every PE of another node and, on the host heap with P2P
+ * on, an address for every PE of this one but a GSHMEM_TEST_UNMAPPED pair.
  * The tests run on one machine: without GSHMEM_TEST_SIM_NODES, one node. */
 static void check_node_teams(int *box)
 {
     const char *sim = getenv("GSHMEM_TEST_SIM_NODES");
     const int k = sim != NULL && atoi(sim) > 1 ? atoi(sim) : 1;
     const int map_node = env_is("GSHMEM_HEAP", "host") && !env_is("GSHMEM_DISABLE_P2P", "1");
-    int my_index = -1, node_n = 0, node_me = -1, same_n = 0, same_me = -1, shared_n = 0, shared_me = -1;
+    int my_index = -1, node_n = 0, node_me = -1, same_n = 0, same_me = -1, shared_n = 0;
     const int my_node = sim_node(me, k, &my_index);
+    int *rows = gshmem_calloc((size_t)npes * (size_t)npes, sizeof(int));
+    int *shared = malloc(sizeof(int) * (size_t)npes);
+    CHECK(rows != NULL && shared != NULL, "no memory for %d PEs' reach", npes);
+    for (int pe = 0; pe < npes; pe++) {
+        const int reach = gshmem_ptr(box, pe) != NULL;
+        for (int to = 0; to < npes; to++)
+            gshmem_int_p(&rows[me * npes + pe], reach, to);
+    }
+    gshmem_barrier_all();
+    const int shared_me = expected_shared(rows, shared, &shared_n);
 
     for (int pe = 0; pe < npes; pe++) {
         int index = -1;
@@ -114,8 +180,9 @@ static void check_node_teams(int *box)
                   node_n, gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, node_n, GSHMEM_TEAM_WORLD),
                   pe);
             node_n++;
-            CHECK(mapped || !map_node || pe == me, "pe %d, on this pe's node %d, is not mapped",
-                  pe, my_node);
+            CHECK(!map_node || pe == me || mapped != unmapped_pair(me, pe),
+                  "pe %d, on this pe's node %d, is %s", pe, my_node,
+                  mapped ? "mapped, though GSHMEM_TEST_UNMAPPED names the pair" : "not mapped");
         } else {
             CHECK(!mapped, "%d simulated nodes: gshmem_ptr gave an address of pe %d (node %d) on "
                   "pe %d (node %d)", k, pe, node, me, my_node);
@@ -130,16 +197,18 @@ static void check_node_teams(int *box)
                   "index %d of the same-mype-node team is not pe %d", same_n, pe);
             same_n++;
         }
-        if (mapped) {
-            if (pe == me)
-                shared_me = shared_n;
-            CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, shared_n, GSHMEM_TEAM_WORLD) == pe,
-                  "index %d of the shared team is not pe %d, which is mapped", shared_n, pe);
-            shared_n++;
-        } else {
-            CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, pe, GSHMEM_TEAM_SHARED) == -1,
-                  "pe %d is in the shared team but not mapped", pe);
-        }
+        int in_shared = 0;
+        for (int j = 0; j < shared_n; j++)
+            if (shared[j] == pe) {
+                CHECK(mapped, "pe %d is in the shared team but not mapped", pe);
+                CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, j, GSHMEM_TEAM_WORLD) == pe,
+                      "index %d of the shared team is pe %d, expected pe %d", j,
+                      gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, j, GSHMEM_TEAM_WORLD), pe);
+                in_shared = 1;
+            }
+        CHECK(in_shared || gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, pe, GSHMEM_TEAM_SHARED) == -1,
+              "pe %d is in the shared team, expected out of it (%s)", pe,
+              mapped ? "it does not reach every member both ways" : "not mapped");
     }
     CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == node_n &&
           gshmem_team_my_pe(GSHMEMX_TEAM_NODE) == node_me,
@@ -153,9 +222,12 @@ static void check_node_teams(int *box)
           gshmem_team_n_pes(GSHMEMX_TEAM_SAME_MYPE_NODE), same_me, same_n);
     CHECK(gshmem_team_n_pes(GSHMEM_TEAM_SHARED) == shared_n &&
           gshmem_team_my_pe(GSHMEM_TEAM_SHARED) == shared_me,
-          "shared team: %d of %d, expected %d of %d (the mapped PEs)",
+          "shared team: %d of %d, expected %d of %d (the PEs that reach each other)",
           gshmem_team_my_pe(GSHMEM_TEAM_SHARED), gshmem_team_n_pes(GSHMEM_TEAM_SHARED), shared_me,
           shared_n);
+    free(shared);
+    gshmem_barrier_all(); /* every PE done with the rows */
+    gshmem_free(rows);
 }
 
 int main(void)
