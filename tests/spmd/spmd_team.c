@@ -161,12 +161,15 @@ static void check_node_teams(int *box)
     int *shared = malloc(sizeof(int) * (size_t)npes);
     CHECK(rows != NULL && shared != NULL, "no memory for %d PEs' reach", npes);
     for (int pe = 0; pe < npes; pe++) {
-        const int reach = gshmem_ptr(box, pe) != NULL;
+        const int mapped = gshmem_ptr(box, pe) != NULL;
         for (int to = 0; to < npes; to++)
-            gshmem_int_p(&rows[me * npes + pe], reach, to);
+            gshmem_int_p(&rows[me * npes + pe], mapped, to);
     }
     gshmem_barrier_all();
-    const int shared_me = expected_shared(rows, shared, &shared_n);
+    int *reach = malloc(sizeof(int) * (size_t)npes * (size_t)npes); /* rows, read here */
+    CHECK(reach != NULL, "no memory for %d PEs' reach", npes);
+    spmd_load(reach, rows, sizeof(int) * (size_t)npes * (size_t)npes);
+    const int shared_me = expected_shared(reach, shared, &shared_n);
 
     for (int pe = 0; pe < npes; pe++) {
         int index = -1;
@@ -225,8 +228,34 @@ static void check_node_teams(int *box)
           "shared team: %d of %d, expected %d of %d (the PEs that reach each other)",
           gshmem_team_my_pe(GSHMEM_TEAM_SHARED), gshmem_team_n_pes(GSHMEM_TEAM_SHARED), shared_me,
           shared_n);
+    /* every member sees the same team: each PE's members into its row of
+     * seen, then each compares its members' rows with its own */
+    int *seen = gshmem_calloc((size_t)npes * (size_t)npes, sizeof(int));
+    CHECK(seen != NULL, "no memory for %d PEs' shared teams", npes);
+    for (int j = 0; j < gshmem_team_n_pes(GSHMEM_TEAM_SHARED); j++) {
+        const int m = gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, j, GSHMEM_TEAM_WORLD);
+        for (int to = 0; to < npes && m >= 0; to++)
+            gshmem_int_p(&seen[me * npes + m], 1, to);
+    }
+    gshmem_barrier_all();
+    int *teams = malloc(sizeof(int) * (size_t)npes * (size_t)npes); /* seen, read here */
+    CHECK(teams != NULL, "no memory for %d PEs' shared teams", npes);
+    spmd_load(teams, seen, sizeof(int) * (size_t)npes * (size_t)npes);
+    for (int j = 0; j < gshmem_team_n_pes(GSHMEM_TEAM_SHARED); j++) {
+        const int m = gshmem_team_translate_pe(GSHMEM_TEAM_SHARED, j, GSHMEM_TEAM_WORLD);
+        for (int pe = 0; pe < npes && m >= 0; pe++) {
+            CHECK(teams[m * npes + pe] == teams[me * npes + pe],
+                  "pe %d, a member of this pe's shared team, has pe %d %s its own", m, pe,
+                  teams[me * npes + pe] ? "outside" : "in");
+            CHECK(!teams[me * npes + pe] || (reach[m * npes + pe] && reach[pe * npes + m]),
+                  "members %d and %d of the shared team do not reach each other both ways", m, pe);
+        }
+    }
+    free(teams);
+    free(reach);
     free(shared);
     gshmem_barrier_all(); /* every PE done with the rows */
+    gshmem_free(seen);
     gshmem_free(rows);
 }
 
