@@ -114,6 +114,19 @@ static void finish(const char *call, const struct gshmemi_team *t, gshmem_team_t
     gshmemi_team_sync(call, t, team);
 }
 
+/* The end of a host form run as its stream form on s: where its kernel
+ * failed, the device watch's message names the host call (slot). */
+static void stream_form_done(const char *call, struct CUstream_st *s, int slot, int prev)
+{
+    const int err = gshmemi_gpu_stream_finish(s);
+    if (err != 0) {
+        gshmemi_device_failure_wait();
+        gshmemi_gpu_launch_failed(call, "cudaStreamSynchronize", err);
+    }
+    gshmemi_device_host_call_leave(slot);
+    gshmemi_gpu_leave(prev);
+}
+
 /* The host form of a move or a reduction as its stream form, where `may`
  * (the shape's own limit) and gshmemi_coll_host_stream choose it: 1, and
  * complete on return as the host algorithms are; else 0. */
@@ -125,9 +138,13 @@ static int moved_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_t 
     struct CUstream_st *s = may ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
     if (s == NULL)
         return 0;
+    /* the kernels' names (coll_on_stream_kernels.cu), by shape */
+    static const char *const kernel_calls[] = {
+        "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
+        "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
+    const int slot = gshmemi_device_host_call_enter(call, kernel_calls[shape]);
     gshmemi_coll_move_on(call, shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, s);
-    gshmemi_gpu_stream_sync(call, s);
-    gshmemi_gpu_leave(prev);
+    stream_form_done(call, s, slot, prev);
     return 1;
 }
 
@@ -141,10 +158,12 @@ static int reduced_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_
                                 : NULL;
     if (s == NULL)
         return 0;
+    char kernel_call[64]; /* gshmemx_<type>_<op>_<shape>_on_stream, whatever names call has */
+    snprintf(kernel_call, sizeof(kernel_call), "gshmemx_%s_on_stream", strchr(call, '_') + 1);
+    const int slot = gshmemi_device_host_call_enter(call, kernel_call);
     gshmemi_coll_reduce_on(call, kind, src_blocks, grid, team, dest, source, nelems, esize, launch,
                            s);
-    gshmemi_gpu_stream_sync(call, s);
-    gshmemi_gpu_leave(prev);
+    stream_form_done(call, s, slot, prev);
     return 1;
 }
 

@@ -34,6 +34,10 @@ struct module_states {
     int n;
 };
 
+/* Host collectives that run as their stream forms at once (threads on
+ * several teams): more run unnamed in a kernel's failure. */
+enum { HOST_CALLS = 8 };
+
 static struct {
     pthread_mutex_t lock;
     gshmemi_device_state_update_fn *fns;
@@ -48,6 +52,11 @@ static struct {
     pthread_t watch;
     int watching;
     int stop_watch; /* atomic: the watch thread polls it */
+    struct {
+        int state;        /* atomic: 0 free, 1 being written, 2 set */
+        const char *call; /* a host collective running as its stream form */
+        char kernel[64];  /* the call its kernel names in a failure */
+    } host_calls[HOST_CALLS];
 } ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Copies ds.state into a module's units; the caller syncs ds.stream. */
@@ -338,21 +347,83 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
     return buf;
 }
 
+int gshmemi_device_host_call_enter(const char *call, const char *kernel_call)
+{
+    for (int i = 0; i < HOST_CALLS; i++) {
+        int free_ = 0;
+        if (__atomic_compare_exchange_n(&ds.host_calls[i].state, &free_, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+            ds.host_calls[i].call = call;
+            snprintf(ds.host_calls[i].kernel, sizeof(ds.host_calls[i].kernel), "%s", kernel_call);
+            __atomic_store_n(&ds.host_calls[i].state, 2, __ATOMIC_RELEASE);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void gshmemi_device_host_call_leave(int slot)
+{
+    if (slot >= 0)
+        __atomic_store_n(&ds.host_calls[slot].state, 0, __ATOMIC_RELEASE);
+}
+
+/* The call a failed kernel ran for: where the host form of a collective
+ * ran it as its stream form (the kernel's call one of those in flight
+ * names), that host call. */
+static void failed_call(const struct gshmemi_device_failure *f, char *buf, size_t n)
+{
+    char call[sizeof(f->call) + 1];
+    memcpy(call, f->call, sizeof(f->call));
+    call[sizeof(f->call)] = 0;
+    for (int i = 0; i < HOST_CALLS; i++)
+        if (__atomic_load_n(&ds.host_calls[i].state, __ATOMIC_ACQUIRE) == 2 &&
+            strcmp(ds.host_calls[i].kernel, call) == 0) {
+            snprintf(buf, n, "%s (on the GPU, as its stream form)", ds.host_calls[i].call);
+            return;
+        }
+    snprintf(buf, n, "%s", call);
+}
+
+/* The job ends with one message, from whichever thread sees the failure
+ * first: the watch, or a host call whose wait for the GPU the failing
+ * kernel ended. */
+static void report_failure(struct gshmemi_device_failure *f)
+{
+    static int reported;
+    if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL) == 0) {
+        char why[512], call[sizeof(f->call) + 128];
+        failed_call(f, call, sizeof(call));
+        GSHMEMI_ERROR(CORE, "%s in a kernel (block %u,%u,%u thread %u,%u,%u) failed: %s", call,
+                      f->block[0], f->block[1], f->block[2], f->thread[0], f->thread[1],
+                      f->thread[2], reason_text(f, why, sizeof(why)));
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "a device-side failure");
+    }
+    for (;;) { /* the other thread is ending the job */
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void gshmemi_device_failure_wait(void)
+{
+    struct gshmemi_device_failure *f = ds.failure;
+    for (int i = 0; f != NULL && i < 200; i++) { /* the trap may reach the host first */
+        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE))
+            report_failure(f);
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* A device failure is final for the job: the failing kernel has trapped,
  * so this PE's CUDA context is gone and its peers would wait for ever. */
 static void *watch_main(void *arg)
 {
     struct gshmemi_device_failure *f = arg;
     while (!__atomic_load_n(&ds.stop_watch, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) {
-            char why[512], call[sizeof(f->call) + 1];
-            memcpy(call, f->call, sizeof(f->call));
-            call[sizeof(f->call)] = 0;
-            GSHMEMI_ERROR(CORE, "%s in a kernel (block %u,%u,%u thread %u,%u,%u) failed: %s", call,
-                          f->block[0], f->block[1], f->block[2], f->thread[0], f->thread[1],
-                          f->thread[2], reason_text(f, why, sizeof(why)));
-            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "a device-side failure");
-        }
+        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE))
+            report_failure(f);
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

@@ -15,6 +15,15 @@ void gshmemi_device_state_stop(void);
 void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t mine, char *buf,
                               size_t n);
 
+/* A host collective that runs as its stream form: between enter and
+ * leave (enter's slot; -1: too many at once), a failing kernel that names
+ * kernel_call is reported as call's.  failure_wait: where a wait for the
+ * GPU failed, report the kernel's failure and end the job where one was
+ * recorded (returns after a second where none was: the caller reports). */
+int gshmemi_device_host_call_enter(const char *call, const char *kernel_call);
+void gshmemi_device_host_call_leave(int slot);
+void gshmemi_device_failure_wait(void);
+
 /* The slots' collective areas as the device state describes them
  * (struct gshmemi_device_state's coll_* fields). */
 struct gshmemi_device_coll_area {

@@ -582,6 +582,11 @@ void gshmemi_gpu_stream_sync(const char *call, void *stream)
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize((cudaStream_t)stream));
 }
 
+int gshmemi_gpu_stream_finish(void *stream)
+{
+    return (int)cudaStreamSynchronize((cudaStream_t)stream);
+}
+
 /* A set is a stream memory operation, which needs no SM: it lands even when
  * the application's kernels occupy every SM.  An add needs a kernel. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
@@ -891,6 +896,7 @@ void gshmemi_gpu_leave(int prev) { (void)prev; }
 void *gshmemi_gpu_stream_new(const char *call) { no_gpu(call); return NULL; }
 void gshmemi_gpu_stream_free(void *s) { (void)s; }
 void gshmemi_gpu_stream_sync(const char *call, void *s) { (void)s; no_gpu(call); }
+int gshmemi_gpu_stream_finish(void *s) { (void)s; return -1; }
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 { (void)what; (void)err; no_gpu(call); for (;;) {} }
 int gshmemi_gpu_write_value(void *s, uint64_t *a, uint64_t v) { (void)s; (void)a; (void)v; return -1; }

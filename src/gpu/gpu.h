@@ -121,6 +121,8 @@ void gshmemi_gpu_leave(int prev);
 void *gshmemi_gpu_stream_new(const char *call);
 void gshmemi_gpu_stream_free(void *stream);
 void gshmemi_gpu_stream_sync(const char *call, void *stream);
+/* The same, returning CUDA's error (0: none) where stream_sync ends the job. */
+int gshmemi_gpu_stream_finish(void *stream);
 
 /* Copies n bytes in the order of a caller's stream. */
 void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream);

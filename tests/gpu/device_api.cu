@@ -375,9 +375,10 @@ __global__ void bad_kernel(int which, int *sym, int *local)
 static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
-                           "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch"};
+                           "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch",
+                           "host-coll-timeout"};
     int which = -1;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
@@ -385,7 +386,21 @@ static int run_bad(const char *name)
     int *local;
     CUDA(cudaMalloc(&local, 64));
     gshmem_barrier_all();
-    if (me == 0 && which == 5) {
+    if (which == 7) {
+        // a host collective that runs as its stream form, pe 1 never joining:
+        // its kernel's wait fails, named by the host call.  Stream forms
+        // need the two PEs on GPUs of their own that map each other.
+        int can = 0;
+        if (gpu_count() >= 2)
+            CUDA(cudaDeviceCanAccessPeer(&can, 0, 1));
+        if (!can) {
+            std::fprintf(stderr, "pe %d: %s needs two GPUs with P2P: not applicable\n", me, name);
+            gshmem_finalize();
+            return 0;
+        }
+        if (me == 0)
+            gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, sym + 8, sym, 4);
+    } else if (me == 0 && which == 5) {
         // through the proxy, a stream-ordered put's kernel cannot read pageable memory
         static int pageable[16];
         gshmemx_putmem_on_stream(sym, pageable, sizeof(pageable), 1, 0);
