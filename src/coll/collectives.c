@@ -12,9 +12,10 @@
  *   larger than one-shot takes): every member gathers every piece into its
  *   area in ceil(log2 n) steps of one put with a signal (Bruck's order),
  *   then builds its dest as one-shot does: fcollect and the scans (reduce
- *   too where forced); broadcast on the same steps, only the root's piece
- *   moving, on such teams of any size that the hierarchical forms do not
- *   take (one node, or one member a node).
+ *   too where forced); alltoall on the same steps (Bruck's: step k sends
+ *   the blocks whose place has bit k set to the member 2^k after); broadcast
+ *   on them, only the root's piece moving, on such teams of any size that
+ *   the hierarchical forms do not take (one node, or one member a node).
  * - pipelined (host heap, members through the transport, sizes from the
  *   table below; pipe.c): puts with signals between neighbours in chunks,
  *   no barrier: ring, chain in team order, direct, hierarchical.
@@ -576,6 +577,89 @@ static struct gathered gather(const char *call, struct gshmemi_team *t, gshmem_t
                                   : oneshot(call, t, team, pc);
 }
 
+/* ---- Bruck's alltoall: log2 n steps of about half the blocks ------------------ */
+
+/* The blocks that recursive doubling's steps carry for an alltoall of n
+ * members: step k sends the positions whose bit k is set. */
+static size_t bruck_blocks(int n)
+{
+    size_t b = 0;
+    for (int d = 1; d < n; d <<= 1)
+        for (int q = 1; q < n; q++)
+            b += (q & d) != 0;
+    return b;
+}
+
+/* Rounds of *chunk bytes of each block for an alltoall of `piece` bytes a
+ * member by bruck_alltoall(), 0 where it does not apply: as
+ * doubling_rounds() (auto beyond one-shot's members on teams with a member
+ * through the transport, GSHMEM_COLL_ALGO=doubling anywhere), where every
+ * step's blocks of a round fit the area at once (each step has its own
+ * place: its sender may be steps ahead of this member's reading). */
+static size_t bruck_rounds(const struct gshmemi_team *t, gshmem_team_t team, size_t piece,
+                           size_t *chunk)
+{
+    size_t dchunk;
+    if (doubling_rounds(t, team, piece, 1, &dchunk) == 0)
+        return 0;
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
+    *chunk = a.cap * (size_t)gshmemi_rt.n_pes / bruck_blocks(t->n);
+    if (*chunk == 0)
+        return 0;
+    const size_t rounds = rounds_of(piece, *chunk);
+    return doubling_forced() || rounds <= ONESHOT_ROUNDS ? rounds : 0;
+}
+
+/* One round of Bruck's alltoall on bytes [off, off + len) of every block:
+ * w's position q holds the block for member my + q (mod n), then, after
+ * step k has moved the positions with bit k set to member my + 2^k (packed
+ * in pack, into the area at that step's place, unpacked there into the
+ * same positions), the block from member my - q.  The steps' signals and
+ * the area's reuse are doubling()'s, so it shares its call numbers. */
+static void bruck_round(const char *call, struct gshmemi_team *t, gshmem_team_t team, char *dest,
+                        const char *source, size_t nbytes, size_t off, size_t len, char *w,
+                        char *pack)
+{
+    const uint64_t call_no = ++t->oneshots;
+    const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
+    const int n = t->n, my = t->my;
+    for (int q = 0; q < n; q++)
+        memcpy(w + (size_t)q * len, source + (size_t)((my + q) % n) * nbytes + off, len);
+    size_t at = 0; /* this step's place in the area */
+    for (int d = 1, step = 0; d < n; d <<= 1, step++) {
+        size_t cnt = 0;
+        for (int q = 1; q < n; q++)
+            if (q & d)
+                memcpy(pack + cnt++ * len, w + (size_t)q * len, len);
+        const int to = (my + d) % n;
+        if (len > 0)
+            gshmemi_rma_put(call, a.data + at, pack, cnt * len, t->pes[to], 1);
+        doubling_step_end(call, t, &a, step, to, call_no);
+        for (int q = 1, i = 0; q < n; q++)
+            if (q & d)
+                memcpy(w + (size_t)q * len, a.data + at + (size_t)i++ * len, len);
+        at += cnt * len;
+    }
+    for (int q = 0; q < n; q++)
+        memcpy(dest + (size_t)((my - q + n) % n) * nbytes + off, w + (size_t)q * len, len);
+}
+
+static void bruck_alltoall(const char *call, struct gshmemi_team *t, gshmem_team_t team,
+                           void *dest, const void *source, size_t nbytes, size_t rounds,
+                           size_t per_round)
+{
+    const size_t chunk = rounds > 1 ? per_round : nbytes, n = (size_t)t->n;
+    char *w = malloc(n * chunk + (n / 2 + 1) * chunk);
+    if (w == NULL)
+        gshmemi_rma_fail(call, "no memory for the alltoall's %zu-byte blocks", chunk);
+    size_t off, len;
+    for (size_t r = 0; r < rounds; r++) {
+        oneshot_round(r, per_round, nbytes, &off, &len);
+        bruck_round(call, t, team, dest, source, nbytes, off, len, w, w + n * chunk);
+    }
+    free(w);
+}
+
 /* ---- moving data ------------------------------------------------------------- */
 
 /* fcollect (stride 0: my block to every member; one-shot or recursive
@@ -788,10 +872,16 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
             gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
         return 0;
     }
-    if (rounds > 0) {
+    if (rounds > 0 && !doubling_forced()) {
         oneshot_check(call, dest, total, source, total);
         gather_blocks(call, t, team, dest, source, nbytes, nbytes, rounds, per_round,
                       GATHER_ONESHOT);
+        return 0;
+    }
+    const size_t brounds = bruck_rounds(t, team, nbytes, &per_round);
+    if (brounds > 0) {
+        oneshot_check(call, dest, total, source, total);
+        bruck_alltoall(call, t, team, dest, source, nbytes, brounds, per_round);
         return 0;
     }
     gshmemi_team_sync(call, t, team);

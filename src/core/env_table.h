@@ -82,7 +82,8 @@
       "pipelined: hierarchical where the team spans nodes, else ring, chain or direct "      \
       "puts with signals; fcollect and the scans of teams of more than 32 members through " \
       "the transport by recursive doubling where the team's area holds them in up to two "  \
-      "rounds, and broadcast on its steps up to one-shot's capacity on teams through the "  \
+      "rounds, alltoall on its steps (Bruck's) where the area holds every step's blocks, "   \
+      "and broadcast on its steps up to one-shot's capacity on teams through the "           \
       "transport that the hierarchical forms do not take, jobs of up to 128 PEs), simple "  \
       "(barrier, "                                                                           \
       "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
@@ -91,7 +92,8 @@
       "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
       "teams that span nodes) or doubling (as auto, with fcollect, reduce and the scans of " \
       "the host forms on the host heap by recursive doubling wherever the team's area "     \
-      "holds every member's piece, and broadcast on its steps at any size, mapped peers "   \
+      "holds every member's piece, alltoall on its steps where it holds every step's "     \
+      "blocks, and broadcast on its steps at any size, mapped peers "                        \
       "too).")                                                                               \
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
