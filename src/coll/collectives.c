@@ -436,10 +436,12 @@ static void doubling_step_end(const char *call, const struct gshmemi_team *t,
  * s) to the call's number; so every piece arrives once, after ceil(log2 n)
  * steps.  A member that has every piece of call e knows that every member
  * has begun e, so has finished e - 1, whose parity e + 1 reuses: as
- * one-shot, with no barrier.  One-shot, doubling() and doubling_broadcast()
- * share the call numbers and areas (one-shot's words by sender, the others'
- * by step): a word set in call e is waited for by its owner in e, so one of
- * call e + 2 comes after that, and a word only grows. */
+ * one-shot, with no barrier.  One-shot, doubling(), doubling_broadcast()
+ * and bruck_round() share the call numbers and areas (one-shot's words by
+ * sender, the others' by step; Bruck's steps go to my + 2^k, and a member
+ * done with its call has heard, through its senders, from every member): a
+ * word set in call e is waited for by its owner in e, so one of call e + 2
+ * comes after that, and a word only grows. */
 static struct gathered doubling(const char *call, struct gshmemi_team *t, gshmem_team_t team,
                                 const char *piece, size_t len)
 {
@@ -623,24 +625,27 @@ static void bruck_round(const char *call, struct gshmemi_team *t, gshmem_team_t 
     const uint64_t call_no = ++t->oneshots;
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, (int)(call_no & 1));
     const int n = t->n, my = t->my;
-    for (int q = 0; q < n; q++)
+    for (int q = 0; q < n && len > 0; q++)
         memcpy(w + (size_t)q * len, source + (size_t)((my + q) % n) * nbytes + off, len);
     size_t at = 0; /* this step's place in the area */
     for (int d = 1, step = 0; d < n; d <<= 1, step++) {
         size_t cnt = 0;
         for (int q = 1; q < n; q++)
-            if (q & d)
-                memcpy(pack + cnt++ * len, w + (size_t)q * len, len);
+            if (q & d) {
+                if (len > 0)
+                    memcpy(pack + cnt * len, w + (size_t)q * len, len);
+                cnt++;
+            }
         const int to = (my + d) % n;
         if (len > 0)
             gshmemi_rma_put(call, a.data + at, pack, cnt * len, t->pes[to], 1);
         doubling_step_end(call, t, &a, step, to, call_no);
-        for (int q = 1, i = 0; q < n; q++)
+        for (int q = 1, i = 0; q < n && len > 0; q++)
             if (q & d)
                 memcpy(w + (size_t)q * len, a.data + at + (size_t)i++ * len, len);
         at += cnt * len;
     }
-    for (int q = 0; q < n; q++)
+    for (int q = 0; q < n && len > 0; q++)
         memcpy(dest + (size_t)((my - q + n) % n) * nbytes + off, w + (size_t)q * len, len);
 }
 
@@ -649,7 +654,7 @@ static void bruck_alltoall(const char *call, struct gshmemi_team *t, gshmem_team
                            size_t per_round)
 {
     const size_t chunk = rounds > 1 ? per_round : nbytes, n = (size_t)t->n;
-    char *w = malloc(n * chunk + (n / 2 + 1) * chunk);
+    char *w = malloc(n * chunk + (n / 2 + 1) * chunk + 1); /* (+1: chunk may be 0) */
     if (w == NULL)
         gshmemi_rma_fail(call, "no memory for the alltoall's %zu-byte blocks", chunk);
     size_t off, len;
@@ -861,9 +866,13 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
     const size_t total = gshmemi_rma_bytes(call, (size_t)t->n, nbytes); /* one block a member */
     gshmemi_coll_check_overlap(call, dest, total, source, total, NULL);
     gshmemi_coll_check_args(call, t, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE), nbytes, -1);
-    size_t per_round;
+    size_t per_round, bruck_chunk;
     const size_t rounds = oneshot_rounds(t, team, nbytes, 1, &per_round);
-    const enum pipe_algo pa = pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0);
+    /* (under auto Bruck's applies only where one-shot does not) */
+    const size_t brounds = bruck_rounds(t, team, nbytes, &bruck_chunk);
+    const int forced = doubling_forced() && brounds > 0;
+    const enum pipe_algo pa =
+        forced ? PIPE_NONE : pipe_pick(t, team, nbytes, &PIPE_ALLTOALL, rounds > 0);
     if (pa != PIPE_NONE) {
         oneshot_check(call, dest, total, source, total);
         if (pa == PIPE_HIER && gshmemi_hier_alltoall_fits(call, t, nbytes))
@@ -872,16 +881,15 @@ static int alltoall(const char *call, gshmem_team_t team, void *dest, const void
             gshmemi_direct_alltoall(call, t, team, dest, source, nbytes);
         return 0;
     }
-    if (rounds > 0 && !doubling_forced()) {
+    if (rounds > 0 && !forced) {
         oneshot_check(call, dest, total, source, total);
         gather_blocks(call, t, team, dest, source, nbytes, nbytes, rounds, per_round,
                       GATHER_ONESHOT);
         return 0;
     }
-    const size_t brounds = bruck_rounds(t, team, nbytes, &per_round);
     if (brounds > 0) {
         oneshot_check(call, dest, total, source, total);
-        bruck_alltoall(call, t, team, dest, source, nbytes, brounds, per_round);
+        bruck_alltoall(call, t, team, dest, source, nbytes, brounds, bruck_chunk);
         return 0;
     }
     gshmemi_team_sync(call, t, team);
