@@ -44,8 +44,12 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
         const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
                          : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? GSHMEMI_LL_FCOLLECT
                                                                 : GSHMEMI_LL_ALLTOALL;
-        gshmemi_ll_move<GSHMEMI_BLOCK>(move_names[shape], team, gshmemi_s().teams[team], form, dest,
-                                       src, nbytes, root, &ll);
+        if (gridDim.x == 1) // (the shares' arithmetic compiled out)
+            gshmemi_ll_move<GSHMEMI_BLOCK, false>(move_names[shape], team, gshmemi_s().teams[team],
+                                                  form, dest, src, nbytes, root, &ll);
+        else
+            gshmemi_ll_move<GSHMEMI_BLOCK, true>(move_names[shape], team, gshmemi_s().teams[team],
+                                                 form, dest, src, nbytes, root, &ll);
         return;
     }
     switch (shape) {
@@ -140,8 +144,14 @@ __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const
 {
     const char *call = reduce_names[name];
     if ((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0)
-        gshmemi_ll_reduce<GSHMEMI_BLOCK>(call, team, gshmemi_s().teams[team], dest, src, n,
-                                         SHAPE == SHAPE_REDUCESCATTER, OP(), &ll);
+        if (gridDim.x == 1)
+            gshmemi_ll_reduce<GSHMEMI_BLOCK, T, OP, false>(call, team, gshmemi_s().teams[team], dest,
+                                                           src, n, SHAPE == SHAPE_REDUCESCATTER,
+                                                           OP(), &ll);
+        else
+            gshmemi_ll_reduce<GSHMEMI_BLOCK, T, OP, true>(call, team, gshmemi_s().teams[team], dest,
+                                                          src, n, SHAPE == SHAPE_REDUCESCATTER,
+                                                          OP(), &ll);
     else if (SHAPE == SHAPE_REDUCE)
         gshmemi_coll_reduce<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
     else if (SHAPE == SHAPE_REDUCESCATTER)

@@ -134,7 +134,7 @@ __device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int mem
  * checked), and the sender polls this word before it stores again; the
  * order rests on that dependency and barrier, which the hardware keeps,
  * not on the PTX model's release, which would cost a round trip. */
-template <int SCOPE>
+template <int SCOPE, bool SHARES = true>
 __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, gshmem_team_t team,
                                                              const struct gshmemi_device_team &t,
                                                              const struct gshmemi_ll_areas *areas)
@@ -156,7 +156,7 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, 
     }
     ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
     ll.part = 0, ll.parts = 1;
-    if (areas != nullptr && SCOPE == GSHMEMI_BLOCK)
+    if (SHARES && areas != nullptr && SCOPE == GSHMEMI_BLOCK)
         ll.part = blockIdx.x, ll.parts = gridDim.x;
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
@@ -294,14 +294,14 @@ __device__ __forceinline__ W gshmemi_combine_packed(W acc, W in, OP op)
 /* Reduce (all members get the combination of all sources) and
  * reducescatter (member i gets block i's); block: the elements each
  * member sends to each other (0: the whole source to all). */
-template <int SCOPE, typename T, typename OP>
+template <int SCOPE, typename T, typename OP, bool SHARES = true>
 __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_t team,
                                                   const struct gshmemi_device_team &t, T *dest,
                                                   const T *src, size_t nelems, bool scatter, OP op,
                                                   const struct gshmemi_ll_areas *areas = nullptr)
 {
     const size_t bytes = nelems * sizeof(T);
-    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE>(call, team, t, areas);
+    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE, SHARES>(call, team, t, areas);
     const int members = ll.members, my = ll.my;
     const char *source = reinterpret_cast<const char *>(src);
     gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, [&](int to) {
@@ -331,13 +331,13 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
  * of each member to member j) and broadcast (the root's block to all). */
 enum { GSHMEMI_LL_FCOLLECT, GSHMEMI_LL_ALLTOALL, GSHMEMI_LL_BROADCAST };
 
-template <int SCOPE>
+template <int SCOPE, bool SHARES = true>
 __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t team,
                                                 const struct gshmemi_device_team &t, int shape,
                                                 void *dest, const void *src, size_t nbytes, int root,
                                                 const struct gshmemi_ll_areas *areas = nullptr)
 {
-    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE>(call, team, t, areas);
+    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE, SHARES>(call, team, t, areas);
     const int members = ll.members, my = ll.my;
     const char *source = static_cast<const char *>(src);
     char *out = static_cast<char *>(dest);
