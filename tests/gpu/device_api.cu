@@ -331,27 +331,42 @@ __global__ void barrier_kernel(int *buf, int iters, int *bad)
 
 // ---- message-passing litmus ---------------------------------------------------
 // Block b of each PE sends rounds to block b of the next PE: data, fence,
-// flag (weak stores both); the receiver waits for the flag and then must
-// see the data.  Thread 0 sends, thread 32 (another warp) receives.
-__global__ void litmus_kernel(int *data, int *flag, int rounds, int *bad)
+// flag; the receiver waits for the flag and then must see the data.  Thread
+// 0 sends, thread 32 (another warp) receives.  The flag is a weak put
+// (FLAG_P) or a standalone signal_op, which is relaxed and ordered after
+// the data by the fence alone (FLAG_SIGNAL_SET, FLAG_SIGNAL_ADD).
+enum { FLAG_P, FLAG_SIGNAL_SET, FLAG_SIGNAL_ADD, FLAG_KINDS };
+static const char *const flag_name[] = {"int_p", "signal_op SET", "signal_op ADD"};
+
+template <int FLAG>
+__global__ void litmus_kernel(int *data, uint64_t *flag, int rounds, int *bad)
 {
     const int me_ = gshmem_my_pe(), n = gshmem_n_pes(), b = blockIdx.x;
     const int to = (me_ + 1) % n;
+    int *iflag = reinterpret_cast<int *>(flag);
     if (threadIdx.x == 0) {
         for (int r = 1; r <= rounds; r++) {
             gshmem_int_p(&data[b], r, to);
             gshmem_fence();
-            gshmem_int_p(&flag[b], r, to);
+            if (FLAG == FLAG_P)
+                gshmem_int_p(&iflag[b], r, to);
+            else if (FLAG == FLAG_SIGNAL_SET)
+                gshmemx_signal_op(&flag[b], (uint64_t)r, GSHMEM_SIGNAL_SET, to);
+            else
+                gshmemx_signal_op(&flag[b], 1, GSHMEM_SIGNAL_ADD, to);
             // back-pressure: do not run more than 1 round ahead of the receiver
-            gshmem_int_wait_until(&flag[gridDim.x + b], GSHMEM_CMP_GE, r);
+            gshmem_uint64_wait_until(&flag[gridDim.x + b], GSHMEM_CMP_GE, (uint64_t)r);
         }
     } else if (threadIdx.x == 32) {
         const int from = (me_ + n - 1) % n;
         for (int r = 1; r <= rounds; r++) {
-            gshmem_int_wait_until(&flag[b], GSHMEM_CMP_GE, r);
+            if (FLAG == FLAG_P)
+                gshmem_int_wait_until(&iflag[b], GSHMEM_CMP_GE, r);
+            else
+                gshmem_signal_wait_until(&flag[b], GSHMEM_CMP_GE, (uint64_t)r);
             if (*(volatile int *)&data[b] < r)
                 atomicAdd(bad, 1);
-            gshmem_int_p(&flag[gridDim.x + b], r, from);
+            gshmem_uint64_p(&flag[gridDim.x + b], (uint64_t)r, from);
         }
     }
 }
@@ -526,18 +541,32 @@ int main(int argc, char **argv)
         gshmem_barrier_all();
     }
 
-    // message-passing litmus: 256 blocks x 4096 rounds per PE
+    // message-passing litmus: 256 blocks x 4096 rounds per PE and flag kind
     long litmus = 0;
     {
-        const int blocks = 256, rounds = 4096;
-        int *data = (int *)gshmem_calloc(blocks, sizeof(int));
-        int *flag = (int *)gshmem_calloc(2 * blocks, sizeof(int));
-        gshmem_barrier_all();
-        litmus_kernel<<<blocks, 64>>>(data, flag, rounds, bad);
-        CUDA(cudaDeviceSynchronize());
-        CHECK(*bad == 0, "litmus: the flag was seen before the data %d times", *bad);
-        litmus = (long)blocks * rounds;
-        gshmem_barrier_all();
+        const int blocks = 256;
+        int *data = (int *)gshmem_malloc(blocks * sizeof(int));
+        uint64_t *flag = (uint64_t *)gshmem_malloc(2 * blocks * sizeof(uint64_t));
+        void (*const kernels[FLAG_KINDS])(int *, uint64_t *, int, int *) = {
+            litmus_kernel<FLAG_P>, litmus_kernel<FLAG_SIGNAL_SET>, litmus_kernel<FLAG_SIGNAL_ADD>};
+        // through the proxy every round is several requests: the signal
+        // kinds take fewer there
+        const bool mapped = gshmem_ptr(data, (me + 1) % npes) != nullptr;
+        for (int k = 0; k < FLAG_KINDS; k++) {
+            const int rounds = k == FLAG_P || mapped ? 4096 : 256;
+            CUDA(cudaMemset(data, 0, blocks * sizeof(int)));
+            CUDA(cudaMemset(flag, 0, 2 * blocks * sizeof(uint64_t)));
+            CUDA(cudaDeviceSynchronize());
+            gshmem_barrier_all();
+            kernels[k]<<<blocks, 64>>>(data, flag, rounds, bad);
+            CUDA(cudaDeviceSynchronize());
+            CHECK(*bad == 0, "litmus with %s: the flag was seen before the data %d times",
+                  flag_name[k], *bad);
+            litmus += (long)blocks * rounds;
+            gshmem_barrier_all();
+        }
+        gshmem_free(flag);
+        gshmem_free(data);
     }
 
     // gshmem_ptr: mapped peers get an address, the heap reads through it
@@ -545,7 +574,8 @@ int main(int argc, char **argv)
     if (me == 0)
         std::printf("device_api: %d PEs: puts/gets (%d kinds x 3 random sizes), p/g, iput/iget, "
                     "put_signal x 3 scopes, every atomic family, waits/tests, device barrier, "
-                    "%ld message-passing litmus rounds per PE: all checks passed\n",
+                    "%ld message-passing litmus rounds per PE (p, signal_op set and add): "
+                    "all checks passed\n",
                     npes, K_KINDS, litmus);
     gshmem_finalize();
     return 0;

@@ -82,7 +82,12 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
         gshmemi_group_sync<SCOPE>();
 }
 
-/* Returns the proxy request's number, or GSHMEMI_REQ_NONE for a mapped PE. */
+/* Returns the proxy request's number, or GSHMEMI_REQ_NONE for a mapped PE.
+ * RELEASE: put_signal's signal, ordered after the data put before it.  A
+ * standalone signal_op is a relaxed atomic update (OpenSHMEM, NVSHMEM):
+ * gshmem_fence or gshmem_quiet orders earlier puts before it, and a
+ * release on every call would cost each one a fence's wait. */
+template <bool RELEASE>
 __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *sig, uint64_t value,
                                                    int op, int pe)
 {
@@ -91,11 +96,14 @@ __device__ __forceinline__ uint64_t gshmemi_signal(const char *call, uint64_t *s
     if (p == nullptr)
         return gshmemi_push1(call, pe, GSHMEMI_REQ_SIGNAL, op == GSHMEM_SIGNAL_ADD ? 1 : 0, 8,
                              gshmemi_heap_off(sig), value, 0, 0, 2);
-    /* Release at system scope: the data written before lands first. */
-    if (op == GSHMEM_SIGNAL_ADD)
+    if (RELEASE && op == GSHMEM_SIGNAL_ADD)
         asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
-    else
+    else if (RELEASE)
         asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    else if (op == GSHMEM_SIGNAL_ADD)
+        asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+    else
+        asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
     return GSHMEMI_REQ_NONE;
 }
 
@@ -113,7 +121,7 @@ __device__ __forceinline__ void gshmemi_put_signal(const char *call, void *dest,
     /* The release is cumulative: it covers the group's stores, which the
      * group barrier above ordered before it. */
     if (lane == 0) {
-        const uint64_t r = gshmemi_signal(call, sig, value, op, pe);
+        const uint64_t r = gshmemi_signal<true>(call, sig, value, op, pe);
         if (!NBI && r != GSHMEMI_REQ_NONE)
             gshmemi_proxy_wait(call, r); /* the source may be reused */
     }

@@ -157,7 +157,7 @@ __device__ inline uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp,
 }
 __device__ inline void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    (void)gshmemi_signal("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
+    (void)gshmemi_signal<false>("gshmemx_signal_op", sig_addr, signal, sig_op, pe);
 }
 
 /* ---- point-to-point synchronisation ----
