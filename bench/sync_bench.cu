@@ -12,7 +12,9 @@
 // streams up; us = time / STREAM_ITERS.  Each is the median of 7 runs
 // (CUDA events) after a warm-up.  Checked once, untimed: a device
 // barrier_all that let a thread through before its peer's atomic before the
-// barrier had landed ends the run.  One RESULT line per point.
+// barrier had landed ends the run.  Beside them, the floor of anything a
+// stream runs as a kernel: STREAM_ITERS empty one-thread kernels behind the
+// same gate (op=empty_kernel_on_stream).  One RESULT line per point.
 #include "bench_api.cuh"
 
 #define RUNS 7
@@ -20,6 +22,8 @@
 #define STREAM_ITERS 100
 
 static int me;
+
+__global__ void empty_kernel() {}
 
 template <bool SYNC>
 __global__ void barrier_loop(int iters)
@@ -93,12 +97,15 @@ int main(int argc, char **argv)
     cudaStream_t s;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     bench_gate gate;
-    for (int sync = 0; sync < 2; sync++) {
+    static const char *const stream_op[] = {"barrier_all", "sync_all", "empty_kernel"};
+    for (int op = 0; op < 3; op++) {
         auto call = [&] {
-            if (sync)
+            if (op == 1)
                 AX_(sync_all_on_stream)(s);
-            else
+            else if (op == 0)
                 AX_(barrier_all_on_stream)(s);
+            else
+                empty_kernel<<<1, 1, 0, s>>>();
         };
         const double us = bench_stream_median_us(RUNS, s, [&](int) {
             CUDA(cudaStreamSynchronize(s));
@@ -111,7 +118,7 @@ int main(int argc, char **argv)
         }, [&](int) { gate.open(); }) / STREAM_ITERS;
         if (me == 0) {
             std::printf("RESULT bench=sync sys=%s op=%s_on_stream calls=%d us=%.3f\n", SYS,
-                        sync ? "sync_all" : "barrier_all", STREAM_ITERS, us);
+                        stream_op[op], STREAM_ITERS, us);
             std::fflush(stdout);
         }
     }

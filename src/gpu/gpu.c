@@ -679,16 +679,6 @@ int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, i
                   eq ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS ? 0 : -1;
 }
 
-int gshmemi_gpu_write_value(void *stream, uint64_t *addr, uint64_t value)
-{
-    if (gpu.write64 == NULL)
-        return -1;
-    return gpu.write64((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS
-               ? 0
-               : -1;
-}
-
-int gshmemi_gpu_has_stream_memops(void) { return gpu.write64 != NULL && gpu.wait64 != NULL; }
 
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 {
@@ -899,12 +889,10 @@ void gshmemi_gpu_stream_sync(const char *call, void *s) { (void)s; no_gpu(call);
 int gshmemi_gpu_stream_finish(void *s) { (void)s; return -1; }
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 { (void)what; (void)err; no_gpu(call); for (;;) {} }
-int gshmemi_gpu_write_value(void *s, uint64_t *a, uint64_t v) { (void)s; (void)a; (void)v; return -1; }
-int gshmemi_gpu_has_stream_memops(void) { return 0; }
 int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t t, int pe)
 { (void)s; (void)a; (void)c; (void)v; (void)t; (void)pe; return -1; }
-int gshmemi_launch_barrier(void *s, char *const *b, size_t o, int me, int n, uint64_t t)
-{ (void)s; (void)b; (void)o; (void)me; (void)n; (void)t; return -1; }
+int gshmemi_launch_barrier(void *s, const struct gshmemi_stream_barrier *b, int o)
+{ (void)s; (void)b; (void)o; return -1; }
 int gshmemi_launch_fence(void *s) { (void)s; return -1; }
 int gshmemi_launch_amos(void *s, const struct gshmemi_amo_req *o, size_t n, uint64_t *r)
 { (void)s; (void)o; (void)n; (void)r; return -1; }

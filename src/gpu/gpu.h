@@ -6,6 +6,8 @@
 #ifndef GSHMEMI_GPU_GPU_H
 #define GSHMEMI_GPU_GPU_H
 
+#include <gshmem/internal/device_state.h>
+
 #include "core/amo.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -134,12 +136,6 @@ int gshmemi_gpu_capturing(void *stream);
 /* Makes stream wait until *addr == value (eq) or >= value (!eq) with the
  * driver's stream memory operations; nonzero where they cannot be used. */
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq);
-/* The stream writes value at addr (this GPU's memory or a mapped peer's)
- * after its earlier work, with a system-wide memory barrier before: 0, or
- * -1 where the driver has no stream memory operations. */
-int gshmemi_gpu_write_value(void *stream, uint64_t *addr, uint64_t value);
-/* Whether both stream memory operations are there. */
-int gshmemi_gpu_has_stream_memops(void);
 /* A launcher's CUDA error: logged with the call, and the job ended. */
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
     __attribute__((noreturn));
@@ -179,13 +175,20 @@ void *gshmemi_gpu_dev_alloc(size_t n);
 int gshmemi_gpu_pin(const char *call, void *addr, size_t len);
 void gshmemi_gpu_unpin(void *addr);
 
-/* Kernel launchers (host_kernels.cu).  The barrier's counters are in the
- * GPU heap's internal area at `off` (enum gshmemi_dev_area's KBAR_ words,
- * gshmem/internal/device_state.h). */
+/* Kernel launchers (host_kernels.cu). */
+/* The on-stream barrier's partners, passed by value to its kernel: the
+ * counters are the KBAR_ words of the GPU heaps' internal areas (enum
+ * gshmemi_dev_area, gshmem/internal/device_state.h). */
+struct gshmemi_stream_barrier {
+    uint64_t *theirs[GSHMEMI_DEVICE_DBAR_MAX_ROUNDS]; /* round r's partner's counter r, mapped here */
+    uint64_t *mine;                                   /* this PE's internal area */
+    int rounds, me, n;
+    uint64_t timeout_ns; /* GSHMEM_TIMEOUT, 0: none */
+};
 int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t value,
                         uint64_t timeout_ns, int pe);
-int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me, int n,
-                           uint64_t timeout_ns);
+/* ordered: barrier_all (each arrival a release), else sync_all. */
+int gshmemi_launch_barrier(void *stream, const struct gshmemi_stream_barrier *b, int ordered);
 int gshmemi_launch_fence(void *stream);
 int gshmemi_launch_amos(void *stream, const struct gshmemi_amo_req *ops, size_t n,
                         uint64_t *results);

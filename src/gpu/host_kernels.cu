@@ -133,31 +133,36 @@ __global__ void wait_kernel(const unsigned long long *addr, int cmp, unsigned lo
     }
 }
 
-// Dissemination barrier among all PEs, one thread: the counters live in each
-// PE's internal area of the GPU heap; the barrier count is kept there too,
-// so a graph replaying this kernel keeps counting.
-__global__ void barrier_kernel(char *const *peer_base, unsigned long long off, int me, int n,
-                               unsigned long long timeout_ns)
+// Dissemination barrier among all PEs, one thread.  The partners' round
+// counters come as mapped here in the launch's parameter, so the first
+// store depends on no load; this PE's counters and barrier count live in
+// its internal area of the GPU heap, so a graph replaying the kernel keeps
+// counting.  ORDERED (barrier_all): each arrival is a release, so this
+// PE's earlier work and what it learnt in earlier rounds are visible
+// before the partner counts it; sync_all's arrivals are relaxed (it
+// completes nothing, and a round still follows the wait before it).
+template <bool ORDERED>
+__global__ void barrier_kernel(const gshmemi_stream_barrier b)
 {
-    unsigned long long *mine = reinterpret_cast<unsigned long long *>(peer_base[me] + off);
+    unsigned long long *mine = reinterpret_cast<unsigned long long *>(b.mine);
     unsigned long long target = 0;
-    for (int r = 0, d = 1; d < n; r++, d <<= 1) {
-        const int to = (me + d) % n;
-        // Release: this PE's earlier work (and what it learnt in earlier
-        // rounds) is visible before the partner counts this arrival.
-        unsigned long long *theirs = reinterpret_cast<unsigned long long *>(peer_base[to] + off) +
-                                     GSHMEMI_DEV_AREA_KBAR_ROUNDS + r;
-        asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+    for (int r = 0; r < b.rounds; r++) {
+        unsigned long long *theirs = reinterpret_cast<unsigned long long *>(b.theirs[r]);
+        if (ORDERED)
+            asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        else
+            asm volatile("red.relaxed.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
         if (r == 0) // read while the first signal is in flight
             mine[GSHMEMI_DEV_AREA_KBAR_EPOCH] = target = mine[GSHMEMI_DEV_AREA_KBAR_EPOCH] + 1;
         const unsigned long long start = now_ns();
         unsigned long long v;
         for (unsigned spins = 1;
              (v = load_acquire(&mine[GSHMEMI_DEV_AREA_KBAR_ROUNDS + r])) < target; spins++) {
-            if (timeout_ns != 0 && (spins & 1023) == 0 && now_ns() - start > timeout_ns) {
-                printf("gshmem pe %d: gshmemx_barrier_all_on_stream timed out (GSHMEM_TIMEOUT) "
+            if (b.timeout_ns != 0 && (spins & 1023) == 0 && now_ns() - start > b.timeout_ns) {
+                printf("gshmem pe %d: gshmemx_%s_on_stream timed out (GSHMEM_TIMEOUT) "
                        "in round %d waiting for pe %d: count %llu of %llu\n",
-                       me, r, (me - d + n) % n, v, target);
+                       b.me, ORDERED ? "barrier_all" : "sync_all", r,
+                       (b.me - (1 << r) % b.n + b.n) % b.n, v, target);
                 __trap();
             }
         }
@@ -179,11 +184,13 @@ extern "C" int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, 
     return static_cast<int>(cudaGetLastError());
 }
 
-extern "C" int gshmemi_launch_barrier(void *stream, char *const *peer_base, size_t off, int me,
-                                      int n, uint64_t timeout_ns)
+extern "C" int gshmemi_launch_barrier(void *stream, const struct gshmemi_stream_barrier *b,
+                                      int ordered)
 {
-    barrier_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(peer_base, off, me, n,
-                                                                    timeout_ns);
+    if (ordered)
+        barrier_kernel<true><<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(*b);
+    else
+        barrier_kernel<false><<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(*b);
     return static_cast<int>(cudaGetLastError());
 }
 
@@ -234,7 +241,8 @@ extern "C" int gshmemi_preload_kernels(void)
     cudaFuncAttributes a;
     const void *kernels[] = {
         reinterpret_cast<const void *>(amo_kernel),    reinterpret_cast<const void *>(signal_kernel),
-        reinterpret_cast<const void *>(wait_kernel),   reinterpret_cast<const void *>(barrier_kernel),
+        reinterpret_cast<const void *>(wait_kernel),   reinterpret_cast<const void *>(barrier_kernel<true>),
+        reinterpret_cast<const void *>(barrier_kernel<false>),
         reinterpret_cast<const void *>(fence_kernel),  reinterpret_cast<const void *>(put_signal_kernel),
     };
     for (const void *k : kernels) {

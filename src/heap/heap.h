@@ -95,7 +95,6 @@ struct gshmemi_heap {
         struct gshmemi_heap_mem mem; /* this PE's, held while live */
     } *user;
     size_t n_user;
-    uint64_t stream_barriers; /* made of stream memory operations, by this PE */
     /* GPU heap: two PEs of the job use one GPU (the same on every PE) */
     int gpu_shared;
     struct gshmemi_heap_listener *listeners;

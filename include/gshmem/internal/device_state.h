@@ -43,10 +43,6 @@ enum gshmemi_dev_area {
     GSHMEMI_DEV_AREA_DBAR_EPOCH = 192,
     GSHMEMI_DEV_AREA_GRID_ARRIVE = 193,
     GSHMEMI_DEV_AREA_GRID_GEN = 194,
-    /* The on-stream barrier of stream memory operations
-     * (src/sync/sync_on_stream.c): each round's word, written with the
-     * barrier's number. */
-    GSHMEMI_DEV_AREA_SBAR_ROUNDS = 256,
     /* Words reserved for a barrier's round counters. */
     GSHMEMI_DEV_AREA_ROUNDS = 64,
     /* The area's size in words (GSHMEMI_DEV_AREA_WORDS * 8 bytes). */
@@ -72,11 +68,8 @@ GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_DBAR_EPOCH + 1 <= GSHMEMI_DEV_AREA_GRID
                         "device barrier epoch overlaps the grid barrier's arrivals");
 GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_GRID_ARRIVE + 1 <= GSHMEMI_DEV_AREA_GRID_GEN,
                         "grid barrier arrivals overlap its generation");
-GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_GRID_GEN + 1 <= GSHMEMI_DEV_AREA_SBAR_ROUNDS,
-                        "grid barrier generation overlaps the stream barrier's rounds");
-GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_SBAR_ROUNDS + GSHMEMI_DEV_AREA_ROUNDS <=
-                            GSHMEMI_DEV_AREA_WORDS,
-                        "stream barrier rounds run past the area");
+GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_GRID_GEN + 1 <= GSHMEMI_DEV_AREA_WORDS,
+                        "grid barrier generation runs past the area");
 GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEV_AREA_ROUNDS >= 31, "an int count of PEs needs 31 rounds");
 GSHMEMI_DEV_AREA_ASSERT(GSHMEMI_DEVICE_DBAR_MAX_ROUNDS <= GSHMEMI_DEV_AREA_ROUNDS,
                         "the device barrier has more rounds than counters");
