@@ -60,6 +60,12 @@ static struct {
     size_t map_words;         /* words a row */
 } tm;
 
+/* Whether world PE a maps PE b's heap (a's gathered row). */
+static int maps(int a, int b)
+{
+    return tm.maps[(size_t)a * tm.map_words + (size_t)b / 64] >> (b % 64) & 1;
+}
+
 /* Whether every member of pes[0..n) maps every other's heap: the same on
  * every member, where each one's own view (all mapped here) is not when P2P
  * reach is not transitive (A and B reach C, not each other), and members
@@ -67,12 +73,10 @@ static struct {
  * deadline. */
 static int all_map_all(const int *pes, int n)
 {
-    for (int i = 0; i < n; i++) {
-        const uint64_t *row = tm.maps + (size_t)pes[i] * tm.map_words;
+    for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            if (!(row[pes[j] / 64] >> (pes[j] % 64) & 1))
+            if (!maps(pes[i], pes[j]))
                 return 0;
-    }
     return 1;
 }
 
@@ -324,8 +328,7 @@ static int in_world(int pe) { return (void)pe, 1; }
 /* Whether a and b map each other's heaps (the gathered rows). */
 static int map_both(int a, int b)
 {
-    return (tm.maps[(size_t)a * tm.map_words + (size_t)b / 64] >> (b % 64) & 1) &&
-           (tm.maps[(size_t)b * tm.map_words + (size_t)a / 64] >> (a % 64) & 1);
+    return maps(a, b) && maps(b, a);
 }
 
 /* GSHMEM_TEAM_SHARED: the PEs that map each other, as groups every PE
