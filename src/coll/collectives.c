@@ -159,9 +159,8 @@ static int reduced_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_
                                 : NULL;
     if (s == NULL)
         return 0;
-    char kernel_call[64]; /* gshmemx_<type>_<op>_<shape>_on_stream, whatever names call has */
-    snprintf(kernel_call, sizeof(kernel_call), "gshmemx_%s_on_stream", strchr(call, '_') + 1);
-    const int slot = gshmemi_device_host_call_enter(call, kernel_call);
+    /* NULL: the kernel names call's stream form, gshmemx_<type>_<op>_<shape>_on_stream */
+    const int slot = gshmemi_device_host_call_enter(call, NULL);
     gshmemi_coll_reduce_on(call, kind, src_blocks, grid, team, dest, source, nelems, esize, launch,
                            s);
     stream_form_done(call, s, slot, prev);

@@ -54,8 +54,8 @@ static struct {
     int stop_watch; /* atomic: the watch thread polls it */
     struct {
         int state;        /* atomic: 0 free, 1 being written, 2 set */
-        const char *call; /* a host collective running as its stream form */
-        char kernel[64];  /* the call its kernel names in a failure */
+        const char *call;   /* a host collective running as its stream form */
+        const char *kernel; /* the call its kernel names in a failure (NULL: derived) */
     } host_calls[HOST_CALLS];
 } ds = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -354,7 +354,7 @@ int gshmemi_device_host_call_enter(const char *call, const char *kernel_call)
         if (__atomic_compare_exchange_n(&ds.host_calls[i].state, &free_, 1, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)) {
             ds.host_calls[i].call = call;
-            snprintf(ds.host_calls[i].kernel, sizeof(ds.host_calls[i].kernel), "%s", kernel_call);
+            ds.host_calls[i].kernel = kernel_call;
             __atomic_store_n(&ds.host_calls[i].state, 2, __ATOMIC_RELEASE);
             return i;
         }
@@ -376,12 +376,21 @@ static void failed_call(const struct gshmemi_device_failure *f, char *buf, size_
     char call[sizeof(f->call) + 1];
     memcpy(call, f->call, sizeof(f->call));
     call[sizeof(f->call)] = 0;
-    for (int i = 0; i < HOST_CALLS; i++)
-        if (__atomic_load_n(&ds.host_calls[i].state, __ATOMIC_ACQUIRE) == 2 &&
-            strcmp(ds.host_calls[i].kernel, call) == 0) {
+    for (int i = 0; i < HOST_CALLS; i++) {
+        if (__atomic_load_n(&ds.host_calls[i].state, __ATOMIC_ACQUIRE) != 2)
+            continue;
+        char typed[64];
+        const char *kernel = ds.host_calls[i].kernel;
+        if (kernel == NULL) { /* built here, not on every call */
+            snprintf(typed, sizeof(typed), "gshmemx_%s_on_stream",
+                     strchr(ds.host_calls[i].call, '_') + 1);
+            kernel = typed;
+        }
+        if (strcmp(kernel, call) == 0) {
             snprintf(buf, n, "%s (on the GPU, as its stream form)", ds.host_calls[i].call);
             return;
         }
+    }
     snprintf(buf, n, "%s", call);
 }
 

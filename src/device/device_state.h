@@ -17,7 +17,11 @@ void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t 
 
 /* A host collective that runs as its stream form: between enter and
  * leave (enter's slot; -1: too many at once), a failing kernel that names
- * kernel_call is reported as call's.  failure_wait: where a wait for the
+ * kernel_call is reported as call's.  Both are kept, not copied (static
+ * strings); kernel_call NULL stands for call's typed stream form,
+ * gshmemx_<call past its first '_'>_on_stream (gshmem_int_sum_reduce's is
+ * gshmemx_int_sum_reduce_on_stream), built only when a kernel fails.
+ * failure_wait: where a wait for the
  * GPU failed, report the kernel's failure and end the job where one was
  * recorded (returns after a second where none was: the caller reports). */
 int gshmemi_device_host_call_enter(const char *call, const char *kernel_call);
