@@ -414,15 +414,21 @@ static void report_failure(struct gshmemi_device_failure *f)
     }
 }
 
+/* One look at the failure record, the watch's and failure_wait's alike:
+ * report it (not returning), else sleep 5 ms. */
+static void poll_failure(struct gshmemi_device_failure *f)
+{
+    if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE))
+        report_failure(f);
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
 void gshmemi_device_failure_wait(void)
 {
     struct gshmemi_device_failure *f = ds.failure;
-    for (int i = 0; f != NULL && i < 200; i++) { /* the trap may reach the host first */
-        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE))
-            report_failure(f);
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; f != NULL && i < 200; i++) /* the trap may reach the host first */
+        poll_failure(f);
 }
 
 /* A device failure is final for the job: the failing kernel has trapped,
@@ -430,12 +436,8 @@ void gshmemi_device_failure_wait(void)
 static void *watch_main(void *arg)
 {
     struct gshmemi_device_failure *f = arg;
-    while (!__atomic_load_n(&ds.stop_watch, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE))
-            report_failure(f);
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    while (!__atomic_load_n(&ds.stop_watch, __ATOMIC_ACQUIRE))
+        poll_failure(f);
     return NULL;
 }
 
