@@ -20,16 +20,21 @@ extern "C" {
 #endif
 
 int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet);
+/* The moves' shapes, each with the call its kernels name in a failure:
+ * one list for the enum (GSHMEMI_COLL_SHAPE_BROADCAST ...) and the names'
+ * tables by shape, host's and device's. */
+#define GSHMEMI_FOR_COLL_MOVES(X)                    \
+    X(BROADCAST, "gshmemx_broadcast_on_stream")      \
+    X(COLLECT, "gshmemx_collect_on_stream")          \
+    X(FCOLLECT, "gshmemx_fcollect_on_stream")        \
+    X(ALLTOALL, "gshmemx_alltoall_on_stream")        \
+    X(ALLTOALLS, "gshmemx_alltoalls_on_stream")
+#define GSHMEMI_COLL_SHAPE_ID(SHAPE, CALL) GSHMEMI_COLL_SHAPE_##SHAPE,
+#define GSHMEMI_COLL_MOVE_CALL(SHAPE, CALL) CALL,
 /* A move of the table's shape (GSHMEMI_COLL_SHAPE_*) on bytes: broadcast,
  * collect, fcollect and alltoall take nbytes (and root); alltoalls takes
  * the strides, nelems and esize. */
-enum {
-    GSHMEMI_COLL_SHAPE_BROADCAST,
-    GSHMEMI_COLL_SHAPE_COLLECT,
-    GSHMEMI_COLL_SHAPE_FCOLLECT,
-    GSHMEMI_COLL_SHAPE_ALLTOALL,
-    GSHMEMI_COLL_SHAPE_ALLTOALLS,
-};
+enum { GSHMEMI_FOR_COLL_MOVES(GSHMEMI_COLL_SHAPE_ID) };
 int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                              const void *source, size_t nbytes, int root, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t esize, int blocks,

@@ -28,9 +28,7 @@ __global__ void team_sync_kernel(gshmem_team_t team, int quiet)
 
 // The calls' names for kernels' messages: tables in device memory (a host
 // string's address means nothing to a kernel).
-__device__ const char *const move_names[] = {
-    "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
-    "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
+__device__ const char *const move_names[] = {GSHMEMI_FOR_COLL_MOVES(GSHMEMI_COLL_MOVE_CALL)};
 
 // Flag packets on the members' areas the host passed (ll.n > 0: the host
 // checked the team and chose them for broadcast, fcollect or alltoall), a

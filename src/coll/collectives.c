@@ -48,6 +48,7 @@
 #include "gpu/gpu.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
+#include "coll/coll_launch.h"
 #include "coll/coll_on_stream.h"
 #include "coll/combine.h"
 #include "coll/pipe.h"
@@ -139,10 +140,8 @@ static int moved_on_gpu(const char *call, struct gshmemi_team *t, gshmem_team_t 
     struct CUstream_st *s = may ? gshmemi_coll_host_stream(call, t, dest, source, &prev) : NULL;
     if (s == NULL)
         return 0;
-    /* the kernels' names (coll_on_stream_kernels.cu), by shape */
-    static const char *const kernel_calls[] = {
-        "gshmemx_broadcast_on_stream", "gshmemx_collect_on_stream", "gshmemx_fcollect_on_stream",
-        "gshmemx_alltoall_on_stream", "gshmemx_alltoalls_on_stream"};
+    /* the names its kernels report (coll_launch.h), by shape */
+    static const char *const kernel_calls[] = {GSHMEMI_FOR_COLL_MOVES(GSHMEMI_COLL_MOVE_CALL)};
     const int slot = gshmemi_device_host_call_enter(call, kernel_calls[shape]);
     gshmemi_coll_move_on(call, shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, s);
     stream_form_done(call, s, slot, prev);
