@@ -9,7 +9,12 @@
 // time between two events around them (1e9 B/s), median of 7 runs after a
 // warm-up.  Next to it (gshmem's build): cudaMemcpyPeerAsync between two
 // cudaMalloc buffers of PE 0's process on the same two GPUs, the copy
-// engines' reference.  PE 1 checks every size's data.
+// engines' reference.  PE 1 checks every size's data.  Up to GATED_MAX
+// bytes the same puts are also timed behind a gate (a kernel that waits for
+// the host: GATED_CALLS calls enqueued before it opens), so that the time
+// is the GPU's alone and not the host's enqueueing (op=
+// putmem_on_stream_gated; us per call; gate=deadline where the gate opened
+// itself because enqueueing waited for the GPU).
 // Latency: PE 0 puts with a signal and its stream waits for PE 1's reply,
 // which PE 1's stream sends once the signal is there; TRIPS round trips are
 // enqueued behind a gate (a kernel that waits for the host), after a first
@@ -22,6 +27,9 @@
 
 #define RUNS 7
 #define TRIPS 100
+#define GATED_MAX 8192
+#define GATED_CALLS 100
+#define GATE_DEADLINE_MS 5000
 
 static int me;
 
@@ -78,6 +86,7 @@ int main(int argc, char **argv)
         cudaGetLastError();
     }
 #endif
+    bench_gate gated;
     for (size_t n = 8; n <= max; n = n * 2 > max && n < max ? max : n * 2) {
         CUDA(cudaMemsetAsync(dst, 0xEE, n, s));
         CUDA(cudaStreamSynchronize(s));
@@ -87,6 +96,22 @@ int main(int argc, char **argv)
         if (me == 0) {
             us = stream_median_us(s, iters, [&] { AX_(putmem_on_stream)(dst, src, n, 1, s); });
             AX_(quiet_on_stream)(s);
+            if (n <= GATED_MAX) {
+                bool late = false;
+                const double g = bench_stream_median_us(RUNS, s, [&](int) {
+                    late |= gated.host != nullptr && gated.timed_out(); // the run before
+                    gated.close(s, GATE_DEADLINE_MS);
+                }, [&](int) {
+                    for (int i = 0; i < GATED_CALLS; i++)
+                        AX_(putmem_on_stream)(dst, src, n, 1, s);
+                }, [&](int) { gated.open(); }) / GATED_CALLS;
+                late |= gated.timed_out();
+                AX_(quiet_on_stream)(s);
+                std::printf("RESULT bench=on_stream sys=%s op=putmem_on_stream_gated dir=uni bytes=%zu "
+                            "calls=%d us=%.3f GBps=%.3f%s\n", SYS, n, GATED_CALLS, g, n / g * 1e-3,
+                            late ? " gate=deadline" : "");
+                std::fflush(stdout);
+            }
             if (ref_src != nullptr)
                 ref_us = stream_median_us(s, iters, [&] {
                     CUDA(cudaMemcpyPeerAsync(ref_dst, peer_dev, ref_src, dev, n, s));
