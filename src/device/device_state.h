@@ -21,9 +21,9 @@ void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t 
  * strings); kernel_call NULL stands for call's typed stream form,
  * gshmemx_<call past its first '_'>_on_stream (gshmem_int_sum_reduce's is
  * gshmemx_int_sum_reduce_on_stream), built only when a kernel fails.
- * failure_wait: where a wait for the
- * GPU failed, report the kernel's failure and end the job where one was
- * recorded (returns after a second where none was: the caller reports). */
+ * failure_wait: where a wait for the GPU failed, report the kernel's
+ * failure and end the job where one was recorded (returns after a second
+ * where none was: the caller reports). */
 int gshmemi_device_host_call_enter(const char *call, const char *kernel_call);
 void gshmemi_device_host_call_leave(int slot);
 void gshmemi_device_failure_wait(void);

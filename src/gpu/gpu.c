@@ -679,7 +679,6 @@ int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, i
                   eq ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS ? 0 : -1;
 }
 
-
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 {
     GPU_FAIL(call, what, (cudaError_t)err);

@@ -48,9 +48,9 @@ GSHMEM_API void gshmemx_quiet_on_stream(struct CUstream_st *stream)
 }
 
 /* The barrier's one-thread kernel: a dissemination barrier over the
- * internal areas' KBAR_ words.  (The driver's stream memory operations, a
- * write to the partner and a wait, were measured too: 4.5-7.6 us a barrier
- * on the H200 pair against the kernel's 4.3-4.5.) */
+ * internal areas' KBAR_ words.  (Not the driver's stream memory
+ * operations, a write to the partner and a wait: slower and less steady,
+ * docs/device-api.md.) */
 static void barrier_on(const char *call, struct CUstream_st *stream, int ordered)
 {
     gshmemi_rma_need_device_heap(call);
