@@ -127,15 +127,11 @@ __device__ __forceinline__ volatile uint32_t *gshmemi_ll_ack(char *area, int mem
     return reinterpret_cast<volatile uint32_t *>(area + GSHMEMI_COLL_AREA_LL_ACKS) + member;
 }
 
-/* The frame of the group's next collective on the team, and every other
- * member learns that the group has finished the one before.  A plain
- * store, not a release: every read of that one's buffer returned its
- * value before the group barrier that ended it (each read's flag was
- * checked), and the sender polls this word before it stores again; the
- * order rests on that dependency and barrier, which the hardware keeps,
- * not on the PTX model's release, which would cost a round trip. */
+/* The frame of the group's next collective on the team, all but its
+ * number (gshmemi_ll_number): what it needs before then is loaded first
+ * (gshmemi_ll_prefetch). */
 template <int SCOPE, bool SHARES = true>
-__device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, gshmem_team_t team,
+__device__ __forceinline__ struct gshmemi_ll gshmemi_ll_frame(const char *call, gshmem_team_t team,
                                                              const struct gshmemi_device_team &t,
                                                              const struct gshmemi_ll_areas *areas)
 {
@@ -154,16 +150,29 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_begin(const char *call, 
         ll.count = reinterpret_cast<unsigned long long *>(s.heap_base + gshmemi_team_words_off(team)) +
                    GSHMEMI_DEVICE_TEAM_LL_EPOCH;
     }
-    ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
+    ll.n = 0;
     ll.part = 0, ll.parts = 1;
     if (SHARES && areas != nullptr && SCOPE == GSHMEMI_BLOCK)
         ll.part = blockIdx.x, ll.parts = gridDim.x;
+    return ll;
+}
+
+/* The collective's number, and every other member learns that the group
+ * has finished the one before.  A plain store, not a release: every read
+ * of that one's buffer returned its value before the group barrier that
+ * ended it (each read's flag was checked), and the sender polls this word
+ * before it stores again; the order rests on that dependency and barrier,
+ * which the hardware keeps, not on the PTX model's release, which would
+ * cost a round trip. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_ll_number(struct gshmemi_ll &ll)
+{
+    ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     for (int k = 1 + static_cast<int>(lane); ll.part == 0 && k < ll.members;
          k += static_cast<int>(nthr))
         *gshmemi_ll_ack(gshmemi_ll_area(ll, (ll.my + k) % ll.members), ll.my) = ll.n - 1;
-    return ll;
 }
 
 /* This group's packets [*q0, *q1) of np: all, or its block's share (the
@@ -214,11 +223,44 @@ __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll,
                          const_cast<const uint32_t *>(ack), 4, GSHMEM_CMP_GE, ll.n - 2, *ack);
 }
 
+/* A thread's first packet to send: its receiver, that member's
+ * acknowledgement word and the 8 bytes the packet carries (to < 0: none).
+ * Loaded together with the collective's number, where they waited for it
+ * and then for each other: a chain of three memory latencies at the head
+ * of every small collective. */
+struct gshmemi_ll_first {
+    uint64_t chunk;
+    uint32_t ack;
+    int to;
+};
+
+template <int SCOPE, typename DATA>
+__device__ __forceinline__ struct gshmemi_ll_first gshmemi_ll_prefetch(const struct gshmemi_ll &ll,
+                                                                      size_t bytes, bool root_only,
+                                                                      int root, DATA data)
+{
+    struct gshmemi_ll_first f;
+    f.to = -1, f.ack = 0, f.chunk = 0;
+    size_t q0, q1;
+    gshmemi_ll_window(ll, gshmemi_ll_npackets(bytes), &q0, &q1);
+    const size_t w = q1 - q0;
+    unsigned lane, nthr;
+    gshmemi_group<SCOPE>(&lane, &nthr);
+    if ((root_only && ll.my != root) || lane >= w * static_cast<size_t>(ll.members - 1))
+        return f;
+    f.to = (ll.my + static_cast<int>(lane / w) + 1) % ll.members;
+    f.ack = *gshmemi_ll_ack(ll.area, f.to);
+    f.chunk = gshmemi_ll_chunk(data(f.to), bytes, q0 + lane % w);
+    return f;
+}
+
 /* The group sends `bytes` of data(to) to every other member `to`:
- * data(to) points at the payload for that member. */
+ * data(to) points at the payload for that member; `first` is this
+ * thread's first packet, prefetched. */
 template <int SCOPE, typename DATA>
 __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, size_t bytes,
-                                                bool root_only, int root, DATA data)
+                                                bool root_only, int root, DATA data,
+                                                const struct gshmemi_ll_first &first)
 {
     size_t q0, q1;
     gshmemi_ll_window(ll, gshmemi_ll_npackets(bytes), &q0, &q1);
@@ -233,10 +275,18 @@ __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, siz
         const int k = static_cast<int>(i / w) + 1;
         const size_t q = q0 + i % w;
         const int to = (ll.my + k) % ll.members;
-        if (to != cleared)
-            gshmemi_ll_may_send(ll, to), cleared = to;
-        gshmemi_ll_store(gshmemi_ll_packet(ll, to, ll.my, q), gshmemi_ll_chunk(data(to), bytes, q),
-                         ll.n);
+        uint64_t chunk;
+        if (i == lane) { /* the prefetched packet: wait only if its word was behind */
+            if (static_cast<int32_t>(first.ack - (ll.n - 2)) < 0)
+                gshmemi_ll_may_send(ll, to);
+            cleared = to;
+            chunk = first.chunk;
+        } else {
+            if (to != cleared)
+                gshmemi_ll_may_send(ll, to), cleared = to;
+            chunk = gshmemi_ll_chunk(data(to), bytes, q);
+        }
+        gshmemi_ll_store(gshmemi_ll_packet(ll, to, ll.my, q), chunk, ll.n);
     }
 }
 
@@ -301,12 +351,15 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
                                                   const struct gshmemi_ll_areas *areas = nullptr)
 {
     const size_t bytes = nelems * sizeof(T);
-    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE, SHARES>(call, team, t, areas);
+    struct gshmemi_ll ll = gshmemi_ll_frame<SCOPE, SHARES>(call, team, t, areas);
     const int members = ll.members, my = ll.my;
     const char *source = reinterpret_cast<const char *>(src);
-    gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, [&](int to) {
+    const auto data = [&](int to) {
         return scatter ? source + static_cast<size_t>(to) * bytes : source;
-    });
+    };
+    const struct gshmemi_ll_first first = gshmemi_ll_prefetch<SCOPE>(ll, bytes, false, 0, data);
+    gshmemi_ll_number<SCOPE>(ll);
+    gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, data, first);
     if (gshmemi_overlap(dest, bytes, src, scatter ? bytes * members : bytes))
         gshmemi_group_sync<SCOPE>();
     const char *own = scatter ? source + static_cast<size_t>(my) * bytes : source;
@@ -337,14 +390,17 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
                                                 void *dest, const void *src, size_t nbytes, int root,
                                                 const struct gshmemi_ll_areas *areas = nullptr)
 {
-    const struct gshmemi_ll ll = gshmemi_ll_begin<SCOPE, SHARES>(call, team, t, areas);
+    struct gshmemi_ll ll = gshmemi_ll_frame<SCOPE, SHARES>(call, team, t, areas);
     const int members = ll.members, my = ll.my;
     const char *source = static_cast<const char *>(src);
     char *out = static_cast<char *>(dest);
     const bool bcast = shape == GSHMEMI_LL_BROADCAST;
-    gshmemi_ll_send<SCOPE>(ll, nbytes, bcast, root, [&](int to) {
+    const auto data = [&](int to) {
         return shape == GSHMEMI_LL_ALLTOALL ? source + static_cast<size_t>(to) * nbytes : source;
-    });
+    };
+    const struct gshmemi_ll_first first = gshmemi_ll_prefetch<SCOPE>(ll, nbytes, bcast, root, data);
+    gshmemi_ll_number<SCOPE>(ll);
+    gshmemi_ll_send<SCOPE>(ll, nbytes, bcast, root, data, first);
     const size_t in_bytes = shape == GSHMEMI_LL_ALLTOALL ? nbytes * members : nbytes;
     const size_t out_bytes = bcast ? nbytes : nbytes * members;
     if (gshmemi_overlap(dest, out_bytes, src, in_bytes))
