@@ -323,15 +323,20 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
         snprintf(buf, n, "pe %d is not mapped into this PE (GSHMEM_DISABLE_P2P, or no P2P path "
                  "between the GPUs) and no proxy is running to reach it", f->pe);
         break;
-    case GSHMEMI_DEV_FAIL_TIMEOUT:
-        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s) at %#llx for cmp %d value %llu; it "
-                 "holds %llu%s", gshmemi_env.TIMEOUT, (unsigned long long)f->addr, f->cmp,
+    case GSHMEMI_DEV_FAIL_TIMEOUT: {
+        /* A collective's wait names the member whose store it waited for. */
+        char from[64] = "";
+        if (f->pe >= 0 && f->pe != gshmemi_rt.my_pe)
+            snprintf(from, sizeof(from), " (pe %d's to write)", f->pe);
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s) at %#llx%s for cmp %d value %llu; it "
+                 "holds %llu%s", gshmemi_env.TIMEOUT, (unsigned long long)f->addr, from, f->cmp,
                  (unsigned long long)f->expected, (unsigned long long)f->found,
                  ds.state.has_proxy ? " (with the proxy in use, one cause is a kernel outside the "
                                       "device API's units launched for the first time meanwhile: "
                                       "CUDA's lazy loading then stalls the proxy; "
                                       "CUDA_MODULE_LOADING=EAGER rules that out)" : "");
         break;
+    }
     case GSHMEMI_DEV_FAIL_NOT_INIT:
         snprintf(buf, n, "gshmem is not initialised");
         break;
