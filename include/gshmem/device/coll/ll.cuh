@@ -209,29 +209,34 @@ __device__ __forceinline__ uint4 *gshmemi_ll_packet(const struct gshmemi_ll &ll,
     return reinterpret_cast<uint4 *>(base) + buf + q;
 }
 
-/* Member `to` has finished the collective before last (whose buffer this
- * one reuses). */
+/* Whether a member whose acknowledgement word holds `ack` has finished the
+ * collective before collective n's last (whose buffer n reuses).  A
+ * wrapping compare: right for n = 1, 2 against a zeroed word too, and past
+ * 2^32 collectives on the slot. */
+__device__ __forceinline__ bool gshmemi_ll_acked(uint32_t ack, uint32_t n)
+{
+    return static_cast<int32_t>(ack - (n - 2)) >= 0;
+}
+
+/* Waits until member `to` has finished the collective before last. */
 __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll, int to)
 {
-    /* Wrapping compare: right for n = 1, 2 against a zeroed word too, and
-     * past 2^32 collectives on the slot. */
     volatile uint32_t *ack = gshmemi_ll_ack(ll.area, to);
     gshmemi_deadline deadline;
-    for (unsigned spins = 1; static_cast<int32_t>(*ack - (ll.n - 2)) < 0; spins++)
+    for (unsigned spins = 1; !gshmemi_ll_acked(*ack, ll.n); spins++)
         if ((spins & 1023) == 0 && deadline.passed())
             gshmemi_fail(ll.call, GSHMEMI_DEV_FAIL_TIMEOUT, ll.t->pes[to],
                          const_cast<const uint32_t *>(ack), 4, GSHMEM_CMP_GE, ll.n - 2, *ack);
 }
 
-/* A thread's first packet to send: its receiver, that member's
- * acknowledgement word and the 8 bytes the packet carries (to < 0: none).
- * Loaded together with the collective's number, where they waited for it
- * and then for each other: a chain of three memory latencies at the head
- * of every small collective. */
+/* A thread's first packet to send: its receiver's acknowledgement word
+ * and the 8 bytes the packet carries (unused where the thread sends
+ * nothing).  Loaded before the collective's number, where they waited for
+ * it and then for each other: a chain of three memory latencies at the
+ * head of every small collective. */
 struct gshmemi_ll_first {
     uint64_t chunk;
     uint32_t ack;
-    int to;
 };
 
 template <int SCOPE, typename DATA>
@@ -240,7 +245,7 @@ __device__ __forceinline__ struct gshmemi_ll_first gshmemi_ll_prefetch(const str
                                                                       int root, DATA data)
 {
     struct gshmemi_ll_first f;
-    f.to = -1, f.ack = 0, f.chunk = 0;
+    f.ack = 0, f.chunk = 0;
     size_t q0, q1;
     gshmemi_ll_window(ll, gshmemi_ll_npackets(bytes), &q0, &q1);
     const size_t w = q1 - q0;
@@ -248,9 +253,10 @@ __device__ __forceinline__ struct gshmemi_ll_first gshmemi_ll_prefetch(const str
     gshmemi_group<SCOPE>(&lane, &nthr);
     if ((root_only && ll.my != root) || lane >= w * static_cast<size_t>(ll.members - 1))
         return f;
-    f.to = (ll.my + static_cast<int>(lane / w) + 1) % ll.members;
-    f.ack = *gshmemi_ll_ack(ll.area, f.to);
-    f.chunk = gshmemi_ll_chunk(data(f.to), bytes, q0 + lane % w);
+    /* the same receiver as gshmemi_ll_send's first iteration */
+    const int to = (ll.my + static_cast<int>(lane / w) + 1) % ll.members;
+    f.ack = *gshmemi_ll_ack(ll.area, to);
+    f.chunk = gshmemi_ll_chunk(data(to), bytes, q0 + lane % w);
     return f;
 }
 
@@ -277,7 +283,7 @@ __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, siz
         const int to = (ll.my + k) % ll.members;
         uint64_t chunk;
         if (i == lane) { /* the prefetched packet: wait only if its word was behind */
-            if (static_cast<int32_t>(first.ack - (ll.n - 2)) < 0)
+            if (!gshmemi_ll_acked(first.ack, ll.n))
                 gshmemi_ll_may_send(ll, to);
             cleared = to;
             chunk = first.chunk;
