@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Reads every #include "..." under src/ and checks the layering of
-DESIGN.md section 1: a module includes only modules below it (or itself),
+"""Reads every #include "..." under src/ and checks the layering of the
+project's design document (DESIGN.md section 1, kept with the project's
+shared documents, not in this repository): a module includes only modules
+below it (or itself),
 never another module's private headers (*_priv.h), and no group of files
 includes each other round in a cycle.
 
@@ -99,7 +101,8 @@ def main():
     for rel, inc in edges:
         frm, to = rel.split("/")[0], inc.split("/")[0]
         if frm not in RANK:
-            faults.append(f"{rel}: module '{frm}' is not in the layer list (DESIGN.md section 1)")
+            faults.append(f"{rel}: module '{frm}' is not in the layer list "
+                          "(LAYERS in tests/unit/check_layers.py)")
             continue
         if to not in RANK:
             faults.append(f"{rel}: includes {inc} of module '{to}', not in the layer list")
