@@ -229,6 +229,14 @@ __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll,
                          const_cast<const uint32_t *>(ack), 4, GSHMEM_CMP_GE, ll.n - 2, *ack);
 }
 
+/* The member that item i of a group's packets goes to (sending) or comes
+ * from (receiving), w packets a member: the others in turn from the next
+ * one up. */
+__device__ __forceinline__ int gshmemi_ll_peer(const struct gshmemi_ll &ll, size_t i, size_t w)
+{
+    return (ll.my + static_cast<int>(i / w) + 1) % ll.members;
+}
+
 /* A thread's first packet to send: its receiver's acknowledgement word
  * and the 8 bytes the packet carries (unused where the thread sends
  * nothing).  Loaded before the collective's number, where they waited for
@@ -253,8 +261,7 @@ __device__ __forceinline__ struct gshmemi_ll_first gshmemi_ll_prefetch(const str
     gshmemi_group<SCOPE>(&lane, &nthr);
     if ((root_only && ll.my != root) || lane >= w * static_cast<size_t>(ll.members - 1))
         return f;
-    /* the same receiver as gshmemi_ll_send's first iteration */
-    const int to = (ll.my + static_cast<int>(lane / w) + 1) % ll.members;
+    const int to = gshmemi_ll_peer(ll, lane, w);
     f.ack = *gshmemi_ll_ack(ll.area, to);
     f.chunk = gshmemi_ll_chunk(data(to), bytes, q0 + lane % w);
     return f;
@@ -278,9 +285,8 @@ __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, siz
     const size_t total = w * static_cast<size_t>(ll.members - 1);
     int cleared = -1; /* the member whose word this thread last found ready */
     for (size_t i = lane; i < total; i += nthr) {
-        const int k = static_cast<int>(i / w) + 1;
         const size_t q = q0 + i % w;
-        const int to = (ll.my + k) % ll.members;
+        const int to = gshmemi_ll_peer(ll, i, w);
         uint64_t chunk;
         if (i == lane) { /* the prefetched packet: wait only if its word was behind */
             if (!gshmemi_ll_acked(first.ack, ll.n))
@@ -434,7 +440,7 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
             gshmemi_copy(mine + b0, own + b0, b1 - b0, lane, nthr);
         const size_t total = w * static_cast<size_t>(members - 1);
         for (size_t i = lane; i < total; i += nthr) {
-            const int from = (my + 1 + static_cast<int>(i / w)) % members;
+            const int from = gshmemi_ll_peer(ll, i, w);
             const size_t q = q0 + i % w;
             gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
                                gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, from, q), from));
