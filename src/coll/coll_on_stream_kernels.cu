@@ -11,6 +11,7 @@
 #include <gshmem_device.cuh>
 
 #include "coll/coll_launch.h"
+#include "gpu/stream_launch.cuh"
 
 #define THREADS 512
 #define GRID_THREADS 512
@@ -20,6 +21,7 @@ namespace {
 
 __global__ void team_sync_kernel(gshmem_team_t team, int quiet)
 {
+    gshmemi_wait_previous();
     if (quiet)
         gshmemx_barrier_block(team);
     else
@@ -37,6 +39,7 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
                             size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                             size_t esize, struct gshmemi_ll_areas ll)
 {
+    gshmemi_wait_previous();
     if (ll.n > 0 && (shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL)) {
         const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
@@ -69,8 +72,6 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
                                               sst, nelems, esize);
     }
 }
-
-int launched() { return static_cast<int>(cudaGetLastError()); }
 
 // Flag packets where the host filled the members' areas run on a block per
 // LL_BLOCK_PACKETS packets (4 KiB of payload a member), up to LL_BLOCKS:
@@ -140,6 +141,7 @@ template <typename T, typename OP, int SHAPE>
 __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src, size_t n,
                                     struct gshmemi_ll_areas ll)
 {
+    gshmemi_wait_previous();
     const char *call = reduce_names[name];
     if ((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0)
         if (gridDim.x == 1)
@@ -311,6 +313,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
                                    size_t count, int scatter, OP op)
 {
     __shared__ grid_members g;
+    gshmemi_wait_previous();
     const char *call = reduce_names[name];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
@@ -346,6 +349,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
 __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
                                  size_t nbytes, int root, unsigned G)
 {
+    gshmemi_wait_previous();
     const char *call = move_names[shape];
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
@@ -391,8 +395,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshm
 
 extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet)
 {
-    team_sync_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(team, quiet);
-    return launched();
+    return gshmemi_stream_launch(team_sync_kernel, 1, 32, stream, team, quiet);
 }
 
 extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
@@ -404,14 +407,13 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
     {
         // fcollect and alltoall: a quarter more blocks for this PE's own block
         const int own = shape == GSHMEMI_COLL_SHAPE_BROADCAST ? 0 : (blocks + 3) / 4;
-        grid_move_kernel<<<blocks + own, GRID_THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-            shape, team, static_cast<char *>(dest), static_cast<const char *>(source), nbytes, root,
-            static_cast<unsigned>(blocks));
+        return gshmemi_stream_launch(grid_move_kernel, blocks + own, GRID_THREADS, stream, shape,
+                                     team, static_cast<char *>(dest),
+                                     static_cast<const char *>(source), nbytes, root,
+                                     static_cast<unsigned>(blocks));
     }
-    else
-        move_kernel<<<ll_blocks(ll, nbytes), THREADS, 0, static_cast<cudaStream_t>(stream)>>>(
-            shape, team, dest, source, nbytes, root, dst, sst, nelems, esize, *ll);
-    return launched();
+    return gshmemi_stream_launch(move_kernel, ll_blocks(ll, nbytes), THREADS, stream, shape, team,
+                                 dest, source, nbytes, root, dst, sst, nelems, esize, *ll);
 }
 
 // One launcher per typed reduction (gshmemi_launch_int_sum_reduce ...);
@@ -425,20 +427,17 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
                                                         const struct gshmemi_ll_areas *ll)         \
     {                                                                                              \
         typedef canon<TYPE>::type T;                                                               \
-        const cudaStream_t st = static_cast<cudaStream_t>(stream);                                 \
         GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
-        block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE>                                             \
-            <<<ll_blocks(ll, n * sizeof(T)), THREADS, 0, st>>>(RED_##NAME##_##STEM##TAIL, team,    \
-                                                               static_cast<T *>(dest),             \
-                                                               static_cast<const T *>(src), n, *ll); \
-        return launched();                                                                         \
+        return gshmemi_stream_launch(block_reduce_kernel<T, op_##OP, SHAPE_##SHAPE>,               \
+                                     ll_blocks(ll, n * sizeof(T)), THREADS, stream,                \
+                                     static_cast<int>(RED_##NAME##_##STEM##TAIL), team,            \
+                                     static_cast<T *>(dest), static_cast<const T *>(src), n, *ll); \
     }
 #define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \
-    if (blocks > 0) {                                                                              \
-        grid_reduce_kernel<T, op_##OP><<<blocks, GRID_THREADS, 0, st>>>(                           \
-            ID, team, static_cast<T *>(dest), static_cast<const T *>(src), n, SCATTER, op_##OP()); \
-        return launched();                                                                         \
-    }
+    if (blocks > 0)                                                                                \
+        return gshmemi_stream_launch(grid_reduce_kernel<T, op_##OP>, blocks, GRID_THREADS, stream, \
+                                     static_cast<int>(ID), team, static_cast<T *>(dest),           \
+                                     static_cast<const T *>(src), n, SCATTER, op_##OP());
 #define GRID_REDUCE(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 0)
 #define GRID_REDUCESCATTER(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 1)
 #define GRID_INSCAN(OP, T, ID) (void)blocks;

@@ -8,32 +8,38 @@
 
 #include "device/stream_proxy.h"
 #include "gpu/gpu.h"
+#include "gpu/stream_launch.cuh"
 
 namespace {
 
 __global__ void put_kernel(void *dest, const void *src, size_t n, int pe)
 {
+    gshmemi_wait_previous();
     gshmem_putmem(dest, src, n, pe);
 }
 
 __global__ void get_kernel(void *dest, const void *src, size_t n, int pe)
 {
+    gshmemi_wait_previous();
     gshmem_getmem(dest, src, n, pe);
 }
 
 __global__ void signal_kernel(uint64_t *sig, uint64_t value, int op, int pe)
 {
+    gshmemi_wait_previous();
     gshmemx_signal_op(sig, value, op, pe);
 }
 
 __global__ void put_signal_kernel(void *dest, const void *src, size_t n, uint64_t *sig,
                                   uint64_t value, int op, int pe)
 {
+    gshmemi_wait_previous();
     gshmem_putmem_signal(dest, src, n, sig, value, op, pe);
 }
 
 __global__ void p_kernel(void *dest, uint64_t bits, int size, int pe)
 {
+    gshmemi_wait_previous();
     switch (size) {
     case 1: gshmem_uint8_p(static_cast<uint8_t *>(dest), static_cast<uint8_t>(bits), pe); break;
     case 2: gshmem_uint16_p(static_cast<uint16_t *>(dest), static_cast<uint16_t>(bits), pe); break;
@@ -42,62 +48,54 @@ __global__ void p_kernel(void *dest, uint64_t bits, int size, int pe)
     }
 }
 
-__global__ void quiet_kernel() { gshmem_quiet(); }
+__global__ void quiet_kernel()
+{
+    gshmemi_wait_previous();
+    gshmem_quiet();
+}
 
 // One block: gshmem_barrier_all's grid is the block (always resident).
-__global__ void barrier_kernel() { gshmem_barrier_all(); }
-
-int launched() { return static_cast<int>(cudaGetLastError()); }
+__global__ void barrier_kernel()
+{
+    gshmemi_wait_previous();
+    gshmem_barrier_all();
+}
 
 } // namespace
 
 extern "C" int gshmemi_launch_proxy_put(void *stream, void *dest, const void *src, size_t n, int pe)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    put_kernel<<<1, 1, 0, s>>>(dest, src, n, pe);
-    return launched();
+    return gshmemi_stream_launch(put_kernel, 1, 1, stream, dest, src, n, pe);
 }
 
 extern "C" int gshmemi_launch_proxy_get(void *stream, void *dest, const void *src, size_t n, int pe)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    get_kernel<<<1, 1, 0, s>>>(dest, src, n, pe);
-    return launched();
+    return gshmemi_stream_launch(get_kernel, 1, 1, stream, dest, src, n, pe);
 }
 
 extern "C" int gshmemi_launch_proxy_signal(void *stream, uint64_t *sig, uint64_t value, int op,
                                            int pe)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    signal_kernel<<<1, 1, 0, s>>>(sig, value, op, pe);
-    return launched();
+    return gshmemi_stream_launch(signal_kernel, 1, 1, stream, sig, value, op, pe);
 }
 
 extern "C" int gshmemi_launch_proxy_put_signal(void *stream, void *dest, const void *src, size_t n,
                                                uint64_t *sig, uint64_t value, int op, int pe)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    put_signal_kernel<<<1, 1, 0, s>>>(dest, src, n, sig, value, op, pe);
-    return launched();
+    return gshmemi_stream_launch(put_signal_kernel, 1, 1, stream, dest, src, n, sig, value, op, pe);
 }
 
 extern "C" int gshmemi_launch_p(void *stream, void *dest, uint64_t bits, int size, int pe)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    p_kernel<<<1, 1, 0, s>>>(dest, bits, size, pe);
-    return launched();
+    return gshmemi_stream_launch(p_kernel, 1, 1, stream, dest, bits, size, pe);
 }
 
 extern "C" int gshmemi_launch_proxy_quiet(void *stream)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    quiet_kernel<<<1, 1, 0, s>>>();
-    return launched();
+    return gshmemi_stream_launch(quiet_kernel, 1, 1, stream);
 }
 
 extern "C" int gshmemi_launch_proxy_barrier(void *stream)
 {
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
-    barrier_kernel<<<1, 1, 0, s>>>();
-    return launched();
+    return gshmemi_stream_launch(barrier_kernel, 1, 1, stream);
 }

@@ -40,6 +40,7 @@ static struct {
     pthread_mutex_t lock; /* the pinned result and bounce buffers: the
                            * application's thread and the transport's */
     int device;
+    int overlap; /* stream kernels launched with programmatic dependent launch */
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
     uint64_t *result;  /* pinned: a batch of atomics' fetched values */
@@ -343,11 +344,17 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     gpu.flush_rdma = rdma_flush_needed(dev) ? gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites")
                                             : NULL;
     gpu.device = dev;
+    int major = 0;
+    gpu.overlap = gshmemi_env.STREAM_PDL &&
+                  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+                      cudaSuccess &&
+                  major >= 9;
     if (gshmemi_staging_alloc(&gpu.bounce, GPU_BOUNCE, "host's polls of GPU memory") != 0) {
         gshmemi_gpu_close();
         return GSHMEM_ERR_NO_MEMORY;
     }
-    GSHMEMI_INFO(GPU, "using GPU %d of %d", dev, count);
+    GSHMEMI_INFO(GPU, "using GPU %d of %d%s", dev, count,
+                 gpu.overlap ? ", stream kernels with programmatic dependent launch" : "");
     return 0;
 }
 
@@ -364,6 +371,7 @@ void gshmemi_gpu_close(void)
 }
 
 int gshmemi_gpu_device(void) { return gpu.device; }
+int gshmemi_gpu_overlap_launches(void) { return gpu.overlap; }
 
 int gshmemi_gpu_bus_id(char *buf, size_t len)
 {
@@ -819,6 +827,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 }
 void gshmemi_gpu_close(void) {}
 int gshmemi_gpu_device(void) { return -1; }
+int gshmemi_gpu_overlap_launches(void) { return 0; }
 void gshmemi_gpu_bind_thread(const char *who) { (void)who; }
 int gshmemi_gpu_numa_node(void) { return -1; }
 void *gshmemi_gpu_host_alloc_near(size_t n) { (void)n; return NULL; }

@@ -33,6 +33,10 @@ int gshmemi_gpu_peermem_loaded(void);
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len);
 void gshmemi_gpu_close(void);
 int gshmemi_gpu_device(void); /* -1 when closed */
+/* 1 where gshmem's stream kernels are launched to overlap the end of the
+ * kernel before them (GSHMEM_STREAM_PDL on a GPU of compute capability 9.0
+ * or later; gpu/stream_launch.cuh). */
+int gshmemi_gpu_overlap_launches(void);
 /* The PCI bus id of this PE's GPU, in lower case as sysfs has it
  * ("0000:1a:00.0"). */
 int gshmemi_gpu_bus_id(char *buf, size_t len);

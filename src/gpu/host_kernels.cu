@@ -9,6 +9,7 @@
 #include <gshmem/internal/device_state.h>
 
 #include "gpu/gpu.h"
+#include "gpu/stream_launch.cuh"
 
 namespace {
 
@@ -38,6 +39,7 @@ struct amo_batch {
 // One thread, in order: a batch holds one peer's requests as it sent them.
 __global__ void amo_kernel(const amo_batch batch, unsigned long long *results)
 {
+    gshmemi_wait_previous();
     for (int i = 0; i < batch.n; i++) {
         const gshmemi_amo_req &o = batch.ops[i];
         unsigned long long old;
@@ -53,6 +55,7 @@ __global__ void amo_kernel(const amo_batch batch, unsigned long long *results)
 
 __global__ void signal_kernel(unsigned long long *addr, unsigned long long value, int op)
 {
+    gshmemi_wait_previous();
     // Release: what this stream wrote before is visible before the signal.
     __threadfence_system();
     if (op == 0)
@@ -98,6 +101,7 @@ __device__ unsigned long long now_ns()
 __global__ void put_signal_kernel(char *dst, const char *src, size_t n, unsigned long long *sig,
                                   unsigned long long value, int op)
 {
+    gshmemi_wait_previous();
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
         for (size_t i = threadIdx.x; i < n / 16; i += blockDim.x)
             reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
@@ -120,6 +124,7 @@ __global__ void put_signal_kernel(char *dst, const char *src, size_t n, unsigned
 __global__ void wait_kernel(const unsigned long long *addr, int cmp, unsigned long long value,
                             unsigned long long timeout_ns, int pe)
 {
+    gshmemi_wait_previous();
     const unsigned long long start = now_ns();
     unsigned long long v;
     while (!compare(v = load_acquire(addr), cmp, value)) {
@@ -144,6 +149,7 @@ __global__ void wait_kernel(const unsigned long long *addr, int cmp, unsigned lo
 template <bool ORDERED>
 __global__ void barrier_kernel(const gshmemi_stream_barrier b)
 {
+    gshmemi_wait_previous();
     unsigned long long *mine = reinterpret_cast<unsigned long long *>(b.mine);
     unsigned long long target = 0;
     for (int r = 0; r < b.rounds; r++) {
@@ -171,6 +177,7 @@ __global__ void barrier_kernel(const gshmemi_stream_barrier b)
 
 __global__ void fence_kernel()
 {
+    gshmemi_wait_previous();
     __threadfence_system();
 }
 
@@ -179,25 +186,21 @@ __global__ void fence_kernel()
 extern "C" int gshmemi_launch_wait(void *stream, const uint64_t *addr, int cmp, uint64_t value,
                                    uint64_t timeout_ns, int pe)
 {
-    wait_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
-        reinterpret_cast<const unsigned long long *>(addr), cmp, value, timeout_ns, pe);
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(wait_kernel, 1, 1, stream,
+                                 reinterpret_cast<const unsigned long long *>(addr), cmp, value,
+                                 timeout_ns, pe);
 }
 
 extern "C" int gshmemi_launch_barrier(void *stream, const struct gshmemi_stream_barrier *b,
                                       int ordered)
 {
-    if (ordered)
-        barrier_kernel<true><<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(*b);
-    else
-        barrier_kernel<false><<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(*b);
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(ordered ? barrier_kernel<true> : barrier_kernel<false>, 1, 1,
+                                 stream, *b);
 }
 
 extern "C" int gshmemi_launch_fence(void *stream)
 {
-    fence_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>();
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(fence_kernel, 1, 1, stream);
 }
 
 extern "C" int gshmemi_launch_amos(void *stream, const gshmemi_amo_req *ops, size_t n,
@@ -207,16 +210,15 @@ extern "C" int gshmemi_launch_amos(void *stream, const gshmemi_amo_req *ops, siz
     batch.n = static_cast<int>(n);
     for (size_t i = 0; i < n; i++)
         batch.ops[i] = ops[i];
-    amo_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
-        batch, reinterpret_cast<unsigned long long *>(results));
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(amo_kernel, 1, 1, stream, batch,
+                                 reinterpret_cast<unsigned long long *>(results));
 }
 
 extern "C" int gshmemi_launch_signal(void *stream, uint64_t *addr, uint64_t value, int op)
 {
-    signal_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
-        reinterpret_cast<unsigned long long *>(addr), value, op);
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(signal_kernel, 1, 1, stream,
+                                 reinterpret_cast<unsigned long long *>(addr),
+                                 static_cast<unsigned long long>(value), op);
 }
 
 extern "C" int gshmemi_launch_put_signal(void *stream, void *dst, const void *src, size_t n,
@@ -225,10 +227,10 @@ extern "C" int gshmemi_launch_put_signal(void *stream, void *dst, const void *sr
     // a warp per 512 bytes (one 16-byte word per thread), at most 1024 threads
     const size_t warps = (n + 511) / 512;
     const unsigned threads = warps >= 32 ? 1024u : 32u * static_cast<unsigned>(warps < 1 ? 1 : warps);
-    put_signal_kernel<<<1, threads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<char *>(dst), static_cast<const char *>(src), n,
-        reinterpret_cast<unsigned long long *>(sig), value, op);
-    return static_cast<int>(cudaGetLastError());
+    return gshmemi_stream_launch(put_signal_kernel, 1, threads, stream, static_cast<char *>(dst),
+                                 static_cast<const char *>(src), n,
+                                 reinterpret_cast<unsigned long long *>(sig),
+                                 static_cast<unsigned long long>(value), op);
 }
 
 // Loads every kernel above now.  With lazy loading (the default since CUDA
