@@ -66,7 +66,7 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
 {
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
-    const char *s = gshmemi_lookup(call, src, bytes, pe);
+    const char *s = gshmemi_lookup<true>(call, src, bytes, pe);
     if (s != nullptr) {
         gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
     } else if (lane == 0 && !__isGlobal(dest)) {
