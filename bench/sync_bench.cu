@@ -14,7 +14,10 @@
 // barrier_all that let a thread through before its peer's atomic before the
 // barrier had landed ends the run.  Beside them, the floor of anything a
 // stream runs as a kernel: STREAM_ITERS empty one-thread kernels behind the
-// same gate (op=empty_kernel_on_stream).  One RESULT line per point.
+// same gate (op=empty_kernel_on_stream), and the same launched with
+// programmatic dependent launch, each waiting for the one before
+// (op=empty_kernel_pdl_on_stream: the floor of a kernel launched as gshmem
+// launches its stream kernels on Hopper).  One RESULT line per point.
 #include "bench_api.cuh"
 
 #define RUNS 7
@@ -24,6 +27,17 @@
 static int me;
 
 __global__ void empty_kernel() {}
+__global__ void empty_kernel_pdl() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
+static void launch_pdl(cudaStream_t s)
+{
+    cudaLaunchAttribute a;
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(1), c.blockDim = dim3(1), c.stream = s, c.attrs = &a, c.numAttrs = 1;
+    CUDA(cudaLaunchKernelEx(&c, empty_kernel_pdl));
+}
 
 template <bool SYNC>
 __global__ void barrier_loop(int iters)
@@ -97,15 +111,18 @@ int main(int argc, char **argv)
     cudaStream_t s;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     bench_gate gate;
-    static const char *const stream_op[] = {"barrier_all", "sync_all", "empty_kernel"};
-    for (int op = 0; op < 3; op++) {
+    static const char *const stream_op[] = {"barrier_all", "sync_all", "empty_kernel",
+                                            "empty_kernel_pdl"};
+    for (int op = 0; op < 4; op++) {
         auto call = [&] {
             if (op == 1)
                 AX_(sync_all_on_stream)(s);
             else if (op == 0)
                 AX_(barrier_all_on_stream)(s);
-            else
+            else if (op == 2)
                 empty_kernel<<<1, 1, 0, s>>>();
+            else
+                launch_pdl(s);
         };
         const double us = bench_stream_median_us(RUNS, s, [&](int) {
             CUDA(cudaStreamSynchronize(s));
