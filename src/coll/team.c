@@ -391,31 +391,35 @@ static int same_node_rank(int pe) { return node_rank(pe) == node_rank(gshmemi_rt
 
 /* A slot's collective area (enum gshmemi_coll_area): the grid barriers'
  * words, an LL acknowledgement per world PE, then two buffers of packets
- * per member.  A member's capacity shrinks as the job grows, so that an
- * area stays near 512 KiB: 64 KiB of payload at 2 PEs, 16 KiB at 8.  The
- * device forms (one group) take flag packets up to GSHMEM_COLL_LL_MAX;
- * the stream kernels, on several blocks, up to GSHMEM_COLL_LL_STREAM_MAX
- * (*stream_max). */
+ * per member, of GSHMEM_COLL_LL_STREAM_MAX's payload (GSHMEM_COLL_LL_MAX's
+ * where that is larger) as far as COLL_LL_BUDGET allows: 256 KiB of
+ * payload at 2 PEs, 128 KiB at 4, 64 KiB at 8.  The device forms (one
+ * group) take flag packets up to GSHMEM_COLL_LL_MAX; the stream kernels,
+ * on several blocks, up to GSHMEM_COLL_LL_STREAM_MAX (*stream_max). */
+#define COLL_LL_BUDGET (2u << 20) /* the packets' bytes in a slot */
 static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 {
     const uint64_t n = (uint64_t)gshmemi_rt.n_pes;
-    uint64_t packets = 16384 / n;
-    packets = packets > 8192 ? 8192 : packets < 64 ? 64 : packets;
+    const size_t want = gshmemi_env.COLL_LL_MAX, want_stream = gshmemi_env.COLL_LL_STREAM_MAX;
+    const int ll = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0;
+    /* two buffers of n members' packets, 16 bytes each carrying 8 */
+    const uint64_t budget = COLL_LL_BUDGET / (2 * n * 16);
+    uint64_t packets = ((want_stream > want ? want_stream : want) + 7) / 8;
+    if (ll || packets > budget)
+        packets = budget;
+    packets = packets < 64 ? 64 : packets;
     c->ll_off = GSHMEMI_ALIGN_UP(GSHMEMI_COLL_AREA_LL_ACKS + 4 * n, 256);
     c->slot_bytes = GSHMEMI_ALIGN_UP(c->ll_off + 2 * n * packets * 16, 4096);
     c->ll_packets = (uint32_t)packets;
-    const size_t cap = (size_t)packets * 8, want = gshmemi_env.COLL_LL_MAX;
-    const size_t want_stream = gshmemi_env.COLL_LL_STREAM_MAX;
+    const size_t cap = (size_t)packets * 8;
     if (strcmp(gshmemi_env.COLL_ALGO, "simple") == 0 || strcmp(gshmemi_env.COLL_ALGO, "grid") == 0)
         c->ll_max = 0;
-    else if (strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 || want > cap)
+    else if (ll || want > cap)
         c->ll_max = (uint32_t)cap;
     else
         c->ll_max = (uint32_t)want;
     /* none where the device forms take none, and never fewer than theirs */
-    const size_t stream = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0 || want_stream > cap
-                              ? cap
-                              : want_stream;
+    const size_t stream = ll || want_stream > cap ? cap : want_stream;
     *stream_max = c->ll_max == 0 || stream < c->ll_max ? c->ll_max : stream;
 }
 

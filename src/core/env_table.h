@@ -98,13 +98,14 @@
     X(COLL_LL_MAX, SIZE, "16k",                                                             \
       "Largest payload per member that collectives carry in flag packets (data and flag "    \
       "in one 16-byte store, no barrier) or, host forms on the host heap, in one-shot puts " \
-      "with signals; capped by the teams' areas (on the GPU heap 64 KiB at 2 PEs, 16 KiB at " \
-      "8, less beyond; 32 KiB over the PEs on the host heap).")                                                     \
-    X(COLL_LL_STREAM_MAX, SIZE, "64k",                                                      \
+      "with signals; capped by the teams' areas (on the GPU heap 256 KiB at 2 PEs, 64 KiB " \
+      "at 8, less beyond; 32 KiB over the PEs on the host heap).")                          \
+    X(COLL_LL_STREAM_MAX, SIZE, "256k",                                                     \
       "Largest payload per member that collectives in stream order carry in flag packets, " \
       "a share of the packets on each of up to 32 blocks, on teams of up to 8 members all " \
-      "mapped (at least GSHMEM_COLL_LL_MAX; capped by the teams' areas: 64 KiB at 2 PEs, "  \
-      "32 KiB at 4, 16 KiB at 8, less beyond).")                                            \
+      "mapped (at least GSHMEM_COLL_LL_MAX).  The teams' areas on the GPU heap are sized " \
+      "for it, up to 2 MiB of packets each (256 KiB of payload a member at 2 PEs, 128 KiB " \
+      "at 4, 64 KiB at 8, less beyond), and it is capped there.")                           \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \
