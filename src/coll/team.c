@@ -392,22 +392,29 @@ static int same_node_rank(int pe) { return node_rank(pe) == node_rank(gshmemi_rt
 /* A slot's collective area (enum gshmemi_coll_area): the grid barriers'
  * words, an LL acknowledgement per world PE, then two buffers of packets
  * per member, of GSHMEM_COLL_LL_STREAM_MAX's payload (GSHMEM_COLL_LL_MAX's
- * where that is larger) as far as COLL_LL_BUDGET allows: 256 KiB of
- * payload at 2 PEs, 128 KiB at 4, 64 KiB at 8.  The device forms (one
- * group) take flag packets up to GSHMEM_COLL_LL_MAX; the stream kernels,
- * on several blocks, up to GSHMEM_COLL_LL_STREAM_MAX (*stream_max). */
+ * where that is larger; all of COLL_LL_BUDGET with GSHMEM_COLL_ALGO=ll) as
+ * far as COLL_LL_BUDGET allows: 256 KiB of payload at 2 PEs, 128 KiB at 4,
+ * 64 KiB at 8, never under 64 packets.  The device forms (one group) take
+ * flag packets up to GSHMEM_COLL_LL_MAX; the stream kernels, on several
+ * blocks, up to GSHMEM_COLL_LL_STREAM_MAX (*stream_max).  With
+ * GSHMEM_COLL_ALGO simple or grid no flag packets run, and the buffers only
+ * stage the sources of members reached through the proxy: COLL_STAGE_BYTES
+ * of them; a single PE has neither use for them. */
 #define COLL_LL_BUDGET (2u << 20) /* the packets' bytes in a slot */
+#define COLL_STAGE_BYTES (512u << 10)
 static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 {
     const uint64_t n = (uint64_t)gshmemi_rt.n_pes;
     const size_t want = gshmemi_env.COLL_LL_MAX, want_stream = gshmemi_env.COLL_LL_STREAM_MAX;
     const int ll = strcmp(gshmemi_env.COLL_ALGO, "ll") == 0;
+    const int none =
+        strcmp(gshmemi_env.COLL_ALGO, "simple") == 0 || strcmp(gshmemi_env.COLL_ALGO, "grid") == 0;
     /* two buffers of n members' packets, 16 bytes each carrying 8 */
-    const uint64_t budget = COLL_LL_BUDGET / (2 * n * 16);
+    const uint64_t budget = (none ? COLL_STAGE_BYTES : COLL_LL_BUDGET) / (2 * n * 16);
     uint64_t packets = ((want_stream > want ? want_stream : want) + 7) / 8;
-    if (ll || packets > budget)
+    if (ll || none || packets > budget)
         packets = budget;
-    packets = packets < 64 ? 64 : packets;
+    packets = packets < 64 || n == 1 ? 64 : packets;
     c->ll_off = GSHMEMI_ALIGN_UP(GSHMEMI_COLL_AREA_LL_ACKS + 4 * n, 256);
     c->slot_bytes = GSHMEMI_ALIGN_UP(c->ll_off + 2 * n * packets * 16, 4096);
     c->ll_packets = (uint32_t)packets;

@@ -105,7 +105,8 @@
       "a share of the packets on each of up to 32 blocks, on teams of up to 8 members all " \
       "mapped (at least GSHMEM_COLL_LL_MAX).  The teams' areas on the GPU heap are sized " \
       "for it, up to 2 MiB of packets each (256 KiB of payload a member at 2 PEs, 128 KiB " \
-      "at 4, 64 KiB at 8, less beyond), and it is capped there.")                           \
+      "at 4, 64 KiB at 8, less beyond; all 2 MiB with GSHMEM_COLL_ALGO=ll, 512 KiB with "  \
+      "simple or grid), and it is capped there.")                                           \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \

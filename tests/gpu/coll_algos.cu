@@ -52,11 +52,13 @@ template <> double to_double<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat16
 
 /* Every threshold's two sides, in 4-byte elements: 0, 1, odd, the flag
  * packets' 16 KiB in kernels (4 blocks of them in stream order), the grid's
- * 32 KiB and 2 blocks (the stream's flag packets at 4 PEs), 64 KiB (theirs
- * at 2 PEs, 16 blocks), 12 blocks, 20 blocks whose 16-byte pieces must
- * round up (327684 bytes), the 64-block cap. */
-static const size_t sizes[] = {0,    1,     3,     1000,  4095,  4096,  4097,  8191,
-                               8192, 8193,  16383, 16384, 16385, 50001, 81921, 600007};
+ * 32 KiB and 2 blocks, 64 KiB (16 blocks), the stream's flag packets' edge
+ * at 4 PEs (128 KiB, 32 blocks) and at 2 PEs (256 KiB), 12 grid blocks at
+ * 4 PEs, 20 blocks whose 16-byte pieces must round up (327684 bytes), the
+ * 64-block cap. */
+static const size_t sizes[] = {0,     1,     3,     1000,  4095,  4096,  4097,  8191,  8192,
+                               8193,  16383, 16384, 16385, 32767, 32768, 32769, 50001, 65535,
+                               65536, 65537, 81921, 600007};
 #define MAX_ELEMS 600007
 #define BUF ((size_t)MAX_ELEMS * 8 * 8 + 64) /* up to 8 members' blocks of 8-byte elements */
 

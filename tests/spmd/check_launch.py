@@ -274,7 +274,7 @@ def coll_settings_must_match():
     return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
                                 r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
                                 r"GSHMEM_DISABLE_P2P other than this pe's "
-                                r"\(auto, 16384, 32768, 65536, 0\): every PE must use the same",
+                                r"\(auto, 16384, 32768, 262144, 0\): every PE must use the same",
                                 r.stderr),
                       "no message naming the settings", r)
 
