@@ -27,7 +27,12 @@
 static int me;
 
 __global__ void empty_kernel() {}
-__global__ void empty_kernel_pdl() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__global__ void empty_kernel_pdl()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 static void launch_pdl(cudaStream_t s)
 {
@@ -113,7 +118,10 @@ int main(int argc, char **argv)
     bench_gate gate;
     static const char *const stream_op[] = {"barrier_all", "sync_all", "empty_kernel",
                                             "empty_kernel_pdl"};
-    for (int op = 0; op < 4; op++) {
+    int dev = 0, major = 0;
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    for (int op = 0; op < (major >= 9 ? 4 : 3); op++) {
         auto call = [&] {
             if (op == 1)
                 AX_(sync_all_on_stream)(s);

@@ -111,11 +111,12 @@
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \
     X(STREAM_PDL, BOOL, "1",                                                                \
-      "Launch gshmem's kernels in stream order (collectives, signals, waits, barriers) with " \
-      "programmatic dependent launch on GPUs of compute capability 9.0 and later: a kernel " \
-      "is set up while the one before it on the stream ends, and waits for that one's "     \
-      "completion and memory before its first access, so back-to-back small operations "    \
-      "save about a microsecond each. 0 launches them plainly, for comparison.")            \
+      "Launch gshmem's kernels in stream order (collectives, barriers, waits, signals, "    \
+      "puts and gets through the proxy, and the host's atomics on GPU memory) with "        \
+      "programmatic dependent launch, on GPUs of compute capability 9.0 and later with a "  \
+      "build for them (gpu_arch sm_90 or later): each is set up while the kernel before "   \
+      "it on the stream ends, and waits for that one's completion and memory before its "   \
+      "first access. 0 launches them plainly, for comparison.")                              \
     X(DEBUG_CHECKS, BOOL, "0",                                                              \
       "Kernels check every device call's PE, heap bounds and atomic alignment, and every " \
       "collective (host, stream and device forms) that its members passed the same kind, " \

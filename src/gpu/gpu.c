@@ -348,7 +348,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     gpu.overlap = gshmemi_env.STREAM_PDL &&
                   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
                       cudaSuccess &&
-                  major >= 9;
+                  major >= 9 && gshmemi_kernels_wait_previous();
     if (gshmemi_staging_alloc(&gpu.bounce, GPU_BOUNCE, "host's polls of GPU memory") != 0) {
         gshmemi_gpu_close();
         return GSHMEM_ERR_NO_MEMORY;
@@ -908,6 +908,7 @@ int gshmemi_launch_signal(void *s, uint64_t *a, uint64_t v, int op) { (void)s; (
 int gshmemi_launch_put_signal(void *s, void *d, const void *src, size_t n, uint64_t *sig, uint64_t v, int op)
 { (void)s; (void)d; (void)src; (void)n; (void)sig; (void)v; (void)op; return -1; }
 int gshmemi_preload_kernels(void) { return -1; }
+int gshmemi_kernels_wait_previous(void) { return 0; }
 
 #endif
 

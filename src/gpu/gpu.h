@@ -204,6 +204,8 @@ int gshmemi_launch_put_signal(void *stream, void *dst, const void *src, size_t n
                               uint64_t value, int op);
 /* Loads the kernels above (no lazy loading at first launch: see host_kernels.cu). */
 int gshmemi_preload_kernels(void);
+/* 1 where the kernels were built for compute capability 9.0 or later. */
+int gshmemi_kernels_wait_previous(void);
 
 #ifdef __cplusplus
 }

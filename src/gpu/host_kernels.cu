@@ -233,6 +233,17 @@ extern "C" int gshmemi_launch_put_signal(void *stream, void *dst, const void *sr
                                  static_cast<unsigned long long>(value), op);
 }
 
+// Whether gshmem's kernels were built for compute capability 9.0 or later
+// and so begin with griddepcontrol.wait (gpu/stream_launch.cuh): a build
+// for an older architecture runs on Hopper from PTX that lacks it, and must
+// not be launched to overlap the kernel before it.
+extern "C" int gshmemi_kernels_wait_previous(void)
+{
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, reinterpret_cast<const void *>(fence_kernel)) == cudaSuccess &&
+           a.ptxVersion >= 90;
+}
+
 // Loads every kernel above now.  With lazy loading (the default since CUDA
 // 12.2) a kernel's first launch loads its module, and that may wait for the
 // kernels running on the GPU to finish: when one of those is waiting for

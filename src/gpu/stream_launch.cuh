@@ -27,8 +27,8 @@ __device__ __forceinline__ void gshmemi_wait_previous()
 #endif
 }
 
-// Returns the launch's cudaError_t, as int; the runtime's last error is
-// consumed, so a later launch reports only its own.
+// Returns the launch's cudaError_t, as int.  A failed launch's error is
+// taken off the runtime's last error, which belongs to the application.
 template <typename... P, typename... A>
 int gshmemi_stream_launch(void (*kernel)(P...), dim3 grid, dim3 block, void *stream, A &&...args)
 {
@@ -39,10 +39,11 @@ int gshmemi_stream_launch(void (*kernel)(P...), dim3 grid, dim3 block, void *str
     config.gridDim = grid;
     config.blockDim = block;
     config.stream = static_cast<cudaStream_t>(stream);
-    config.attrs = &overlap;
-    config.numAttrs = gshmemi_gpu_overlap_launches() ? 1 : 0;
+    if (gshmemi_gpu_overlap_launches())
+        config.attrs = &overlap, config.numAttrs = 1;
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<A>(args)...);
-    cudaGetLastError();
+    if (err != cudaSuccess)
+        (void)cudaGetLastError();
     return static_cast<int>(err);
 }
 

@@ -61,13 +61,15 @@ __device__ __forceinline__ char *gshmemi_peer_base(const struct gshmemi_device_s
     return pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
 }
 
-/* The same by a read-only cached load from the table in GPU memory: an L1
- * hit when a loop calls again, where a constant-bank load indexed by a
- * register costs about 200 cycles more.  Gets take it; puts keep the
- * constant bank, because a put's caller often waits with acquire loads,
- * which drop L1, and a ping-pong of puts then missed every time. */
+/* The same by a read-only cached load from the table in GPU memory, which
+ * stays in L1 when a loop calls again, where a constant-bank load indexed
+ * by a register does not.  Gets take it; puts keep the constant bank,
+ * because a put's caller often waits with acquire loads, which drop L1.
+ * (No table before gshmem_init: NULL, and the call fails as unmapped.) */
 __device__ __forceinline__ char *gshmemi_peer_base_cached(const struct gshmemi_device_state &s, int pe)
 {
+    if (s.peer_base == nullptr)
+        return nullptr;
     return reinterpret_cast<char *>(__ldg(reinterpret_cast<const unsigned long long *>(s.peer_base) + pe));
 }
 
