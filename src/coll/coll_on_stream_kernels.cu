@@ -53,23 +53,22 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
                                                  form, dest, src, nbytes, root, &ll);
         return;
     }
+    const char *call = move_names[shape];
     switch (shape) {
     case GSHMEMI_COLL_SHAPE_BROADCAST:
-        gshmemi_coll_broadcast<GSHMEMI_BLOCK>("gshmemx_broadcast_on_stream", team, dest, src, nbytes,
-                                              root);
+        gshmemi_coll_broadcast<GSHMEMI_BLOCK>(call, team, dest, src, nbytes, root);
         break;
     case GSHMEMI_COLL_SHAPE_COLLECT:
-        gshmemi_coll_collect<GSHMEMI_BLOCK>("gshmemx_collect_on_stream", team, dest, src, nbytes);
+        gshmemi_coll_collect<GSHMEMI_BLOCK>(call, team, dest, src, nbytes);
         break;
     case GSHMEMI_COLL_SHAPE_FCOLLECT:
-        gshmemi_coll_fcollect<GSHMEMI_BLOCK>("gshmemx_fcollect_on_stream", team, dest, src, nbytes);
+        gshmemi_coll_fcollect<GSHMEMI_BLOCK>(call, team, dest, src, nbytes);
         break;
     case GSHMEMI_COLL_SHAPE_ALLTOALL:
-        gshmemi_coll_alltoall<GSHMEMI_BLOCK>("gshmemx_alltoall_on_stream", team, dest, src, nbytes);
+        gshmemi_coll_alltoall<GSHMEMI_BLOCK>(call, team, dest, src, nbytes);
         break;
     default:
-        gshmemi_coll_alltoalls<GSHMEMI_BLOCK>("gshmemx_alltoalls_on_stream", team, dest, src, dst,
-                                              sst, nelems, esize);
+        gshmemi_coll_alltoalls<GSHMEMI_BLOCK>(call, team, dest, src, dst, sst, nelems, esize);
     }
 }
 
