@@ -5,7 +5,10 @@
  * flag packets straight on the members' areas in *ll; with blocks > 0
  * (teams whose members are all mapped), the grid algorithm on that many
  * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
- * reduce and reducescatter only).  Each returns a cudaError_t (0:
+ * reduce and reducescatter only), which, where `push` is filled (push->n >
+ * 0: broadcast, reduce and reducescatter on the world team), pushes into
+ * the members' push areas instead of meeting them (on
+ * GSHMEMI_PUSH_BLOCKS blocks).  Each returns a cudaError_t (0:
  * launched). */
 #ifndef GSHMEMI_COLL_COLL_LAUNCH_H
 #define GSHMEMI_COLL_COLL_LAUNCH_H
@@ -18,6 +21,33 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The push area (the world team's, on the GPU heap, src/coll/team.c): the
+ * stream collectives' reductions and broadcasts of a member's payload up to
+ * its slots' size push their data straight into the receivers' copies of
+ * it, then a flag per block, so that they meet no one before they store
+ * and never read a peer.  Every push runs on GSHMEMI_PUSH_BLOCKS blocks.
+ * Per member: the flags the others' blocks stored here (the collective's
+ * number; sender s's block b at word s * GSHMEMI_PUSH_BLOCKS + b), then,
+ * by team index, the last collective each member finished (stored when it
+ * starts the next, so a sender never overwrites data not yet read), then
+ * the collectives each of this PE's blocks has done, then two buffers (by
+ * the number's parity) of a slot per other member, in team order after
+ * this PE, of `cap` bytes. */
+enum gshmemi_push_layout {
+    GSHMEMI_PUSH_BLOCKS = 64,
+    GSHMEMI_PUSH_FLAGS = 0,
+    GSHMEMI_PUSH_ACKS = 8 * GSHMEMI_PUSH_BLOCKS * GSHMEMI_LL_AREAS_MEMBERS,
+    GSHMEMI_PUSH_NUMBERS = GSHMEMI_PUSH_ACKS + 8 * GSHMEMI_LL_AREAS_MEMBERS,
+    GSHMEMI_PUSH_DATA = GSHMEMI_PUSH_ACKS + 4096,
+};
+/* The push area as this PE maps it, filled on the host for the kernels
+ * (passed by value); n 0: none. */
+struct gshmemi_push_area {
+    char *area[GSHMEMI_LL_AREAS_MEMBERS]; /* member m's area, by team index */
+    uint64_t cap;                         /* bytes a slot */
+    int n, my;
+};
 
 int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet);
 /* The moves' shapes, each with the call its kernels name in a failure:
@@ -38,12 +68,14 @@ enum { GSHMEMI_FOR_COLL_MOVES(GSHMEMI_COLL_SHAPE_ID) };
 int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                              const void *source, size_t nbytes, int root, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t esize, int blocks,
-                             const struct gshmemi_ll_areas *ll);
+                             const struct gshmemi_ll_areas *ll,
+                             const struct gshmemi_push_area *push);
 /* Reductions, one launcher per typed function: gshmemi_launch_int_sum_reduce ... */
 #define GSHMEMI_DECL_LAUNCH_REDUCE(STEM, TAIL, SHAPE, OP, NAME, TYPE)                          \
     int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team, void *dest,     \
                                              const void *source, size_t nelems, int blocks,  \
-                                             const struct gshmemi_ll_areas *ll);
+                                             const struct gshmemi_ll_areas *ll,              \
+                                             const struct gshmemi_push_area *push);
 #define GSHMEMI_DECL_LAUNCH_REDUCE_BITWISE(NAME, TYPE, G) \
     GSHMEM_FOR_REDUCE_BITWISE_OPS(GSHMEMI_DECL_LAUNCH_REDUCE, NAME, TYPE)
 #define GSHMEMI_DECL_LAUNCH_REDUCE_ARITH(NAME, TYPE, G) \

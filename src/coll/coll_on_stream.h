@@ -23,7 +23,8 @@ int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *
  * (reducescatter), grid where the shape has a grid algorithm. */
 typedef int gshmemi_coll_reduce_launch(void *stream, gshmem_team_t team, void *dest,
                                        const void *source, size_t nelems, int blocks,
-                                       const struct gshmemi_ll_areas *ll);
+                                       const struct gshmemi_ll_areas *ll,
+                                       const struct gshmemi_push_area *push);
 int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
                            gshmem_team_t team, void *dest, const void *source, size_t nelems,
                            size_t esize, gshmemi_coll_reduce_launch *launch,

@@ -266,7 +266,11 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
     const int first_copy = everywhere ? 1 : n; // (my + n) % n: this PE last
     const T *src0 = reinterpret_cast<const T *>(member_src(g, 0)) + src_off + first;
     T *own = reinterpret_cast<T *>(member_dst(g, my)) + first;
-    const bool vec = ((reinterpret_cast<uintptr_t>(own) | reinterpret_cast<uintptr_t>(src0)) & 15) == 0;
+    // (this PE's source: its alignment is the others' where they are its
+    // copies, not where they are push slots)
+    const T *mine = reinterpret_cast<const T *>(member_src(g, my)) + src_off + first;
+    const bool vec = ((reinterpret_cast<uintptr_t>(own) | reinterpret_cast<uintptr_t>(src0) |
+                       reinterpret_cast<uintptr_t>(mine)) & 15) == 0;
     const size_t nv = vec ? len / V : 0;
     size_t i = tid;
     for (; i + 3 * nt < nv; i += 4 * nt) {
@@ -307,13 +311,239 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
     }
 }
 
+// ---- push algorithms ----------------------------------------------------------
+//
+// The world team's broadcasts and reductions of up to the push area's
+// slots (GSHMEM_COLL_PUSH_MAX), on GSHMEMI_PUSH_BLOCKS blocks: block b of
+// every sender stores piece b of what each receiver needs into the
+// receiver's slot for that sender (the collective's number's parity picks
+// one of two), then the number into the receiver's flag for (sender, b);
+// block b of the receiver waits for those flags and works from its own
+// memory.  No meeting before the stores, no reads from peers, nothing to
+// wait for after.  Before it stores into a slot, a sender waits until the
+// receiver has finished the collective before the one before (each member
+// says so when it starts the next), which it usually has.
+
+__device__ __forceinline__ char *push_slot(const struct gshmemi_push_area &p, int receiver,
+                                           int sender, unsigned long long number)
+{
+    const int k = (sender - receiver + p.n) % p.n - 1; /* the others, in team order after it */
+    return p.area[receiver] + GSHMEMI_PUSH_DATA +
+           ((number & 1) * static_cast<size_t>(p.n - 1) + static_cast<size_t>(k)) * p.cap;
+}
+
+__device__ __forceinline__ unsigned long long *push_word(const struct gshmemi_push_area &p, int at,
+                                                         size_t off)
+{
+    return reinterpret_cast<unsigned long long *>(p.area[at] + off);
+}
+
+__device__ __forceinline__ unsigned long long *push_flag(const struct gshmemi_push_area &p,
+                                                         int receiver, int sender)
+{
+    return push_word(p, receiver, GSHMEMI_PUSH_FLAGS) +
+           static_cast<size_t>(sender) * GSHMEMI_PUSH_BLOCKS + blockIdx.x;
+}
+
+// The collective's number (this block's count, the same in every block:
+// every push runs on all of them).  Block 0 tells the others that this PE
+// has finished the one before (a plain store: that one's kernel has
+// ended); a block that sends waits until every receiver has finished the
+// one before that, whose slots it is about to reuse.
+__device__ unsigned long long push_begin(const char *call, const struct gshmemi_push_area &p,
+                                         bool sends)
+{
+    const unsigned long long n =
+        *reinterpret_cast<volatile unsigned long long *>(push_word(p, p.my, GSHMEMI_PUSH_NUMBERS) +
+                                                         blockIdx.x) + 1;
+    const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    if (blockIdx.x == 0)
+        for (int k = tid; k < p.n - 1; k += nt)
+            *reinterpret_cast<volatile unsigned long long *>(
+                push_word(p, (p.my + 1 + k) % p.n, GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
+    if (sends && n > 2)
+        for (int k = tid; k < p.n - 1; k += nt)
+            gshmemi_wait(call, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + (p.my + 1 + k) % p.n,
+                         GSHMEM_CMP_GE, n - 2);
+    __syncthreads();
+    return n;
+}
+
+// len bytes from `from` into each of to[0..nto) (push slots: 16-byte
+// aligned), each vector loaded once.
+__device__ void push_copy(char *const *to, int nto, const char *from, size_t len)
+{
+    const unsigned tid = threadIdx.x, nt = blockDim.x;
+    if ((reinterpret_cast<uintptr_t>(from) & 15) != 0) {
+        for (int d = 0; d < nto; d++)
+            gshmemi_copy(to[d], from, len, tid, nt);
+        return;
+    }
+    const uint4 *src = reinterpret_cast<const uint4 *>(from);
+    const size_t nv = len / 16;
+    size_t i = tid;
+    for (; i + 3 * nt < nv; i += 4 * nt) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            v[u] = src[i + u * nt];
+        for (int d = 0; d < nto; d++)
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                reinterpret_cast<uint4 *>(to[d])[i + u * nt] = v[u];
+    }
+    for (; i < nv; i += nt) {
+        const uint4 v = src[i];
+        for (int d = 0; d < nto; d++)
+            reinterpret_cast<uint4 *>(to[d])[i] = v;
+    }
+    for (size_t e = nv * 16 + tid; e < len; e += nt)
+        for (int d = 0; d < nto; d++)
+            to[d][e] = from[e];
+}
+
+// This block's stores into the other members' slots are visible before
+// its flag there says so.
+__device__ void push_flags(const struct gshmemi_push_area &p, unsigned long long n)
+{
+    __syncthreads();
+    for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x))
+        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(push_flag(p, (p.my + 1 + k) % p.n, p.my)),
+                     "l"(n)
+                     : "memory");
+}
+
+// This block's pieces from every other member (from < 0) or from one have
+// landed here.
+__device__ void push_wait(const char *call, const struct gshmemi_push_area &p, unsigned long long n,
+                          int from)
+{
+    if (from >= 0) {
+        if (threadIdx.x == 0)
+            gshmemi_wait(call, push_flag(p, p.my, from), GSHMEM_CMP_GE, n);
+    } else {
+        for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x))
+            gshmemi_wait(call, push_flag(p, p.my, (p.my + 1 + k) % p.n), GSHMEM_CMP_GE, n);
+    }
+    __syncthreads();
+}
+
+// The block's count of collectives, for the next kernel in stream order.
+__device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsigned long long n)
+{
+    if (threadIdx.x == 0)
+        push_word(p, p.my, GSHMEMI_PUSH_NUMBERS)[blockIdx.x] = n;
+}
+
+// Reduce and reducescatter by pushing: piece b of what each member gets
+// (the whole source; its block of it) into its slot for this PE, then
+// piece b of every member's contribution, combined in team order from
+// this PE's memory into dest.  Where the piece is at most PUSH_HELD
+// vectors a thread, this PE's own part is loaded before the wait and
+// combined from registers.
+constexpr int PUSH_HELD = 8;
+
+template <typename T, typename OP>
+__device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, grid_members &g,
+                            T *dest, const T *src, size_t count, int scatter, OP op)
+{
+    const int n = p.n, my = p.my;
+    const unsigned long long number = push_begin(call, p, true);
+    size_t first, len;
+    piece(count, 16 / sizeof(T), gridDim.x, blockIdx.x, &first, &len);
+    char *to[GSHMEMI_LL_AREAS_MEMBERS - 1];
+    for (int k = 1; k < n; k++)
+        to[k - 1] = push_slot(p, (my + k) % n, my, number) + first * sizeof(T);
+    if (!scatter)
+        push_copy(to, n - 1, reinterpret_cast<const char *>(src + first), len * sizeof(T));
+    else
+        for (int k = 1; k < n; k++)
+            push_copy(&to[k - 1], 1,
+                      reinterpret_cast<const char *>(src + static_cast<size_t>((my + k) % n) * count + first),
+                      len * sizeof(T));
+    push_flags(p, number);
+    const T *mine = src + (scatter ? static_cast<size_t>(my) * count : 0) + first;
+    const size_t nt = blockDim.x, nv = len * sizeof(T) / 16;
+    if ((reinterpret_cast<uintptr_t>(mine) & 15) == 0 && (reinterpret_cast<uintptr_t>(dest) & 15) == 0 &&
+        nv <= PUSH_HELD * nt) {
+        uint4 held[PUSH_HELD], acc[PUSH_HELD];
+#pragma unroll
+        for (int u = 0; u < PUSH_HELD; u++)
+            if (threadIdx.x + u * nt < nv)
+                held[u] = reinterpret_cast<const uint4 *>(mine)[threadIdx.x + u * nt];
+        push_wait(call, p, number, -1);
+        for (int m = 0; m < n; m++) {
+            const uint4 *from =
+                m == my ? nullptr
+                        : reinterpret_cast<const uint4 *>(push_slot(p, my, m, number) + first * sizeof(T));
+#pragma unroll
+            for (int u = 0; u < PUSH_HELD; u++)
+                if (threadIdx.x + u * nt < nv) {
+                    const uint4 v = m == my ? held[u] : from[threadIdx.x + u * nt];
+                    acc[u] = m == 0 ? v : gshmemi_combine_packed<T>(acc[u], v, op);
+                }
+        }
+#pragma unroll
+        for (int u = 0; u < PUSH_HELD; u++)
+            if (threadIdx.x + u * nt < nv)
+                reinterpret_cast<uint4 *>(dest + first)[threadIdx.x + u * nt] = acc[u];
+        for (size_t e = nv * (16 / sizeof(T)) + threadIdx.x; e < len; e += nt) {
+            T a = mine[e];
+            for (int m = 0; m < n; m++) {
+                const T v = m == my ? mine[e]
+                                    : reinterpret_cast<const T *>(push_slot(p, my, m, number))[first + e];
+                a = m == 0 ? v : op(a, v);
+            }
+            dest[first + e] = a;
+        }
+    } else {
+        if (threadIdx.x < static_cast<unsigned>(n)) {
+            const int m = static_cast<int>(threadIdx.x);
+            g.src[m] = m == my ? reinterpret_cast<const char *>(mine - first) : push_slot(p, my, m, number);
+        }
+        if (threadIdx.x == 0)
+            g.dst[my] = reinterpret_cast<char *>(dest);
+        push_wait(call, p, number, -1); /* (its block barrier publishes g) */
+        grid_combine<T>(g, n, my, 0, first, len, false, op);
+    }
+    push_end(p, number);
+}
+
+// Broadcast by pushing: the root's piece b into every other member's slot
+// for it (then its own dest, where that is not its source); the others'
+// from their slots into dest.
+__device__ void push_broadcast(const char *call, const struct gshmemi_push_area &p, char *dest,
+                               const char *src, size_t nbytes, int root)
+{
+    const int n = p.n, my = p.my;
+    const unsigned long long number = push_begin(call, p, my == root);
+    const size_t step = ((nbytes + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+    const size_t off = step * blockIdx.x;
+    const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
+    if (my == root) {
+        char *to[GSHMEMI_LL_AREAS_MEMBERS - 1];
+        for (int k = 1; k < n; k++)
+            to[k - 1] = push_slot(p, (my + k) % n, my, number) + off;
+        push_copy(to, n - 1, src + off, len);
+        push_flags(p, number);
+        if (dest != src)
+            gshmemi_copy(dest + off, src + off, len, threadIdx.x, blockDim.x);
+    } else {
+        push_wait(call, p, number, root);
+        gshmemi_copy(dest + off, push_slot(p, my, root, number) + off, len, threadIdx.x, blockDim.x);
+    }
+    push_end(p, number);
+}
+
 template <typename T, typename OP>
 __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
-                                   size_t count, int scatter, OP op)
+                                   size_t count, int scatter, OP op, struct gshmemi_push_area push)
 {
     __shared__ grid_members g;
     gshmemi_wait_previous();
     const char *call = reduce_names[name];
+    if (push.n > 0)
+        return push_reduce<T>(call, push, g, dest, src, count, scatter, op);
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
     const uint64_t area = gshmemi_coll_area_off(team);
@@ -346,10 +576,12 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
 // only this GPU's memory, so it takes no part in the grid barriers and
 // no longer adds its time to the pushes').
 __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
-                                 size_t nbytes, int root, unsigned G)
+                                 size_t nbytes, int root, unsigned G, struct gshmemi_push_area push)
 {
     gshmemi_wait_previous();
     const char *call = move_names[shape];
+    if (push.n > 0) /* (broadcast) */
+        return push_broadcast(call, push, dest, src, nbytes, root);
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
     if (blockIdx.x >= G) {
@@ -400,7 +632,8 @@ extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int qu
 extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,
                                         const void *source, size_t nbytes, int root, ptrdiff_t dst,
                                         ptrdiff_t sst, size_t nelems, size_t esize, int blocks,
-                                        const struct gshmemi_ll_areas *ll)
+                                        const struct gshmemi_ll_areas *ll,
+                                        const struct gshmemi_push_area *push)
 {
     if (blocks > 0)
     {
@@ -409,7 +642,7 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
         return gshmemi_stream_launch(grid_move_kernel, blocks + own, GRID_THREADS, stream, shape,
                                      team, static_cast<char *>(dest),
                                      static_cast<const char *>(source), nbytes, root,
-                                     static_cast<unsigned>(blocks));
+                                     static_cast<unsigned>(blocks), *push);
     }
     return gshmemi_stream_launch(move_kernel, ll_blocks(ll, nbytes), THREADS, stream, shape, team,
                                  dest, source, nbytes, root, dst, sst, nelems, esize, *ll);
@@ -423,7 +656,8 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
     extern "C" int gshmemi_launch_##NAME##_##STEM##TAIL(void *stream, gshmem_team_t team,         \
                                                         void *dest, const void *src, size_t n,     \
                                                         int blocks,                                \
-                                                        const struct gshmemi_ll_areas *ll)         \
+                                                        const struct gshmemi_ll_areas *ll,         \
+                                                        const struct gshmemi_push_area *push)      \
     {                                                                                              \
         typedef canon<TYPE>::type T;                                                               \
         GRID_##SHAPE(OP, T, RED_##NAME##_##STEM##TAIL)                                             \
@@ -436,11 +670,11 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
     if (blocks > 0)                                                                                \
         return gshmemi_stream_launch(grid_reduce_kernel<T, op_##OP>, blocks, GRID_THREADS, stream, \
                                      static_cast<int>(ID), team, static_cast<T *>(dest),           \
-                                     static_cast<const T *>(src), n, SCATTER, op_##OP());
+                                     static_cast<const T *>(src), n, SCATTER, op_##OP(), *push);
 #define GRID_REDUCE(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 0)
 #define GRID_REDUCESCATTER(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 1)
-#define GRID_INSCAN(OP, T, ID) (void)blocks;
-#define GRID_EXSCAN(OP, T, ID) (void)blocks;
+#define GRID_INSCAN(OP, T, ID) (void)blocks, (void)push;
+#define GRID_EXSCAN(OP, T, ID) (void)blocks, (void)push;
 #define REDUCE_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(REDUCE_LAUNCHER, NAME, TYPE)
 #define REDUCE_ARITH(NAME, TYPE, G) GSHMEM_FOR_REDUCE_ARITH_OPS(REDUCE_LAUNCHER, NAME, TYPE)
 GSHMEM_FOR_REDUCE_BITWISE_TYPES(REDUCE_BITWISE)

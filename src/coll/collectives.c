@@ -495,7 +495,7 @@ static void doubling_broadcast(const char *call, struct gshmemi_team *t, gshmem_
  * one-shot's two rounds, whose every member signals every other). */
 static int flat_through_transport(const struct gshmemi_team *t)
 {
-    return strcmp(gshmemi_env.COLL_ALGO, "auto") == 0 && !t->mapped &&
+    return gshmemi_coll_algo_auto() && !t->mapped &&
            !gshmemi_pipe_spans_nodes(t);
 }
 
@@ -531,7 +531,7 @@ static size_t doubling_rounds(const struct gshmemi_team *t, gshmem_team_t team, 
     const struct gshmemi_team_oneshot a = gshmemi_team_oneshot_area(team, 0);
     const int forced = doubling_forced();
     if (a.sig == NULL || t->n < 2 ||
-        (!forced && (strcmp(gshmemi_env.COLL_ALGO, "auto") != 0 || t->mapped ||
+        (!forced && (!gshmemi_coll_algo_auto() || t->mapped ||
                      t->n <= oneshot_transport_members())))
         return 0;
     const size_t room = a.cap * (size_t)gshmemi_rt.n_pes / (size_t)t->n;

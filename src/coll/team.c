@@ -28,10 +28,12 @@
 #include "rma/rma.h"
 #include "sync/wait.h"
 #include "transport/transport.h"
+#include "coll/coll_launch.h"
 #include "coll/team.h"
 #include "device/device_state.h"
 
 #define N_PREDEFINED 4
+#define PUSH_BUDGET ((size_t)8 << 20) /* the push area's data: one parity's slots */
 #define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */
 
 /* What each parent PE tells the others in a split. */
@@ -52,6 +54,8 @@ static struct {
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
     size_t ll_stream_max;     /* GPU heap: the stream kernels' flag packets, bytes a member */
+    char *push;               /* GPU heap: the world team's push area (NULL: none) */
+    size_t push_cap;          /* its slots' bytes */
     char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
     size_t oneshot_cap;       /* bytes per member and parity */
     size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
@@ -102,6 +106,41 @@ int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
     a->n = t->n;
     a->my = t->my;
     return 1;
+}
+
+int gshmemi_team_push_area(const struct gshmemi_team *t, gshmem_team_t slot,
+                           struct gshmemi_push_area *a)
+{
+    memset(a, 0, sizeof(*a));
+    if (tm.push == NULL || slot != GSHMEM_TEAM_WORLD || !t->mapped || t->n < 2 ||
+        t->n > GSHMEMI_LL_AREAS_MEMBERS)
+        return 0;
+    for (int m = 0; m < t->n; m++)
+        a->area[m] = m == t->my ? tm.push : gshmemi_heap_peer_addr(tm.push, t->pes[m]);
+    a->cap = tm.push_cap;
+    a->n = t->n;
+    a->my = t->my;
+    return 1;
+}
+
+/* The push area's slot bytes: GSHMEM_COLL_PUSH_MAX, within PUSH_BUDGET over
+ * the other PEs, in whole pages; 0 where the world cannot take it (one
+ * PE, more than the kernels' member tables hold, a member that does not
+ * map every other: the same answer on every PE, from the gathered maps)
+ * or an algorithm that never pushes is forced. */
+static size_t push_cap(void)
+{
+    const char *algo = gshmemi_env.COLL_ALGO;
+    const size_t others = (size_t)gshmemi_rt.n_pes - 1;
+    if (others == 0 || others >= GSHMEMI_LL_AREAS_MEMBERS || gshmemi_env.DISABLE_P2P ||
+        strcmp(algo, "simple") == 0 || strcmp(algo, "ll") == 0 || strcmp(algo, "grid") == 0)
+        return 0;
+    for (int a = 0; a < gshmemi_rt.n_pes; a++)
+        for (int b = 0; b < gshmemi_rt.n_pes; b++)
+            if (!maps(a, b))
+                return 0;
+    const size_t cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX, PUSH_BUDGET / others);
+    return cap / 4096 * 4096;
 }
 
 /* A parity's part of a slot's one-shot area: n_pes signal words (a cache
@@ -164,6 +203,11 @@ struct gshmemi_team_pipe gshmemi_team_pipe_area(gshmem_team_t slot)
     return a;
 }
 
+int gshmemi_coll_algo_auto(void)
+{
+    return strcmp(gshmemi_env.COLL_ALGO, "auto") == 0 || strcmp(gshmemi_env.COLL_ALGO, "push") == 0;
+}
+
 /* Whether the slots get pipe areas: on the host heap, where the pipelined
  * algorithms are forced (ring, hier) or may be chosen (auto and doubling,
  * with a peer reached through the transport: where all are mapped, the
@@ -174,7 +218,7 @@ static int pipe_wanted(void)
     if (gshmemi_heap.on_device || !gshmemi_heap.access->host_direct)
         return 0;
     return strcmp(algo, "ring") == 0 || strcmp(algo, "hier") == 0 ||
-           ((strcmp(algo, "auto") == 0 || strcmp(algo, "doubling") == 0) &&
+           ((gshmemi_coll_algo_auto() || strcmp(algo, "doubling") == 0) &&
             gshmemi_transport != NULL);
 }
 
@@ -439,9 +483,11 @@ static int same_coll_settings(int algo)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     const int n_pes = gshmemi_rt.n_pes;
-    const long long mine[5] = {algo, (long long)gshmemi_env.COLL_LL_MAX,
+    const long long mine[6] = {algo,
+                               (long long)gshmemi_env.COLL_LL_MAX,
                                (long long)gshmemi_env.COLL_GRID_MIN,
                                (long long)gshmemi_env.COLL_LL_STREAM_MAX,
+                               (long long)gshmemi_env.COLL_PUSH_MAX,
                                (long long)gshmemi_env.DISABLE_P2P};
     tm.map_words = ((size_t)n_pes + 63) / 64;
     const size_t row = sizeof(mine) + sizeof(uint64_t) * tm.map_words;
@@ -462,10 +508,10 @@ static int same_coll_settings(int algo)
     for (int pe = 0; st == 0 && pe < n_pes; pe++)
         if (memcmp(all + row * (size_t)pe, mine, sizeof(mine)) != 0) {
             GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
-                          "GSHMEM_DISABLE_P2P other than this pe's (%s, %lld, %lld, %lld, %lld): "
-                          "every PE must use the same", pe, gshmemi_env.COLL_ALGO, mine[1],
-                          mine[2], mine[3], mine[4]);
+                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, GSHMEM_COLL_PUSH_MAX "
+                          "and GSHMEM_DISABLE_P2P other than this pe's (%s, %lld, %lld, %lld, "
+                          "%lld, %lld): every PE must use the same",
+                          pe, gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3], mine[4], mine[5]);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
     free(out);
@@ -478,14 +524,15 @@ int gshmemi_teams_init(void)
     const long max = gshmemi_env.MAX_TEAMS;
     int *scratch = malloc(sizeof(int) * (size_t)gshmemi_rt.n_pes), st;
 
-    static const char *const algos[] = {"auto", "simple", "ll", "grid", "ring", "hier", "doubling"};
+    static const char *const algos[] = {"auto", "simple", "ll",      "grid",
+                                        "ring", "hier",   "doubling", "push"};
     int algo = -1;
     for (size_t i = 0; i < GSHMEMI_ARRAY_SIZE(algos); i++)
         if (strcmp(gshmemi_env.COLL_ALGO, algos[i]) == 0)
             algo = (int)i;
     if (algo < 0) {
-        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, ring, "
-                      "hier or doubling",
+        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, push, "
+                      "ring, hier or doubling",
                       gshmemi_env.COLL_ALGO);
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
@@ -549,6 +596,14 @@ int gshmemi_teams_init(void)
             goto err;
         }
         tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
+        tm.push_cap = push_cap();
+        if (tm.push_cap > 0 &&
+            (tm.push = gshmemi_heap_alloc_internal(
+                 "world team's push area",
+                 GSHMEMI_PUSH_DATA + 2 * ((size_t)gshmemi_rt.n_pes - 1) * tm.push_cap)) == NULL) {
+            st = GSHMEM_ERR_NO_MEMORY;
+            goto err;
+        }
         GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
                                tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),
                                (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base), &tm.coll),

@@ -86,7 +86,8 @@
       "and broadcast on its steps up to one-shot's capacity on teams through the "           \
       "transport that the hierarchical forms do not take, jobs of up to 128 PEs), simple "  \
       "(barrier, "                                                                           \
-      "move, barrier), ll (flag packets and one-shot wherever they fit), grid (many blocks " \
+      "move, barrier), ll (flag packets and one-shot wherever they fit), push (pushed "       \
+      "reductions and broadcasts in stream order wherever they fit), grid (many blocks "     \
       "in stream order wherever they apply), ring (host forms on the host heap: the "        \
       "pipelined ring, chain and direct forms at every size, mapped peers too), hier (as "  \
       "ring, with the hierarchical forms of fcollect, collect, broadcast and alltoall on "   \
@@ -107,6 +108,12 @@
       "for it, up to 2 MiB of packets each (256 KiB of payload a member at 2 PEs, 128 KiB " \
       "at 4, 64 KiB at 8, less beyond; all 2 MiB with GSHMEM_COLL_ALGO=ll, 512 KiB with "  \
       "simple or grid), and it is capped there.")                                           \
+    X(COLL_PUSH_MAX, SIZE, "4m",                                                            \
+      "Largest payload per member that the world team's reductions, reducescatters and "    \
+      "broadcasts in stream order push straight into the receivers' buffers past the flag " \
+      "packets' sizes (no meeting, no reads from peers), on worlds of up to 8 PEs that all " \
+      "map each other: within 16 MiB of slots on the GPU heap (8 MiB over the other PEs: "  \
+      "2.6 MiB at 4 PEs, 1.1 at 8), in whole pages. 0: none (the grid algorithm).")         \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \

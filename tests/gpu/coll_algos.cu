@@ -1,6 +1,8 @@
 // The collectives across their algorithms (flag packets, barrier-move-
-// barrier, the grid algorithms in stream order): the suite runs this under
-// each GSHMEM_COLL_ALGO (auto, simple, ll, grid).
+// barrier, the grid and push algorithms in stream order): the suite runs
+// this under each GSHMEM_COLL_ALGO (auto, simple, ll, grid, push; auto
+// pushes the world's reductions and broadcasts past the flag packets' edge,
+// push at every size).
 //  1. Each collective in stream order once, at sizes on both sides of every
 //     threshold (the flag packets' largest payload, the grid's smallest,
 //     the grid's block counts), aligned and 4 bytes off, on the world and
@@ -55,7 +57,8 @@ template <> double to_double<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat16
  * 32 KiB and 2 blocks, 64 KiB (16 blocks), the stream's flag packets' edge
  * at 4 PEs (128 KiB, 32 blocks) and at 2 PEs (256 KiB), 12 grid blocks at
  * 4 PEs, 20 blocks whose 16-byte pieces must round up (327684 bytes), the
- * 64-block cap. */
+ * 64-block cap, pushed in 4-byte types and past the push slots (4 MiB at 2
+ * PEs, 2.6 at 4) in 8-byte ones. */
 static const size_t sizes[] = {0,     1,     3,     1000,  4095,  4096,  4097,  8191,  8192,
                                8193,  16383, 16384, 16385, 32767, 32768, 32769, 50001, 65535,
                                65536, 65537, 81921, 600007};
@@ -287,9 +290,11 @@ __global__ void k_mix(uint32_t *src, size_t n, uint32_t pe, uint32_t i)
 
 static void back_to_back(const std::vector<team_info> &teams)
 {
-    static const size_t steps[] = {1, 1000, 4097, 8193, 50001, 7};
+    /* 70001 (280 KB): past the flag packets at 2 PEs, so that the world's
+     * reductions and broadcasts push under auto too */
+    static const size_t steps[] = {1, 1000, 4097, 8193, 50001, 7, 70001};
     const int N = 1000;
-    const size_t cap = 50001 * (size_t)npes;
+    const size_t cap = 70001 * (size_t)npes;
     /* model[p][0] is PE p's sym_a, [1] its sym_b; every PE models every PE. */
     std::vector<std::vector<std::vector<uint32_t>>> model(
         npes, std::vector<std::vector<uint32_t>>(2, std::vector<uint32_t>(cap)));

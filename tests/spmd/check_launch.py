@@ -272,9 +272,10 @@ def coll_settings_must_match():
                 'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)
     p = expect(r.returncode != 0, "a job with mismatched collective settings started", r)
     return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                                r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX and "
-                                r"GSHMEM_DISABLE_P2P other than this pe's "
-                                r"\(auto, 16384, 32768, 262144, 0\): every PE must use the same",
+                                r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, "
+                                r"GSHMEM_COLL_PUSH_MAX and GSHMEM_DISABLE_P2P other than this "
+                                r"pe's \(auto, 16384, 32768, 262144, 4194304, 0\): every PE must "
+                                r"use the same",
                                 r.stderr),
                       "no message naming the settings", r)
 
@@ -289,7 +290,7 @@ def bad_heap_and_transport_settings():
               r"error transport: GSHMEM_TRANSPORT is 'bogus': expected auto, tcp or ibrc"),
              ({"GSHMEM_COLL_ALGO": "fastest"},
               r"error coll: GSHMEM_COLL_ALGO is 'fastest': expected auto, simple, ll, grid, "
-              r"ring, hier or doubling"),
+              r"push, ring, hier or doubling"),
              ({"GSHMEM_TEST_UNMAPPED": "0-1,"},
               r"error heap: GSHMEM_TEST_UNMAPPED is '0-1,': expected pairs of distinct PEs below "
               r"2, as 0-1,2-3")]
