@@ -438,10 +438,7 @@ __device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsi
 // Reduce and reducescatter by pushing: piece b of what each member gets
 // (the whole source; its block of it) into its slot for this PE, then
 // piece b of every member's contribution, combined in team order from
-// this PE's memory into dest.  Where the piece is at most PUSH_HELD
-// vectors a thread, this PE's own part is loaded before the wait and
-// combined from registers.
-constexpr int PUSH_HELD = 8;
+// this PE's memory into dest.
 
 template <typename T, typename OP>
 __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, grid_members &g,
@@ -462,50 +459,15 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
                       reinterpret_cast<const char *>(src + static_cast<size_t>((my + k) % n) * count + first),
                       len * sizeof(T));
     push_flags(p, number);
-    const T *mine = src + (scatter ? static_cast<size_t>(my) * count : 0) + first;
-    const size_t nt = blockDim.x, nv = len * sizeof(T) / 16;
-    if ((reinterpret_cast<uintptr_t>(mine) & 15) == 0 && (reinterpret_cast<uintptr_t>(dest) & 15) == 0 &&
-        nv <= PUSH_HELD * nt) {
-        uint4 held[PUSH_HELD], acc[PUSH_HELD];
-#pragma unroll
-        for (int u = 0; u < PUSH_HELD; u++)
-            if (threadIdx.x + u * nt < nv)
-                held[u] = reinterpret_cast<const uint4 *>(mine)[threadIdx.x + u * nt];
-        push_wait(call, p, number, -1);
-        for (int m = 0; m < n; m++) {
-            const uint4 *from =
-                m == my ? nullptr
-                        : reinterpret_cast<const uint4 *>(push_slot(p, my, m, number) + first * sizeof(T));
-#pragma unroll
-            for (int u = 0; u < PUSH_HELD; u++)
-                if (threadIdx.x + u * nt < nv) {
-                    const uint4 v = m == my ? held[u] : from[threadIdx.x + u * nt];
-                    acc[u] = m == 0 ? v : gshmemi_combine_packed<T>(acc[u], v, op);
-                }
-        }
-#pragma unroll
-        for (int u = 0; u < PUSH_HELD; u++)
-            if (threadIdx.x + u * nt < nv)
-                reinterpret_cast<uint4 *>(dest + first)[threadIdx.x + u * nt] = acc[u];
-        for (size_t e = nv * (16 / sizeof(T)) + threadIdx.x; e < len; e += nt) {
-            T a = mine[e];
-            for (int m = 0; m < n; m++) {
-                const T v = m == my ? mine[e]
-                                    : reinterpret_cast<const T *>(push_slot(p, my, m, number))[first + e];
-                a = m == 0 ? v : op(a, v);
-            }
-            dest[first + e] = a;
-        }
-    } else {
-        if (threadIdx.x < static_cast<unsigned>(n)) {
-            const int m = static_cast<int>(threadIdx.x);
-            g.src[m] = m == my ? reinterpret_cast<const char *>(mine - first) : push_slot(p, my, m, number);
-        }
-        if (threadIdx.x == 0)
-            g.dst[my] = reinterpret_cast<char *>(dest);
-        push_wait(call, p, number, -1); /* (its block barrier publishes g) */
-        grid_combine<T>(g, n, my, 0, first, len, false, op);
+    if (threadIdx.x < static_cast<unsigned>(n)) {
+        const int m = static_cast<int>(threadIdx.x);
+        g.src[m] = m == my ? reinterpret_cast<const char *>(src + (scatter ? static_cast<size_t>(my) * count : 0))
+                           : push_slot(p, my, m, number);
     }
+    if (threadIdx.x == 0)
+        g.dst[my] = reinterpret_cast<char *>(dest);
+    push_wait(call, p, number, -1); /* (its block barrier publishes g) */
+    grid_combine<T>(g, n, my, 0, first, len, false, op);
     push_end(p, number);
 }
 

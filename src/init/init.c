@@ -192,6 +192,12 @@ GSHMEM_API void gshmem_finalize(void)
     gshmemi_static_fini();
     gshmemi_heap_fini();
     gshmemi_peers_fini();
+    /* Every PE has let go of every other's memory, which a GPU frees only
+     * once the last process that mapped it has: after finalize, none of the
+     * job's memory is left on this PE's GPU (a failed barrier leaves that
+     * to the peers' exit). */
+    if (rt->bs->ops->barrier(rt->bs) != 0)
+        GSHMEMI_WARN(CORE, "gshmem_finalize: a peer left before the closing barrier");
     gshmemi_bootstrap_close(rt->bs);
     rt->bs = NULL;
     gshmemi_static_restore(); /* every thread of ours has stopped */
