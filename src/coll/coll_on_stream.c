@@ -69,13 +69,14 @@ enum { PUSH_NONE, PUSH_SAME, PUSH_REDUCE };
 
 /* Where the grid algorithm would run, or GSHMEM_COLL_ALGO=push wants it,
  * broadcasts and reductions of up to the push area's slots push instead
- * (filling *push): no meeting, no reads from peers. */
-static int push_blocks(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes, int grid_blocks,
+ * (filling *push): no meeting, no reads from peers. on_grid: the grid
+ * would run. */
+static int push_blocks(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes, int on_grid,
                        int how, struct gshmemi_push_area *push)
 {
     const int forced = strcmp(gshmemi_env.COLL_ALGO, "push") == 0;
     const size_t n = (size_t)t->n;
-    if (how == PUSH_NONE || (grid_blocks == 0 && !forced) || bytes == 0 ||
+    if (how == PUSH_NONE || (!on_grid && !forced) || bytes == 0 ||
         (how == PUSH_REDUCE && !forced && n > 2 && bytes / n * (n - 1) * (n - 2) > PUSH_EXCESS_MAX) ||
         !gshmemi_team_push_area(t, team, push))
         return 0;
@@ -99,7 +100,7 @@ static int algorithm(const struct gshmemi_team *t, gshmem_team_t team, size_t by
 {
     const int blocks = grid ? grid_blocks(t, bytes) : 0;
     memset(push, 0, sizeof(*push));
-    const int pushed = push_blocks(t, team, bytes, blocks, pushes, push);
+    const int pushed = push_blocks(t, team, bytes, blocks > 0, pushes, push);
     if (pushed > 0) {
         memset(ll, 0, sizeof(*ll));
         return pushed;

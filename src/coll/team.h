@@ -43,15 +43,17 @@ void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_te
  * one of them not mapped, or fewer than 2. */
 int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
                           struct gshmemi_ll_areas *a);
-/* The world team's push area as this PE maps it, for the stream kernels
- * (1), or a cleared *a (0) where slot is another team, there is none
- * (GSHMEM_COLL_PUSH_MAX 0, one PE, more than GSHMEMI_LL_AREAS_MEMBERS) or
- * a member is not mapped. */
 /* GSHMEM_COLL_ALGO chooses by size and peers: auto, or push (which only
  * forces the stream forms' pushes). */
 int gshmemi_coll_algo_auto(void);
 
 struct gshmemi_push_area; /* coll/coll_launch.h */
+/* The push area of the team in slot (the world's, or the node's where the
+ * world's PEs do not all map each other, and the first two splits') as
+ * this PE maps it, with its slots' bytes for t's size, for the stream
+ * kernels (1), or a cleared *a (0) where the team has none
+ * (GSHMEM_COLL_PUSH_MAX 0, no PE mapping another, more than
+ * GSHMEMI_LL_AREAS_MEMBERS members) or a member is not mapped. */
 int gshmemi_team_push_area(const struct gshmemi_team *t, gshmem_team_t slot,
                            struct gshmemi_push_area *a);
 

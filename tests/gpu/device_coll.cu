@@ -3,7 +3,9 @@
 // alltoall, alltoalls, reduce, reducescatter, the sum scans) at thread,
 // warp and block scope on the world and on a stride-2 split, for integer,
 // float, double, half and bfloat16 elements, sizes 1, 7 and 1000; in place
-// for a reduction and a scan.  Inputs come from the PE and the call's
+// for a reduction and a scan.  Stream forms in two CUDA graphs (a reduce,
+// an fcollect and an in-place broadcast: small, and past the flag
+// packets) replayed 100 times each.  Inputs come from the PE and the call's
 // number, so every PE computes every result itself; dest is poisoned
 // before each call and every element checked.  The same through the proxy
 // (GSHMEM_DISABLE_P2P=1) and on teams mixing both (GSHMEM_TEST_SIM_NODES).
@@ -163,16 +165,16 @@ __global__ void k_ring(int sc, gshmem_team_t team, int *box, int *out)
     CALL_SCOPE(sc, gshmem_team_sync(team), gshmemx_team_sync_warp(team), gshmemx_team_sync_block(team));
 }
 
-// Stream-ordered forms in a graph: each replay fills the source from a
-// counter in GPU memory (the replay's number), then reduces, fcollects and
-// meets on the stream.
-__global__ void k_fill_round(float *src, int *fsrc, size_t n, int pe, int *round)
+// Stream-ordered forms in a graph: each replay fills the sources from a
+// counter in GPU memory (the replay's number), then reduces, fcollects,
+// broadcasts in place and meets on the stream.
+__global__ void k_fill_round(float *src, size_t n, int *fsrc, size_t nf, int pe, int *round)
 {
     const int r = *round;
-    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
         src[i] = (float)((pe + 1) * (r + 1) + (int)(i % 7));
+    for (size_t i = threadIdx.x; i < nf; i += blockDim.x)
         fsrc[i] = pe * 1000 + r * 10 + (int)(i % 5);
-    }
     __syncthreads();
     if (threadIdx.x == 0)
         *round = r + 1;
@@ -339,9 +341,15 @@ static void check_ring(const team_info &tm)
     }
 }
 
-static void check_on_stream(const team_info &tm)
+/* A graph of a reduce of n floats, an fcollect and an in-place broadcast
+ * of the reduce's source, replayed 100 times with new inputs each time:
+ * n small (flag packets) and past them (the grid or the push), so that
+ * every count the stream kernels keep in GPU memory is exercised by
+ * replays. */
+static void check_on_stream(const team_info &tm, size_t n)
 {
-    const size_t n = 777;
+    const size_t nf = 777;
+    const int root = tm.n - 1;
     float *src = (float *)sym_src, *dst = (float *)sym_dst;
     int *fsrc = (int *)((char *)sym_src + (BUF / 2)), *fdst = (int *)((char *)sym_dst + (BUF / 2));
     int *round;
@@ -352,29 +360,34 @@ static void check_on_stream(const team_info &tm)
     CUDA(cudaMemset(round, 0, sizeof(int)));
     CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-    k_fill_round<<<1, 256, 0, st>>>(src, fsrc, n, me, round);
+    k_fill_round<<<1, 256, 0, st>>>(src, n, fsrc, nf, me, round);
     gshmemx_float_sum_reduce_on_stream(tm.t, dst, src, n, st);
-    gshmemx_int_fcollect_on_stream(tm.t, fdst, fsrc, n, st);
+    gshmemx_int_fcollect_on_stream(tm.t, fdst, fsrc, nf, st);
+    gshmemx_float_broadcast_on_stream(tm.t, src, src, n, root, st);
     gshmemx_barrier_on_stream(tm.t, st);
     CUDA(cudaStreamEndCapture(st, &g));
     CUDA(cudaGraphInstantiate(&ge, g, 0));
     for (int r = 0; r < 100; r++) {
         CUDA(cudaGraphLaunch(ge, st));
         CUDA(cudaStreamSynchronize(st));
-        std::vector<float> got = load<float>(dst, n);
-        std::vector<int> fgot = load<int>(fdst, n * (size_t)tm.n);
+        std::vector<float> got = load<float>(dst, n), bcast = load<float>(src, n);
+        std::vector<int> fgot = load<int>(fdst, nf * (size_t)tm.n);
         for (size_t i = 0; i < n; i++) {
             float want = 0;
             for (int j = 0; j < tm.n; j++)
                 want = j == 0 ? (float)((tm.pes[0] + 1) * (r + 1) + (int)(i % 7))
                               : want + (float)((tm.pes[j] + 1) * (r + 1) + (int)(i % 7));
-            CHECK(got[i] == want, "replay %d of a graph on %s: sum_reduce_on_stream element %zu is "
-                  "%g, expected %g", r, tm.name, i, got[i], want);
-            for (int j = 0; j < tm.n; j++)
-                CHECK(fgot[(size_t)j * n + i] == tm.pes[j] * 1000 + r * 10 + (int)(i % 5),
-                      "replay %d on %s: fcollect_on_stream block %d element %zu is %d", r, tm.name,
-                      j, i, fgot[(size_t)j * n + i]);
+            CHECK(got[i] == want, "replay %d of a graph on %s: sum_reduce_on_stream of %zu, element "
+                  "%zu is %g, expected %g", r, tm.name, n, i, got[i], want);
+            const float from_root = (float)((tm.pes[root] + 1) * (r + 1) + (int)(i % 7));
+            CHECK(bcast[i] == from_root, "replay %d of a graph on %s: broadcast_on_stream of %zu in "
+                  "place, element %zu is %g, expected %g", r, tm.name, n, i, bcast[i], from_root);
         }
+        for (int j = 0; j < tm.n; j++)
+            for (size_t i = 0; i < nf; i++)
+                CHECK(fgot[(size_t)j * nf + i] == tm.pes[j] * 1000 + r * 10 + (int)(i % 5),
+                      "replay %d on %s: fcollect_on_stream block %d element %zu is %d", r, tm.name,
+                      j, i, fgot[(size_t)j * nf + i]);
         /* the next replay overwrites src: everybody has read this one's */
         gshmemx_team_sync_on_stream(tm.t, st);
         CUDA(cudaStreamSynchronize(st));
@@ -412,7 +425,9 @@ int main()
     for (const team_info &tm : teams) {
         check_ring(tm);
         check_moves(tm);
-        check_on_stream(tm);
+        check_on_stream(tm, 777);
+        /* 400 KB: past the flag packets at 2 and 4 PEs (the world pushes) */
+        check_on_stream(tm, 100003);
         check_scans(tm);
         check_reduce<int>(tm, k_int_sum, "int_sum", O_SUM, false);
         check_reduce<int>(tm, k_int_prod, "int_prod", O_PROD, false);
@@ -433,7 +448,8 @@ int main()
     gshmem_barrier_all();
     if (me == 0)
         std::printf("device_coll: %d PEs%s: team barriers and queries, the moves, reductions and "
-                    "scans at thread, warp and block scope, and the graph replayed 100 times, on "
+                    "scans at thread, warp and block scope, and two graphs (small, pushed) replayed 100 "
+                    "times each, on "
                     "%zu teams: all checked\n", npes,
                     gshmem_ptr(sym_src, (me + 1) % npes) == nullptr ? " (peers through the proxy)" : "",
                     teams.size());
