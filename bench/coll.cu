@@ -6,6 +6,7 @@
 //
 //   gshmrun -n 2 ./bench/coll [--ops allreduce,allgather,reducescatter,broadcast,alltoall,device,host,team]
 //       [--dtype float,bfloat16] [--min BYTES] [--max 268435456] [--iters N] [--dev-threads 512]
+//       [--team world|split]
 //
 // On stream (op=allreduce, allgather, reducescatter, broadcast, alltoall):
 // the *_on_stream forms (sum_reduce, fcollect, sum_reducescatter,
@@ -17,6 +18,10 @@
 // first event lines the PEs' streams up; us = time / iters.  The gate opens
 // itself after 5 s if the host could not come back to open it (enqueueing
 // that waits for the GPU); the line then says gate=deadline.
+//
+// --team split runs the on-stream forms on a split of the world with every
+// PE in world order instead (a team in a split's slot, as tensor-parallel
+// groups are); the lines then say team=split.
 //
 // `bytes` follows nccl-tests: allreduce and broadcast the buffer size,
 // allgather the output size (n x the block each PE gives), reducescatter
@@ -120,24 +125,26 @@ static double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+static team_t coll_team = TEAM_WORLD; /* the on-stream forms' (--team) */
+
 // One on-stream call of `op` on element type T (bfloat16: allreduce only).
 template <typename T>
 static int issue(int op, T *dst, const T *src, const coll_shape &s, cudaStream_t st)
 {
     if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-        return AX_(bfloat16_sum_reduce_on_stream)(TEAM_WORLD, dst, src, s.block, st);
+        return AX_(bfloat16_sum_reduce_on_stream)(coll_team, dst, src, s.block, st);
     } else {
         switch (op) {
         case COLL_ALLREDUCE:
-            return AX_(float_sum_reduce_on_stream)(TEAM_WORLD, dst, src, s.block, st);
+            return AX_(float_sum_reduce_on_stream)(coll_team, dst, src, s.block, st);
         case COLL_ALLGATHER:
-            return AX_(float_fcollect_on_stream)(TEAM_WORLD, dst, src, s.block, st);
+            return AX_(float_fcollect_on_stream)(coll_team, dst, src, s.block, st);
         case COLL_REDUCESCATTER:
-            return AX_(float_sum_reducescatter_on_stream)(TEAM_WORLD, dst, src, s.block, st);
+            return AX_(float_sum_reducescatter_on_stream)(coll_team, dst, src, s.block, st);
         case COLL_BROADCAST:
-            return AX_(float_broadcast_on_stream)(TEAM_WORLD, dst, src, s.block, COLL_ROOT, st);
+            return AX_(float_broadcast_on_stream)(coll_team, dst, src, s.block, COLL_ROOT, st);
         default:
-            return AX_(float_alltoall_on_stream)(TEAM_WORLD, dst, src, s.block, st);
+            return AX_(float_alltoall_on_stream)(coll_team, dst, src, s.block, st);
         }
     }
 }
@@ -232,7 +239,9 @@ static void on_stream_point(int op, int dtype, const coll_shape &s, T *dst, cons
                       iters;
     late |= gate.timed_out();
     if (check(coll_op_name[op], op, dtype, s, dst, coll_salt(op, dtype), host, call))
-        result(coll_op_name[op], dtype, s, iters, us, coll_bus_factor(op, npes), late ? " gate=deadline" : "");
+        result(coll_op_name[op], dtype, s, iters, us, coll_bus_factor(op, npes),
+               late ? (coll_team != TEAM_WORLD ? " gate=deadline team=split" : " gate=deadline")
+                    : (coll_team != TEAM_WORLD ? " team=split" : ""));
 }
 
 __global__ void reduce_block_loop(team_t team, float *dst, const float *src, size_t n, int iters)
@@ -361,6 +370,9 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "coll: run with 2 PEs or more\n");
         A_(global_exit)(2);
     }
+    if (std::strcmp(bench_opt(argc, argv, "--team", "world"), "split") == 0 &&
+        A_(team_split_strided)(TEAM_WORLD, 0, 1, npes, nullptr, 0, &coll_team) != 0)
+        fail("team_split_strided(world, 0, 1, %d) for --team split failed", npes);
     const size_t max = bench_opt_size(argc, argv, "--max", (size_t)256 << 20);
     const size_t min = bench_opt_size(argc, argv, "--min", 0);
     const int iters_opt = (int)bench_opt_size(argc, argv, "--iters", 0);

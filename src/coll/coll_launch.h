@@ -6,7 +6,7 @@
  * (teams whose members are all mapped), the grid algorithm on that many
  * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
  * reduce and reducescatter only), which, where `push` is filled (push->n >
- * 0: broadcast, reduce and reducescatter on the world team), pushes into
+ * 0: broadcast, reduce and reducescatter on a team with a push area), pushes into
  * the members' push areas instead of meeting them (on
  * GSHMEMI_PUSH_BLOCKS blocks).  Each returns a cudaError_t (0:
  * launched). */
@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-/* The push area (the world team's, on the GPU heap, src/coll/team.c): the
+/* A push area (the world team's or the node team's, and the first split
+ * teams', on the GPU heap, src/coll/team.c): the
  * stream collectives' reductions and broadcasts of a member's payload up to
  * its slots' size push their data straight into the receivers' copies of
  * it, then a flag per block, so that they meet no one before they store
@@ -45,6 +46,7 @@ enum gshmemi_push_layout {
  * (passed by value); n 0: none. */
 struct gshmemi_push_area {
     char *area[GSHMEMI_LL_AREAS_MEMBERS]; /* member m's area, by team index */
+    int pes[GSHMEMI_LL_AREAS_MEMBERS];    /* member m's world PE (messages) */
     uint64_t cap;                         /* bytes a slot */
     int n, my;
 };

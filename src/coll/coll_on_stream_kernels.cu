@@ -313,8 +313,9 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
 
 // ---- push algorithms ----------------------------------------------------------
 //
-// The world team's broadcasts and reductions of up to the push area's
-// slots (GSHMEM_COLL_PUSH_MAX), on GSHMEMI_PUSH_BLOCKS blocks: block b of
+// Broadcasts and reductions of up to a push area's slots
+// (GSHMEM_COLL_PUSH_MAX) on the teams that have one (the world's or the
+// node's, and the first splits'), on GSHMEMI_PUSH_BLOCKS blocks: block b of
 // every sender stores piece b of what each receiver needs into the
 // receiver's slot for that sender (the collective's number's parity picks
 // one of two), then the number into the receiver's flag for (sender, b);
@@ -345,6 +346,18 @@ __device__ __forceinline__ unsigned long long *push_flag(const struct gshmemi_pu
            static_cast<size_t>(sender) * GSHMEMI_PUSH_BLOCKS + blockIdx.x;
 }
 
+// Waits until *word >= v, which member `from` stores; past GSHMEM_TIMEOUT
+// the job ends naming its PE.
+__device__ void push_wait_word(const char *call, const struct gshmemi_push_area &p,
+                               unsigned long long *word, unsigned long long v, int from)
+{
+    unsigned long long got;
+    gshmemi_deadline deadline;
+    for (unsigned spins = 1; (got = gshmemi_load_acquire(word)) < v; spins++)
+        if ((spins & 1023) == 0 && deadline.passed())
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, p.pes[from], word, 8, GSHMEM_CMP_GE, v, got);
+}
+
 // The collective's number (this block's count, the same in every block:
 // every push runs on all of them).  Block 0 tells the others that this PE
 // has finished the one before (a plain store: that one's kernel has
@@ -362,9 +375,10 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
             *reinterpret_cast<volatile unsigned long long *>(
                 push_word(p, (p.my + 1 + k) % p.n, GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
     if (sends && n > 2)
-        for (int k = tid; k < p.n - 1; k += nt)
-            gshmemi_wait(call, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + (p.my + 1 + k) % p.n,
-                         GSHMEM_CMP_GE, n - 2);
+        for (int k = tid; k < p.n - 1; k += nt) {
+            const int m = (p.my + 1 + k) % p.n;
+            push_wait_word(call, p, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + m, n - 2, m);
+        }
     __syncthreads();
     return n;
 }
@@ -420,10 +434,12 @@ __device__ void push_wait(const char *call, const struct gshmemi_push_area &p, u
 {
     if (from >= 0) {
         if (threadIdx.x == 0)
-            gshmemi_wait(call, push_flag(p, p.my, from), GSHMEM_CMP_GE, n);
+            push_wait_word(call, p, push_flag(p, p.my, from), n, from);
     } else {
-        for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x))
-            gshmemi_wait(call, push_flag(p, p.my, (p.my + 1 + k) % p.n), GSHMEM_CMP_GE, n);
+        for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x)) {
+            const int m = (p.my + 1 + k) % p.n;
+            push_wait_word(call, p, push_flag(p, p.my, m), n, m);
+        }
     }
     __syncthreads();
 }
@@ -439,7 +455,6 @@ __device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsi
 // (the whole source; its block of it) into its slot for this PE, then
 // piece b of every member's contribution, combined in team order from
 // this PE's memory into dest.
-
 template <typename T, typename OP>
 __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, grid_members &g,
                             T *dest, const T *src, size_t count, int scatter, OP op)

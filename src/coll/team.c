@@ -33,7 +33,11 @@
 #include "device/device_state.h"
 
 #define N_PREDEFINED 4
-#define PUSH_BUDGET ((size_t)8 << 20) /* the push area's data: one parity's slots */
+#define PUSH_BUDGET ((size_t)8 << 20) /* a push area's data: one parity's slots */
+/* Push areas: the world team's (or, where the world's PEs do not all map
+ * each other, the node team's), then the first split slots' */
+#define PUSH_AREAS 3
+#define PUSH_FIRST_SPLIT N_PREDEFINED
 #define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */
 
 /* What each parent PE tells the others in a split. */
@@ -54,8 +58,9 @@ static struct {
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
     size_t ll_stream_max;     /* GPU heap: the stream kernels' flag packets, bytes a member */
-    char *push;               /* GPU heap: the world team's push area (NULL: none) */
-    size_t push_cap;          /* its slots' bytes */
+    char *push[PUSH_AREAS];   /* GPU heap: the push areas (NULL: none) */
+    size_t push_data;         /* bytes of a parity's slots in each */
+    int world_pushes;         /* area 0 is the world team's (else the node team's) */
     char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
     size_t oneshot_cap;       /* bytes per member and parity */
     size_t oneshot_mapped_max; /* all mapped: one-shot while n x piece is at most this */
@@ -108,39 +113,74 @@ int gshmemi_team_ll_areas(const struct gshmemi_team *t, gshmem_team_t slot,
     return 1;
 }
 
+/* The push area of the team in `slot` (-1: none). */
+static int push_area_of(gshmem_team_t slot)
+{
+    if (slot == GSHMEM_TEAM_WORLD)
+        return tm.world_pushes ? 0 : -1;
+    if (slot == GSHMEMX_TEAM_NODE)
+        return tm.world_pushes ? -1 : 0;
+    return slot >= PUSH_FIRST_SPLIT && slot < PUSH_FIRST_SPLIT + PUSH_AREAS - 1
+               ? 1 + (int)(slot - PUSH_FIRST_SPLIT)
+               : -1;
+}
+
 int gshmemi_team_push_area(const struct gshmemi_team *t, gshmem_team_t slot,
                            struct gshmemi_push_area *a)
 {
     memset(a, 0, sizeof(*a));
-    if (tm.push == NULL || slot != GSHMEM_TEAM_WORLD || !t->mapped || t->n < 2 ||
-        t->n > GSHMEMI_LL_AREAS_MEMBERS)
+    const int at = push_area_of(slot);
+    if (at < 0 || tm.push[at] == NULL || !t->mapped || t->n < 2 || t->n > GSHMEMI_LL_AREAS_MEMBERS)
         return 0;
-    for (int m = 0; m < t->n; m++)
-        a->area[m] = m == t->my ? tm.push : gshmemi_heap_peer_addr(tm.push, t->pes[m]);
-    a->cap = tm.push_cap;
+    char *mine = tm.push[at];
+    for (int m = 0; m < t->n; m++) {
+        a->area[m] = m == t->my ? mine : gshmemi_heap_peer_addr(mine, t->pes[m]);
+        a->pes[m] = t->pes[m];
+    }
+    /* a team smaller than the world: fewer, larger slots */
+    a->cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX, tm.push_data / (size_t)(t->n - 1)) /
+             4096 * 4096;
     a->n = t->n;
     a->my = t->my;
-    return 1;
+    return a->cap > 0;
 }
 
-/* The push area's slot bytes: GSHMEM_COLL_PUSH_MAX, within PUSH_BUDGET over
- * the other PEs, in whole pages; 0 where the world cannot take it (one
- * PE, more than the kernels' member tables hold, a member that does not
- * map every other: the same answer on every PE, from the gathered maps)
- * or an algorithm that never pushes is forced. */
-static size_t push_cap(void)
+/* The bytes of a parity's slots in each push area: GSHMEM_COLL_PUSH_MAX a
+ * sender, within PUSH_BUDGET over the others of the largest team that may
+ * push (GSHMEMI_LL_AREAS_MEMBERS), in whole pages; 0 where no team can
+ * push (one PE, no PE mapping another, GSHMEM_DISABLE_P2P, an algorithm
+ * that never pushes forced): the same answer on every PE, from the
+ * gathered maps. */
+static size_t push_data_bytes(void)
 {
     const char *algo = gshmemi_env.COLL_ALGO;
-    const size_t others = (size_t)gshmemi_rt.n_pes - 1;
-    if (others == 0 || others >= GSHMEMI_LL_AREAS_MEMBERS || gshmemi_env.DISABLE_P2P ||
-        strcmp(algo, "simple") == 0 || strcmp(algo, "ll") == 0 || strcmp(algo, "grid") == 0)
+    const int n = gshmemi_rt.n_pes;
+    if (n < 2 || gshmemi_env.DISABLE_P2P || strcmp(algo, "simple") == 0 ||
+        strcmp(algo, "ll") == 0 || strcmp(algo, "grid") == 0)
         return 0;
-    for (int a = 0; a < gshmemi_rt.n_pes; a++)
-        for (int b = 0; b < gshmemi_rt.n_pes; b++)
+    int pair = 0;
+    for (int a = 0; a < n && !pair; a++)
+        for (int b = 0; b < n && !pair; b++)
+            pair = a != b && maps(a, b);
+    if (!pair)
+        return 0;
+    const size_t others = (size_t)GSHMEMI_MIN(n, GSHMEMI_LL_AREAS_MEMBERS) - 1;
+    const size_t cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX, PUSH_BUDGET / others);
+    return cap / 4096 * 4096 * others;
+}
+
+/* Whether the world team takes push area 0: up to GSHMEMI_LL_AREAS_MEMBERS
+ * PEs, each mapping every other. */
+static int world_pushes(void)
+{
+    const int n = gshmemi_rt.n_pes;
+    if (n > GSHMEMI_LL_AREAS_MEMBERS)
+        return 0;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
             if (!maps(a, b))
                 return 0;
-    const size_t cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX, PUSH_BUDGET / others);
-    return cap / 4096 * 4096;
+    return 1;
 }
 
 /* A parity's part of a slot's one-shot area: n_pes signal words (a cache
@@ -596,14 +636,18 @@ int gshmemi_teams_init(void)
             goto err;
         }
         tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
-        tm.push_cap = push_cap();
-        if (tm.push_cap > 0 &&
-            (tm.push = gshmemi_heap_alloc_internal(
-                 "world team's push area",
-                 GSHMEMI_PUSH_DATA + 2 * ((size_t)gshmemi_rt.n_pes - 1) * tm.push_cap)) == NULL) {
+        tm.push_data = push_data_bytes();
+        tm.world_pushes = world_pushes();
+        const size_t push_bytes = GSHMEMI_PUSH_DATA + 2 * tm.push_data; /* (16-byte multiple) */
+        char *push = tm.push_data == 0 ? NULL
+                                       : gshmemi_heap_alloc_internal("teams' push areas",
+                                                                     PUSH_AREAS * push_bytes);
+        if (tm.push_data > 0 && push == NULL) {
             st = GSHMEM_ERR_NO_MEMORY;
             goto err;
         }
+        for (int k = 0; push != NULL && k < PUSH_AREAS; k++)
+            tm.push[k] = push + (size_t)k * push_bytes;
         GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
                                tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),
                                (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base), &tm.coll),
@@ -714,6 +758,9 @@ static void slot_reset(gshmem_team_t slot)
                                     tm.coll_area + (size_t)slot * tm.coll.slot_bytes, 0,
                                     tm.coll.slot_bytes);
     }
+    const int at = push_area_of(slot);
+    if (at >= 0 && tm.push[at] != NULL) /* flags, acknowledgements, counts */
+        gshmemi_heap.access->memset("gshmem_team_split", tm.push[at], 0, GSHMEMI_PUSH_DATA);
 }
 
 GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride,

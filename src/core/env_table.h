@@ -109,11 +109,14 @@
       "at 4, 64 KiB at 8, less beyond; all 2 MiB with GSHMEM_COLL_ALGO=ll, 512 KiB with "  \
       "simple or grid), and it is capped there.")                                           \
     X(COLL_PUSH_MAX, SIZE, "4m",                                                            \
-      "Largest payload per member that the world team's reductions, reducescatters and "    \
-      "broadcasts in stream order push straight into the receivers' buffers past the flag " \
-      "packets' sizes (no meeting, no reads from peers), on worlds of up to 8 PEs that all " \
-      "map each other: within 16 MiB of slots on the GPU heap (8 MiB over the other PEs: "  \
-      "2.6 MiB at 4 PEs, 1.1 at 8), in whole pages. 0: none (the grid algorithm).")         \
+      "Largest payload per member that reductions, reducescatters and broadcasts in "       \
+      "stream order push straight into the receivers' buffers past the flag packets' "      \
+      "sizes (no meeting, no reads from peers), on teams of up to 8 members that all map "  \
+      "each other and have a push area: the world team (or, where its PEs do not all map "  \
+      "each other, the node team) and the teams in the first two split slots. Each area "   \
+      "holds up to 16 MiB of slots on the GPU heap (8 MiB over the other members of the "   \
+      "largest team: 4 MiB a member at 2 PEs, 2.6 at 4, 1.1 at 8; a smaller team's "        \
+      "members get more, up to this), in whole pages. 0: none (the grid algorithm).")       \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \

@@ -82,7 +82,7 @@ struct gshmemi_heap {
     char *dev_internal;
     /* Blocks of the runtime's own (dev_internal among them): gshmem_free
      * and gshmem_realloc refuse them. */
-    char *internal[8];
+    char *internal[16];
     int n_internal;
     char **dev_peer_base;
     /* Buffers of the program's made symmetric

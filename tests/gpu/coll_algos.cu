@@ -5,7 +5,8 @@
 // push at every size).
 //  1. Each collective in stream order once, at sizes on both sides of every
 //     threshold (the flag packets' largest payload, the grid's smallest,
-//     the grid's block counts), aligned and 4 bytes off, on the world and
+//     the grid's block counts), aligned and 4 bytes off (3 for the 1-byte
+//     shapes; in place for reductions and broadcasts), on the world and
 //     on the world reversed (members not in world order); dest poisoned
 //     and every element, and the one after, checked against a reference
 //     each PE computes from every member's regenerated input.
@@ -15,6 +16,9 @@
 //     the last one's dest, changed by a small kernel in between, so a
 //     packet or a count reused too early changes the end result, which is
 //     checked against a model of every PE's buffers kept on the host.
+//  4. The reversed world destroyed and split again into its slot, then
+//     pushed reductions and broadcasts on it (stale counts or flags of the
+//     old team would pass for the new one's).
 //
 //   gshmrun -n 2 ./coll_algos          (exit 77 without a GPU)
 #include <cstdint>
@@ -87,10 +91,11 @@ static void poison(void *p, size_t bytes) { CUDA(cudaMemsetAsync(p, 0xa5, bytes,
 /* ---- 1. each collective once ------------------------------------------------- */
 
 enum shape { SUM_REDUCE, MAX_REDUCESCATTER, XOR_REDUCE, BF16_REDUCE, FLOAT_REDUCESCATTER,
-             FCOLLECT, ALLTOALL, BROADCAST, N_SHAPES };
+             FCOLLECT, ALLTOALL, BROADCAST, U8_SUM_REDUCE, U8_BROADCAST, N_SHAPES };
 static const char *const shape_names[] = {
     "int_sum_reduce", "int_max_reducescatter", "uint64_xor_reduce", "bfloat16_sum_reduce",
-    "float_sum_reducescatter", "int_fcollect", "int_alltoall", "int_broadcast"};
+    "float_sum_reducescatter", "int_fcollect", "int_alltoall", "int_broadcast",
+    "uint8_sum_reduce", "uint8_broadcast"};
 
 /* Source elements a member holds and dest elements it gets, for n elements. */
 static size_t src_elems(int sh, size_t n, int members)
@@ -151,6 +156,12 @@ static void run_shape(const team_info &tm, int sh, size_t n, size_t off, bool in
     case ALLTOALL:
         rc = gshmemx_int_alltoall_on_stream(tm.t, (int *)dst, (const int *)src, n, st);
         break;
+    case U8_SUM_REDUCE:
+        rc = gshmemx_uint8_sum_reduce_on_stream(tm.t, (uint8_t *)dst, (const uint8_t *)src, n, st);
+        break;
+    case U8_BROADCAST:
+        rc = gshmemx_uint8_broadcast_on_stream(tm.t, (uint8_t *)dst, (const uint8_t *)src, n, root, st);
+        break;
     default:
         rc = gshmemx_int_broadcast_on_stream(tm.t, (int *)dst, (const int *)src, n, root, st);
     }
@@ -183,6 +194,14 @@ static void run_shape(const team_info &tm, int sh, size_t n, size_t off, bool in
             want[e] = (double)x;
             break;
         }
+        case U8_SUM_REDUCE: { /* modulo 256, as the bytes add */
+            unsigned s = 0;
+            for (int j = 0; j < tm.n; j++)
+                s += (uint8_t)input_value(tm.pes[j], tag, e);
+            want[e] = (double)(uint8_t)s;
+            break;
+        }
+        case U8_BROADCAST: want[e] = (double)(uint8_t)input_value(tm.pes[root], tag, e); break;
         case FCOLLECT: want[e] = v((int)(e / n), e % n); break;
         case ALLTOALL: want[e] = v((int)(e / n), (size_t)tm.my * n + e % n); break;
         default: want[e] = v(root, e);
@@ -213,14 +232,17 @@ static void each_once(const team_info &tm)
     for (int sh = 0; sh < N_SHAPES; sh++)
         for (size_t n : sizes)
             for (size_t off : {(size_t)0, (size_t)4}) {
-                /* in place where the shape allows it: reductions, once per size */
-                const bool in_place = (sh == SUM_REDUCE || sh == BF16_REDUCE) && off == 4;
+                /* in place where the shape allows it (reductions, broadcasts), once per size */
+                const bool in_place = (sh == SUM_REDUCE || sh == BF16_REDUCE || sh == BROADCAST ||
+                                       sh == U8_SUM_REDUCE) && off == 4;
                 if (sh == XOR_REDUCE && off != 0)
                     continue; /* 8-byte elements stay 8-aligned */
                 if (sh == BF16_REDUCE)
                     run_shape<__nv_bfloat16>(tm, sh, n, off / 2, in_place, tag++);
                 else if (sh == XOR_REDUCE)
                     run_shape<uint64_t>(tm, sh, n, off, in_place, tag++);
+                else if (sh == U8_SUM_REDUCE || sh == U8_BROADCAST) /* bytes: 3 off */
+                    run_shape<uint8_t>(tm, sh, n, off ? 3 : 0, in_place, tag++);
                 else if (sh == FLOAT_REDUCESCATTER)
                     run_shape<float>(tm, sh, n, off, in_place, tag++);
                 else
@@ -388,11 +410,27 @@ int main()
         in_kernels(tm);
     }
     back_to_back(teams);
+    /* 4. The reversed world destroyed after hundreds of collectives and
+     * split again into the same slot: its counts and flags (a push area's
+     * too) start over, or these would take stale flags for fresh data. */
+    CUDA(cudaStreamSynchronize(st));
+    gshmem_team_destroy(reversed);
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed);
+    CHECK(reversed != GSHMEM_TEAM_INVALID, "the reversed world could not be made again");
+    teams[1].t = reversed;
+    uint64_t tag = 90000;
+    for (size_t n : {(size_t)70001, (size_t)600007})
+        for (int sh : {SUM_REDUCE, BROADCAST, FLOAT_REDUCESCATTER})
+            if (sh == FLOAT_REDUCESCATTER)
+                run_shape<float>(teams[1], sh, n, 0, false, tag++);
+            else
+                run_shape<int>(teams[1], sh, n, 0, false, tag++);
     gshmem_barrier_all();
     const char *algo = std::getenv("GSHMEM_COLL_ALGO");
     if (me == 0)
         std::printf("coll_algos: %d PEs, GSHMEM_COLL_ALGO=%s: %d shapes x %zu sizes on 2 teams, the "
-                    "group forms at the flag packets' edge, 1000 back to back: all checked\n",
+                    "group forms at the flag packets' edge, 1000 back to back, a team split again "
+                    "into a used slot: all checked\n",
                     npes, algo ? algo : "(unset)", N_SHAPES, sizeof(sizes) / sizeof(sizes[0]));
     gshmem_team_destroy(reversed);
     CUDA(cudaStreamDestroy(st));

@@ -391,20 +391,23 @@ static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
                            "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch",
-                           "host-coll-timeout"};
+                           "host-coll-timeout", "host-coll-push-timeout"};
     int which = -1;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 9; i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
-    int *sym = (int *)gshmem_calloc(16, sizeof(int));
+    // (past the flag packets' 256 KiB at 2 PEs: pushed)
+    const size_t pushed = which == 8 ? 300000 : 16;
+    int *sym = (int *)gshmem_calloc(pushed, sizeof(int));
     int *local;
     CUDA(cudaMalloc(&local, 64));
     gshmem_barrier_all();
-    if (which == 7) {
-        // a host collective that runs as its stream form, pe 1 never joining:
-        // its kernel's wait fails, named by the host call.  Stream forms
-        // need the two PEs on GPUs of their own that map each other.
+    if (which == 7 || which == 8) {
+        // a host collective that runs as its stream form (flag packets;
+        // pushed), pe 1 never joining: its kernel's wait fails, named by the
+        // host call and pe 1.  Stream forms need the two PEs on GPUs of
+        // their own that map each other.
         int can = 0;
         if (gpu_count() >= 2)
             CUDA(cudaDeviceCanAccessPeer(&can, 0, 1));
@@ -413,8 +416,10 @@ static int run_bad(const char *name)
             gshmem_finalize();
             return 0;
         }
-        if (me == 0)
+        if (me == 0 && which == 7)
             gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, sym + 8, sym, 4);
+        else if (me == 0)
+            gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, sym, sym, pushed);
     } else if (me == 0 && which == 5) {
         // through the proxy, a stream-ordered put's kernel cannot read pageable memory
         static int pageable[16];

@@ -129,6 +129,10 @@ cases = {
 # thread ends the job with the message.
 D = r"gshmem pe 0 \(\S+:\d+\) error core: "
 K = r" in a kernel \(block 0,0,0 thread 0,0,0\) failed: "
+# a host reduction's kernel (flag packets; pushed) waiting for pe 1, which never joins
+W = (D + r"gshmem_int_sum_reduce \(on the GPU, as its stream form\) in a kernel \(block \d+,0,0 "
+     rf"thread \d+,0,0\) failed: waited past GSHMEM_TIMEOUT \(2 s\) at {P} \(pe 1's to write\) "
+     r"for cmp ")
 device_cases = {
     "dev-pe-range": (D + "gshmem_int_p" + K + r"pe 7 is not in \[0, 2\)$", ABORT,
                      {"GSHMEM_DEBUG_CHECKS": "1"}),
@@ -149,9 +153,8 @@ device_cases = {
                           r"pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
                           {"GSHMEM_DEBUG_CHECKS": "1"}),
     # (where it can run: two GPUs with P2P)
-    "host-coll-timeout": (D + r"gshmem_int_sum_reduce \(on the GPU, as its stream form\) in a "
-                          r"kernel \(block \d+,0,0 thread \d+,0,0\) failed: waited past "
-                          r"GSHMEM_TIMEOUT \(2 s\) .*$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
+    "host-coll-timeout": (W + r"\d+ value \d+; it holds \d+$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
+    "host-coll-push-timeout": (W + r"5 value \d+; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
     "on-stream-proxy-pageable": (r"gshmem pe 0 \(\S+:\d+\) error rma: gshmemx_putmem_on_stream: pe 1 is "
                                  r"reached through the proxy, and the source of a stream-ordered "
                                  r"operation through it must be GPU memory or pinned host memory "
