@@ -370,7 +370,12 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "coll: run with 2 PEs or more\n");
         A_(global_exit)(2);
     }
-    if (std::strcmp(bench_opt(argc, argv, "--team", "world"), "split") == 0 &&
+    const char *team_opt = bench_opt(argc, argv, "--team", "world");
+    if (std::strcmp(team_opt, "world") != 0 && std::strcmp(team_opt, "split") != 0) {
+        std::fprintf(stderr, "coll: --team is world or split, not %s\n", team_opt);
+        A_(global_exit)(2);
+    }
+    if (std::strcmp(team_opt, "split") == 0 &&
         A_(team_split_strided)(TEAM_WORLD, 0, 1, npes, nullptr, 0, &coll_team) != 0)
         fail("team_split_strided(world, 0, 1, %d) for --team split failed", npes);
     const size_t max = bench_opt_size(argc, argv, "--max", (size_t)256 << 20);

@@ -132,17 +132,20 @@ int gshmemi_team_push_area(const struct gshmemi_team *t, gshmem_team_t slot,
     const int at = push_area_of(slot);
     if (at < 0 || tm.push[at] == NULL || !t->mapped || t->n < 2 || t->n > GSHMEMI_LL_AREAS_MEMBERS)
         return 0;
+    /* fewer members than the largest team that may push: larger slots */
+    const size_t cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX,
+                                   tm.push_data / (size_t)(t->n - 1)) / 4096 * 4096;
+    if (cap == 0)
+        return 0;
     char *mine = tm.push[at];
     for (int m = 0; m < t->n; m++) {
         a->area[m] = m == t->my ? mine : gshmemi_heap_peer_addr(mine, t->pes[m]);
         a->pes[m] = t->pes[m];
     }
-    /* a team smaller than the world: fewer, larger slots */
-    a->cap = GSHMEMI_MIN((size_t)gshmemi_env.COLL_PUSH_MAX, tm.push_data / (size_t)(t->n - 1)) /
-             4096 * 4096;
+    a->cap = cap;
     a->n = t->n;
     a->my = t->my;
-    return a->cap > 0;
+    return 1;
 }
 
 /* The bytes of a parity's slots in each push area: GSHMEM_COLL_PUSH_MAX a
@@ -169,18 +172,38 @@ static size_t push_data_bytes(void)
     return cap / 4096 * 4096 * others;
 }
 
-/* Whether the world team takes push area 0: up to GSHMEMI_LL_AREAS_MEMBERS
- * PEs, each mapping every other. */
-static int world_pushes(void)
+/* Whether the PEs for which keep(pe) holds are 2 to GSHMEMI_LL_AREAS_MEMBERS
+ * and each maps every other. */
+static int may_push(int (*keep)(int pe, int arg), int arg)
 {
     const int n = gshmemi_rt.n_pes;
-    if (n > GSHMEMI_LL_AREAS_MEMBERS)
-        return 0;
-    for (int a = 0; a < n; a++)
+    int members = 0;
+    for (int a = 0; a < n; a++) {
+        if (!keep(a, arg))
+            continue;
+        members++;
         for (int b = 0; b < n; b++)
-            if (!maps(a, b))
+            if (keep(b, arg) && !maps(a, b))
                 return 0;
-    return 1;
+    }
+    return members >= 2 && members <= GSHMEMI_LL_AREAS_MEMBERS;
+}
+static int any_pe(int pe, int arg) { (void)pe, (void)arg; return 1; }
+static int on_node(int pe, int node) { return gshmemi_rt.peers[pe].node == node; }
+
+/* Whether push area k can ever be used (the same answer on every PE):
+ * area 0 by the world team or, where that cannot push, by a node team;
+ * the others by their split slot, where GSHMEM_MAX_TEAMS makes it. */
+static int push_area_used(int k)
+{
+    if (k > 0)
+        return tm.n_slots > PUSH_FIRST_SPLIT + k - 1;
+    if (tm.world_pushes)
+        return 1;
+    for (int v = 0; v < gshmemi_rt.n_nodes; v++)
+        if (may_push(on_node, v))
+            return 1;
+    return 0;
 }
 
 /* A parity's part of a slot's one-shot area: n_pes signal words (a cache
@@ -637,17 +660,20 @@ int gshmemi_teams_init(void)
         }
         tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
         tm.push_data = push_data_bytes();
-        tm.world_pushes = world_pushes();
+        tm.world_pushes = may_push(any_pe, 0);
         const size_t push_bytes = GSHMEMI_PUSH_DATA + 2 * tm.push_data; /* (16-byte multiple) */
-        char *push = tm.push_data == 0 ? NULL
-                                       : gshmemi_heap_alloc_internal("teams' push areas",
-                                                                     PUSH_AREAS * push_bytes);
-        if (tm.push_data > 0 && push == NULL) {
+        size_t used = 0;
+        for (int k = 0; tm.push_data > 0 && k < PUSH_AREAS; k++)
+            used += (size_t)push_area_used(k);
+        char *push = used == 0 ? NULL
+                               : gshmemi_heap_alloc_internal("teams' push areas", used * push_bytes);
+        if (used > 0 && push == NULL) {
             st = GSHMEM_ERR_NO_MEMORY;
             goto err;
         }
         for (int k = 0; push != NULL && k < PUSH_AREAS; k++)
-            tm.push[k] = push + (size_t)k * push_bytes;
+            if (push_area_used(k))
+                tm.push[k] = push, push += push_bytes;
         GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
                                tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),
                                (uint64_t)((char *)tm.sizes - gshmemi_heap.my_base), &tm.coll),

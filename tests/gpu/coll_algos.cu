@@ -17,8 +17,11 @@
 //     packet or a count reused too early changes the end result, which is
 //     checked against a model of every PE's buffers kept on the host.
 //  4. The reversed world destroyed and split again into its slot, then
-//     pushed reductions and broadcasts on it (stale counts or flags of the
-//     old team would pass for the new one's).
+//     pushed reductions and broadcasts on it.
+//  5. From 3 PEs, a split slot taken over by other members (0 and 1, then
+//     1 and 2): counts or flags left from the old team would hang it.
+//  6. Where the world spans (simulated) nodes, the node team, which takes
+//     the world's push area then.
 //
 //   gshmrun -n 2 ./coll_algos          (exit 77 without a GPU)
 #include <cstdint>
@@ -411,8 +414,8 @@ int main()
     }
     back_to_back(teams);
     /* 4. The reversed world destroyed after hundreds of collectives and
-     * split again into the same slot: its counts and flags (a push area's
-     * too) start over, or these would take stale flags for fresh data. */
+     * split again into the same slot, its counts and flags (a push
+     * area's too) started over. */
     CUDA(cudaStreamSynchronize(st));
     gshmem_team_destroy(reversed);
     gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed);
@@ -425,11 +428,49 @@ int main()
                 run_shape<float>(teams[1], sh, n, 0, false, tag++);
             else
                 run_shape<int>(teams[1], sh, n, 0, false, tag++);
+    /* 5. From 3 PEs, a slot taken over by other members: PEs 0 and 1 push
+     * in a split, destroy it, then PEs 1 and 2 split into the same slot.
+     * PE 1's counts there would run ahead of PE 2's unless the split
+     * started them over, and the two would wait for each other. */
+    if (npes >= 3) {
+        CUDA(cudaStreamSynchronize(st));
+        gshmem_team_destroy(reversed);
+        for (int first = 0; first < 2; first++) {
+            gshmem_team_t pair;
+            gshmem_team_split_strided(GSHMEM_TEAM_WORLD, first, 1, 2, NULL, 0, &pair);
+            if (me == first || me == first + 1) {
+                CHECK(pair != GSHMEM_TEAM_INVALID, "the pair from pe %d could not be made", first);
+                const team_info ti = {pair, "a pair", 2, me - first, {first, first + 1}};
+                uint64_t pair_tag = 91000 + 10 * (uint64_t)first; /* the members' own */
+                for (int k = 0; k < 3; k++)
+                    run_shape<int>(ti, SUM_REDUCE, 600007, 0, false, pair_tag++);
+                run_shape<int>(ti, BROADCAST, 70001, 0, false, pair_tag++);
+                CUDA(cudaStreamSynchronize(st));
+            }
+            gshmem_team_destroy(pair);
+        }
+        gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed);
+    }
+    /* 6. Where the world spans (simulated) nodes, the node team, which
+     * takes the world's push area then. */
+    const int node_n = gshmem_team_n_pes(GSHMEMX_TEAM_NODE);
+    if (node_n >= 2 && node_n < npes) {
+        team_info ti = {GSHMEMX_TEAM_NODE, "the node team", node_n,
+                        gshmem_team_my_pe(GSHMEMX_TEAM_NODE), {}};
+        for (int i = 0; i < node_n; i++)
+            ti.pes.push_back(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, i, GSHMEM_TEAM_WORLD));
+        for (size_t n : {(size_t)70001, (size_t)600007})
+            for (int sh : {SUM_REDUCE, BROADCAST, FLOAT_REDUCESCATTER})
+                if (sh == FLOAT_REDUCESCATTER)
+                    run_shape<float>(ti, sh, n, 0, false, tag++);
+                else
+                    run_shape<int>(ti, sh, n, 0, false, tag++);
+    }
     gshmem_barrier_all();
     const char *algo = std::getenv("GSHMEM_COLL_ALGO");
     if (me == 0)
         std::printf("coll_algos: %d PEs, GSHMEM_COLL_ALGO=%s: %d shapes x %zu sizes on 2 teams, the "
-                    "group forms at the flag packets' edge, 1000 back to back, a team split again "
+                    "group forms at the flag packets' edge, 1000 back to back, teams split again "
                     "into a used slot: all checked\n",
                     npes, algo ? algo : "(unset)", N_SHAPES, sizeof(sizes) / sizeof(sizes[0]));
     gshmem_team_destroy(reversed);
