@@ -5,7 +5,9 @@
  * its arguments and the slots it has free (an all-gather over the parent
  * into a block of the heap the runtime keeps for it), so that every PE sees
  * a call that does not match its own, and all take the lowest slot free on
- * every parent PE.  A PE outside the new team gets GSHMEM_TEAM_INVALID; when
+ * every PE of the new team (a 2D split: of the parent), so that teams of
+ * disjoint PEs made by a family of splits share a slot.  A PE outside the
+ * new team gets GSHMEM_TEAM_INVALID; when
  * the arguments differ or no slot is free, every PE gets it, each with the
  * same message.  The new members zero their slot's barrier words before the
  * parent's closing barrier, so the team's first barrier starts from zero.
@@ -724,14 +726,16 @@ static void my_free_slots(uint64_t *free_bits)
             free_bits[s / 64] |= 1ull << (s % 64);
 }
 
-/* The lowest `count` slots free on every voter (-1 where there are fewer). */
-static void common_free(const struct split_vote *votes, int n, int count, int *slots)
+/* The lowest `count` slots free on the voters of parent index
+ * first + k * stride, k < n (-1 where there are fewer). */
+static void common_free(const struct split_vote *votes, int first, int stride, int n, int count,
+                        int *slots)
 {
     uint64_t all[SLOT_WORDS];
-    memcpy(all, votes[0].free, sizeof(all));
-    for (int i = 1; i < n; i++)
+    memcpy(all, votes[first].free, sizeof(all));
+    for (int k = 1; k < n; k++)
         for (int w = 0; w < SLOT_WORDS; w++)
-            all[w] &= votes[i].free[w];
+            all[w] &= votes[first + k * stride].free[w];
     for (int k = 0; k < count; k++) {
         slots[k] = -1;
         for (int s = 0; s < tm.n_slots && slots[k] < 0; s++)
@@ -822,10 +826,13 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
                           "of the parent team's %d", call, start, stride, size, size, parent->n);
         bad = 1;
     } else {
-        common_free(votes, parent->n, 1, &slot);
+        /* The new members' only: a slot is used by its members alone, so
+         * that the teams of a family of splits (tensor-parallel groups,
+         * then data-parallel ones) each share one, as a 2D split's do. */
+        common_free(votes, start, stride, size, 1, &slot);
         if (slot < 0) {
             if (parent->my == 0)
-                GSHMEMI_ERROR(COLL, "%s: no team slot is free on every PE of the parent team "
+                GSHMEMI_ERROR(COLL, "%s: no team slot is free on every PE of the new team "
                               "(GSHMEM_MAX_TEAMS is %d); destroy a team first", call, tm.n_slots);
             bad = 1;
         }
@@ -882,7 +889,7 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
             GSHMEMI_ERROR(COLL, "%s: xrange %d is not positive", call, xrange);
         st = GSHMEM_ERR_INVALID_ARG;
     } else {
-        common_free(votes, parent->n, 2, slots);
+        common_free(votes, 0, 1, parent->n, 2, slots);
         if (slots[1] < 0) {
             if (parent->my == 0)
                 GSHMEMI_ERROR(COLL, "%s: fewer than two team slots are free on every PE of the "

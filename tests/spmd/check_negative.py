@@ -73,7 +73,7 @@ cases = {
                        r"with start 1, stride 1, size 1, this pe with 0, 1, 1: every PE of the parent "
                        r"team must pass the same$", 0, {}),
     "too-many-teams": (H + r"gshmem_team_split_strided: no team slot is free on every PE of the "
-                       r"parent team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
+                       r"new team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
                        {"GSHMEM_MAX_TEAMS": "5"}),
     "coll-team-invalid": (H + r"gshmem_int_sum_reduce: the team is GSHMEM_TEAM_INVALID$", ABORT, {}),
     # a collective whose members pass different arguments (GSHMEM_DEBUG_CHECKS)

@@ -344,6 +344,34 @@ int main(void)
         gshmem_team_destroy(y);
     }
 
+    /* A family of splits: the halves of the world, made one after the
+     * other, take the same slot (each the lowest free on its own members),
+     * so a tensor-parallel group's collectives find the same per-slot
+     * resources on every group; both halves work. */
+    if (npes >= 2) {
+        const int half = npes / 2, mine = me < half ? 0 : 1;
+        gshmem_team_t h[2];
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, half, NULL, 0, &h[0]) == 0 &&
+                  gshmem_team_split_strided(GSHMEM_TEAM_WORLD, half, 1, npes - half, NULL, 0,
+                                            &h[1]) == 0,
+              "the world's halves");
+        CHECK(h[1 - mine] == GSHMEM_TEAM_INVALID && h[mine] != GSHMEM_TEAM_INVALID,
+              "half %d: a team for the other half, or none for its own", mine);
+        check_strided(h[mine], mine * half, 1, mine ? npes - half : half, box);
+        int *slots = gshmem_malloc(sizeof(int) * (size_t)npes);
+        for (int pe = 0; pe < npes; pe++)
+            gshmem_int_p(&slots[me], (int)h[mine], pe);
+        gshmem_barrier_all();
+        for (int pe = 0; pe < npes; pe++) {
+            int s;
+            spmd_load(&s, &slots[pe], sizeof(s));
+            CHECK(s == (int)h[mine], "pe %d's half is team %d, this pe's %d", pe, s, (int)h[mine]);
+        }
+        gshmem_team_destroy(h[mine]);
+        gshmem_barrier_all(); /* nobody overwrites slots while another reads it */
+        gshmem_free(slots);
+    }
+
     /* Slots taken and given back many times, teams of changing sizes (a
      * slot's barrier words start from zero for each). */
     for (int i = 0; i < 200; i++) {
