@@ -174,38 +174,32 @@ static size_t push_data_bytes(void)
     return cap / 4096 * 4096 * others;
 }
 
-/* Whether the PEs for which keep(pe) holds are 2 to GSHMEMI_LL_AREAS_MEMBERS
- * and each maps every other. */
-static int may_push(int (*keep)(int pe, int arg), int arg)
+/* Whether the world PEs pes[0..n) can push together: 2 to
+ * GSHMEMI_LL_AREAS_MEMBERS of them, each mapping every other. */
+static int may_push(const int *pes, int n)
+{
+    return n >= 2 && n <= GSHMEMI_LL_AREAS_MEMBERS && all_map_all(pes, n);
+}
+
+/* Which push areas a team can ever use (the same answer on every PE), with
+ * tm.world_pushes set: area 0 the world team or, where that cannot push, a
+ * node team; the others their split slot, where GSHMEM_MAX_TEAMS makes
+ * it.  scratch: room for n_pes PEs. */
+static void push_areas_used(int *used, int *scratch)
 {
     const int n = gshmemi_rt.n_pes;
-    int members = 0;
-    for (int a = 0; a < n; a++) {
-        if (!keep(a, arg))
-            continue;
-        members++;
-        for (int b = 0; b < n; b++)
-            if (keep(b, arg) && !maps(a, b))
-                return 0;
+    for (int pe = 0; pe < n; pe++)
+        scratch[pe] = pe;
+    used[0] = tm.world_pushes = may_push(scratch, n);
+    for (int v = 0; v < gshmemi_rt.n_nodes && !used[0]; v++) {
+        int k = 0;
+        for (int pe = 0; pe < n; pe++)
+            if (gshmemi_rt.peers[pe].node == v)
+                scratch[k++] = pe;
+        used[0] = may_push(scratch, k);
     }
-    return members >= 2 && members <= GSHMEMI_LL_AREAS_MEMBERS;
-}
-static int any_pe(int pe, int arg) { (void)pe, (void)arg; return 1; }
-static int on_node(int pe, int node) { return gshmemi_rt.peers[pe].node == node; }
-
-/* Whether push area k can ever be used (the same answer on every PE):
- * area 0 by the world team or, where that cannot push, by a node team;
- * the others by their split slot, where GSHMEM_MAX_TEAMS makes it. */
-static int push_area_used(int k)
-{
-    if (k > 0)
-        return tm.n_slots > PUSH_FIRST_SPLIT + k - 1;
-    if (tm.world_pushes)
-        return 1;
-    for (int v = 0; v < gshmemi_rt.n_nodes; v++)
-        if (may_push(on_node, v))
-            return 1;
-    return 0;
+    for (int k = 1; k < PUSH_AREAS; k++)
+        used[k] = tm.n_slots > PUSH_FIRST_SPLIT + k - 1;
 }
 
 /* A parity's part of a slot's one-shot area: n_pes signal words (a cache
@@ -662,19 +656,20 @@ int gshmemi_teams_init(void)
         }
         tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
         tm.push_data = push_data_bytes();
-        tm.world_pushes = may_push(any_pe, 0);
         const size_t push_bytes = GSHMEMI_PUSH_DATA + 2 * tm.push_data; /* (16-byte multiple) */
-        size_t used = 0;
+        int used[PUSH_AREAS];
+        size_t areas = 0;
+        push_areas_used(used, scratch);
         for (int k = 0; tm.push_data > 0 && k < PUSH_AREAS; k++)
-            used += (size_t)push_area_used(k);
-        char *push = used == 0 ? NULL
-                               : gshmemi_heap_alloc_internal("teams' push areas", used * push_bytes);
-        if (used > 0 && push == NULL) {
+            areas += (size_t)used[k];
+        char *push = areas == 0 ? NULL
+                                : gshmemi_heap_alloc_internal("teams' push areas", areas * push_bytes);
+        if (areas > 0 && push == NULL) {
             st = GSHMEM_ERR_NO_MEMORY;
             goto err;
         }
         for (int k = 0; push != NULL && k < PUSH_AREAS; k++)
-            if (push_area_used(k))
+            if (used[k])
                 tm.push[k] = push, push += push_bytes;
         GSHMEMI_CHECK_GOTO(gshmemi_device_teams_open(
                                tm.n_slots, (uint64_t)((char *)tm.device_words - gshmemi_heap.my_base),

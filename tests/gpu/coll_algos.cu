@@ -386,6 +386,27 @@ static void back_to_back(const std::vector<team_info> &teams)
     }
 }
 
+/* Team t as the checks see it: its members' world PEs from the team. */
+static team_info info_of(gshmem_team_t t, const char *name)
+{
+    team_info ti = {t, name, gshmem_team_n_pes(t), gshmem_team_my_pe(t), {}};
+    for (int i = 0; i < ti.n; i++)
+        ti.pes.push_back(gshmem_team_translate_pe(t, i, GSHMEM_TEAM_WORLD));
+    return ti;
+}
+
+/* Reductions, broadcasts and reducescatters past the flag packets (pushed
+ * where the team has a push area). */
+static void pushed_shapes(const team_info &tm, uint64_t &tag)
+{
+    for (size_t n : {(size_t)70001, (size_t)600007})
+        for (int sh : {SUM_REDUCE, BROADCAST, FLOAT_REDUCESCATTER})
+            if (sh == FLOAT_REDUCESCATTER)
+                run_shape<float>(tm, sh, n, 0, false, tag++);
+            else
+                run_shape<int>(tm, sh, n, 0, false, tag++);
+}
+
 int main()
 {
     if (gpu_count() == 0)
@@ -401,13 +422,8 @@ int main()
     gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed);
     CHECK(reversed != GSHMEM_TEAM_INVALID, "the reversed world could not be made");
     std::vector<team_info> teams;
-    for (gshmem_team_t t : {GSHMEM_TEAM_WORLD, reversed}) {
-        team_info ti = {t, t == GSHMEM_TEAM_WORLD ? "world" : "world reversed", gshmem_team_n_pes(t),
-                        gshmem_team_my_pe(t), {}};
-        for (int i = 0; i < ti.n; i++)
-            ti.pes.push_back(gshmem_team_translate_pe(t, i, GSHMEM_TEAM_WORLD));
-        teams.push_back(ti);
-    }
+    for (gshmem_team_t t : {GSHMEM_TEAM_WORLD, reversed})
+        teams.push_back(info_of(t, t == GSHMEM_TEAM_WORLD ? "world" : "world reversed"));
     for (const team_info &tm : teams) {
         each_once(tm);
         in_kernels(tm);
@@ -422,12 +438,7 @@ int main()
     CHECK(reversed != GSHMEM_TEAM_INVALID, "the reversed world could not be made again");
     teams[1].t = reversed;
     uint64_t tag = 90000;
-    for (size_t n : {(size_t)70001, (size_t)600007})
-        for (int sh : {SUM_REDUCE, BROADCAST, FLOAT_REDUCESCATTER})
-            if (sh == FLOAT_REDUCESCATTER)
-                run_shape<float>(teams[1], sh, n, 0, false, tag++);
-            else
-                run_shape<int>(teams[1], sh, n, 0, false, tag++);
+    pushed_shapes(teams[1], tag);
     /* 5. From 3 PEs, a slot taken over by other members: PEs 0 and 1 push
      * in a split, destroy it, then PEs 1 and 2 split into the same slot.
      * PE 1's counts there would run ahead of PE 2's unless the split
@@ -454,18 +465,8 @@ int main()
     /* 6. Where the world spans (simulated) nodes, the node team, which
      * takes the world's push area then. */
     const int node_n = gshmem_team_n_pes(GSHMEMX_TEAM_NODE);
-    if (node_n >= 2 && node_n < npes) {
-        team_info ti = {GSHMEMX_TEAM_NODE, "the node team", node_n,
-                        gshmem_team_my_pe(GSHMEMX_TEAM_NODE), {}};
-        for (int i = 0; i < node_n; i++)
-            ti.pes.push_back(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, i, GSHMEM_TEAM_WORLD));
-        for (size_t n : {(size_t)70001, (size_t)600007})
-            for (int sh : {SUM_REDUCE, BROADCAST, FLOAT_REDUCESCATTER})
-                if (sh == FLOAT_REDUCESCATTER)
-                    run_shape<float>(ti, sh, n, 0, false, tag++);
-                else
-                    run_shape<int>(ti, sh, n, 0, false, tag++);
-    }
+    if (node_n >= 2 && node_n < npes)
+        pushed_shapes(info_of(GSHMEMX_TEAM_NODE, "the node team"), tag);
     gshmem_barrier_all();
     const char *algo = std::getenv("GSHMEM_COLL_ALGO");
     if (me == 0)
