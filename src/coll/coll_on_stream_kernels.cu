@@ -346,18 +346,6 @@ __device__ __forceinline__ unsigned long long *push_flag(const struct gshmemi_pu
            static_cast<size_t>(sender) * GSHMEMI_PUSH_BLOCKS + blockIdx.x;
 }
 
-// Waits until *word >= v, which member `from` stores; past GSHMEM_TIMEOUT
-// the job ends naming its PE.
-__device__ void push_wait_word(const char *call, const struct gshmemi_push_area &p,
-                               unsigned long long *word, unsigned long long v, int from)
-{
-    unsigned long long got;
-    gshmemi_deadline deadline;
-    for (unsigned spins = 1; (got = gshmemi_load_acquire(word)) < v; spins++)
-        if ((spins & 1023) == 0 && deadline.passed())
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, p.pes[from], word, 8, GSHMEM_CMP_GE, v, got);
-}
-
 // The collective's number (this block's count, the same in every block:
 // every push runs on all of them).  Block 0 tells the others that this PE
 // has finished the one before (a plain store: that one's kernel has
@@ -377,7 +365,7 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
     if (sends && n > 2)
         for (int k = tid; k < p.n - 1; k += nt) {
             const int m = (p.my + 1 + k) % p.n;
-            push_wait_word(call, p, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + m, n - 2, m);
+            gshmemi_wait(call, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
         }
     __syncthreads();
     return n;
@@ -434,11 +422,11 @@ __device__ void push_wait(const char *call, const struct gshmemi_push_area &p, u
 {
     if (from >= 0) {
         if (threadIdx.x == 0)
-            push_wait_word(call, p, push_flag(p, p.my, from), n, from);
+            gshmemi_wait(call, push_flag(p, p.my, from), GSHMEM_CMP_GE, n, p.pes[from]);
     } else {
         for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x)) {
             const int m = (p.my + 1 + k) % p.n;
-            push_wait_word(call, p, push_flag(p, p.my, m), n, m);
+            gshmemi_wait(call, push_flag(p, p.my, m), GSHMEM_CMP_GE, n, p.pes[m]);
         }
     }
     __syncthreads();

@@ -60,15 +60,16 @@ __device__ __forceinline__ uint64_t gshmemi_bits(T v)
 
 /* Spins with acquire loads (no fence: the ping-pong latency is the price
  * of ordering, DESIGN.md section 5).  Past GSHMEM_TIMEOUT the job ends
- * naming the call and the values. */
+ * naming the call, the values and `pe`: the PE that was to store the
+ * value (default: this one). */
 template <typename T>
-__device__ __forceinline__ T gshmemi_wait(const char *call, T *ivar, int cmp, T value)
+__device__ __forceinline__ T gshmemi_wait(const char *call, T *ivar, int cmp, T value, int pe = -1)
 {
     T v;
     gshmemi_deadline deadline;
     for (unsigned spins = 1; !gshmemi_compare(v = gshmemi_load_acquire(ivar), cmp, value); spins++)
         if ((spins & 1023) == 0 && deadline.passed())
-            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, gshmemi_s().my_pe, ivar, sizeof(T), cmp,
+            gshmemi_fail(call, GSHMEMI_DEV_FAIL_TIMEOUT, pe < 0 ? gshmemi_s().my_pe : pe, ivar, sizeof(T), cmp,
                          gshmemi_bits(value), gshmemi_bits(v));
     return v;
 }
