@@ -159,7 +159,14 @@ def coll_results(rnd, sizes, want):
                                  algbw=bw[s], busbw=bw[s]))
             floor = want.get(("put_block_nbi_bi", n), (None,) * 3)[2] if op != "allreduce_block" else None
             others = [v for s, v in us.items() if s != "gshmem"]
-            table[n] = ([us.get(s) for s in COLL_SYS] + [bw.get(s) for s in COLL_SYS] + [floor],
+            # gshmem on a split team (float, on stream): a column after the
+            # floor, in no ratio, even where it beats every system
+            split = []
+            if dtype == "float" and op != "allreduce_block":
+                split = [round(rnd.uniform(0.5, 1000), 3)]
+                recs.append(dict(bench="coll", sys="gshmem-split", op=op, dtype=dtype, bytes=n, pes=2,
+                                 iters=100, us=split[0], algbw=1.0, busbw=1.0, team="split", run=".split"))
+            table[n] = ([us.get(s) for s in COLL_SYS] + [bw.get(s) for s in COLL_SYS] + [floor] + split,
                         us["gshmem"] / min(others))
         rows["coll_%s_%s" % (op, dtype)] = table
     team = {}
@@ -233,7 +240,7 @@ def run_programs(run):
 
 def run_coll_programs(run):
     """The collectives: run at --coll-pes PEs with --coll-max passed on,
-    coll_nvshmem twice (the second with NVSHMEM_DISABLE_NCCL=1, its lines
+    coll again on a split team (its lines relabelled gshmem-split), coll_nvshmem twice (the second with NVSHMEM_DISABLE_NCCL=1, its lines
     relabelled nvshmem-own, failing one check), a missing nccl_coll left
     out."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -269,13 +276,14 @@ def run_coll_programs(run):
         with open(os.path.join(out, "results.jsonl")) as f:
             recs = [json.loads(l) for l in f if l.strip()][1:]
         got = sorted((r["sys"], r["pes"], r["nccl_off"], r["args"], r.get("run", "")) for r in recs)
-        want = [("gshmem", 3, "unset", "--max,65536", ""), ("nvshmem", 3, "unset", "--max,65536", ""),
-                ("nvshmem-own", 3, 1, "--max,65536", ".own")]
+        want = [("gshmem", 3, "unset", "--max,65536", ""), ("gshmem-split", 3, "unset", "--max,65536", ".split"),
+                ("nvshmem", 3, "unset", "--max,65536", ""), ("nvshmem-own", 3, 1, "--max,65536", ".own")]
         if got != want:
             fail("the collectives ran as %r, want %r" % (got, want))
         with open(os.path.join(out, "coll_allreduce_float.csv")) as f:
             rows = list(csv.reader(f))
-        if rows[1][:5] != ["8", "3.5", "7.0", "7.0", ""] or rows[1][-1] != "0.5000":
+        if (rows[1][:5] != ["8", "3.5", "7.0", "7.0", ""] or rows[1][-1] != "0.5000" or
+                rows[0][-2] != "gshmem split us (us)" or rows[1][-2] != "3.5"):
             fail("coll_allreduce_float.csv: %r" % rows)
         with open(os.path.join(out, "report.md")) as f:
             md = f.read()
