@@ -37,8 +37,10 @@
 #define N_PREDEFINED 4
 #define PUSH_BUDGET ((size_t)8 << 20) /* a push area's data: one parity's slots */
 /* Push areas: the world team's (or, where the world's PEs do not all map
- * each other, the node team's), then the first split slots' */
-#define PUSH_AREAS 3
+ * each other, the node team's), then the first GSHMEM_COLL_PUSH_TEAMS
+ * split slots' */
+#define PUSH_TEAMS_MAX 8
+#define PUSH_AREAS (1 + (int)gshmemi_env.COLL_PUSH_TEAMS)
 #define PUSH_FIRST_SPLIT N_PREDEFINED
 #define SLOT_WORDS 2 /* 64-bit words of a slot bitmap: up to 128 slots */
 
@@ -60,7 +62,7 @@ static struct {
     char *coll_area;          /* GPU heap: the slots' collective areas */
     struct gshmemi_device_coll_area coll;
     size_t ll_stream_max;     /* GPU heap: the stream kernels' flag packets, bytes a member */
-    char *push[PUSH_AREAS];   /* GPU heap: the push areas (NULL: none) */
+    char *push[1 + PUSH_TEAMS_MAX]; /* GPU heap: the push areas (NULL: none) */
     size_t push_data;         /* bytes of a parity's slots in each */
     int world_pushes;         /* area 0 is the world team's (else the node team's) */
     char *oneshot;            /* host heap: the slots' one-shot areas (NULL: none) */
@@ -542,11 +544,12 @@ static int same_coll_settings(int algo)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     const int n_pes = gshmemi_rt.n_pes;
-    const long long mine[6] = {algo,
+    const long long mine[7] = {algo,
                                (long long)gshmemi_env.COLL_LL_MAX,
                                (long long)gshmemi_env.COLL_GRID_MIN,
                                (long long)gshmemi_env.COLL_LL_STREAM_MAX,
                                (long long)gshmemi_env.COLL_PUSH_MAX,
+                               (long long)gshmemi_env.COLL_PUSH_TEAMS,
                                (long long)gshmemi_env.DISABLE_P2P};
     tm.map_words = ((size_t)n_pes + 63) / 64;
     const size_t row = sizeof(mine) + sizeof(uint64_t) * tm.map_words;
@@ -567,10 +570,11 @@ static int same_coll_settings(int algo)
     for (int pe = 0; st == 0 && pe < n_pes; pe++)
         if (memcmp(all + row * (size_t)pe, mine, sizeof(mine)) != 0) {
             GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, GSHMEM_COLL_PUSH_MAX "
-                          "and GSHMEM_DISABLE_P2P other than this pe's (%s, %lld, %lld, %lld, "
-                          "%lld, %lld): every PE must use the same",
-                          pe, gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3], mine[4], mine[5]);
+                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, GSHMEM_COLL_PUSH_MAX, "
+                          "GSHMEM_COLL_PUSH_TEAMS and GSHMEM_DISABLE_P2P other than this pe's (%s, "
+                          "%lld, %lld, %lld, %lld, %lld, %lld): every PE must use the same",
+                          pe, gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3], mine[4], mine[5],
+                          mine[6]);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
     free(out);
@@ -593,6 +597,12 @@ int gshmemi_teams_init(void)
         GSHMEMI_ERROR(COLL, "GSHMEM_COLL_ALGO is '%s': expected auto, simple, ll, grid, push, "
                       "ring, hier or doubling",
                       gshmemi_env.COLL_ALGO);
+        free(scratch);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    if (gshmemi_env.COLL_PUSH_TEAMS < 0 || gshmemi_env.COLL_PUSH_TEAMS > PUSH_TEAMS_MAX) {
+        GSHMEMI_ERROR(COLL, "GSHMEM_COLL_PUSH_TEAMS is %ld: it must be from 0 to %d",
+                      (long)gshmemi_env.COLL_PUSH_TEAMS, PUSH_TEAMS_MAX);
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
     }
@@ -657,7 +667,7 @@ int gshmemi_teams_init(void)
         tm.coll.off = (uint64_t)(tm.coll_area - gshmemi_heap.my_base);
         tm.push_data = push_data_bytes();
         const size_t push_bytes = GSHMEMI_PUSH_DATA + 2 * tm.push_data; /* (16-byte multiple) */
-        int used[PUSH_AREAS];
+        int used[1 + PUSH_TEAMS_MAX];
         size_t areas = 0;
         push_areas_used(used, scratch);
         for (int k = 0; tm.push_data > 0 && k < PUSH_AREAS; k++)

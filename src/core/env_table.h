@@ -113,10 +113,17 @@
       "stream order push straight into the receivers' buffers past the flag packets' "      \
       "sizes (no meeting, no reads from peers), on teams of up to 8 members that all map "  \
       "each other and have a push area: the world team (or, where its PEs do not all map "  \
-      "each other, the node team) and the teams in the first two split slots. Each area "   \
+      "each other, the node team) and the teams in the first GSHMEM_COLL_PUSH_TEAMS split "  \
+      "slots. Each area "                                                                      \
       "holds up to 16 MiB of slots on the GPU heap (8 MiB over the other members of the "   \
       "largest team: 4 MiB a member at 2 PEs, 2.6 at 4, 1.1 at 8; a smaller team's "        \
       "members get more, up to this), in whole pages. 0: none (the grid algorithm).")       \
+    X(COLL_PUSH_TEAMS, INT, "2",                                                            \
+      "Split teams' slots, from the first, that have a push area of their own "             \
+      "(GSHMEM_COLL_PUSH_MAX): 0 to 8. A strided split takes the lowest slot free on its "  \
+      "members, so the groups of one split (say every tensor-parallel group) share a slot " \
+      "and the next family of groups takes the next. Each area costs up to 16 MiB of the " \
+      "GPU heap on every PE, where some team of its PEs can push.")                         \
     X(COLL_GRID_MIN, SIZE, "32k",                                                           \
       "Smallest payload per member for which a collective in stream order runs on many "    \
       "blocks (two-shot reductions, direct all-push moves).")                              \

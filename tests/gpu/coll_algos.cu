@@ -22,6 +22,9 @@
 //     1 and 2): counts or flags left from the old team would hang it.
 //  6. Where the world spans (simulated) nodes, the node team, which takes
 //     the world's push area then.
+//  7. Three splits alive at once, the third in slot 6: pushed with
+//     GSHMEM_COLL_PUSH_TEAMS=3 (coll-algos-push-teams-3-*), on the grid
+//     otherwise.
 //
 //   gshmrun -n 2 ./coll_algos          (exit 77 without a GPU)
 #include <cstdint>
@@ -467,12 +470,25 @@ int main()
     const int node_n = gshmem_team_n_pes(GSHMEMX_TEAM_NODE);
     if (node_n >= 2 && node_n < npes)
         pushed_shapes(info_of(GSHMEMX_TEAM_NODE, "the node team"), tag);
+    /* 7. A third split alive beside two others (slot 6): on the grid by
+     * default, pushed with GSHMEM_COLL_PUSH_TEAMS=3 or more (the suite
+     * runs both), through the third split area. */
+    gshmem_team_t second, third;
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &second);
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &third);
+    CHECK(second != GSHMEM_TEAM_INVALID && third != GSHMEM_TEAM_INVALID,
+          "two more splits beside the reversed world could not be made");
+    pushed_shapes(info_of(third, "a third split"), tag);
+    pushed_shapes(info_of(second, "a second split"), tag);
+    CUDA(cudaStreamSynchronize(st));
+    gshmem_team_destroy(third);
+    gshmem_team_destroy(second);
     gshmem_barrier_all();
     const char *algo = std::getenv("GSHMEM_COLL_ALGO");
     if (me == 0)
         std::printf("coll_algos: %d PEs, GSHMEM_COLL_ALGO=%s: %d shapes x %zu sizes on 2 teams, the "
                     "group forms at the flag packets' edge, 1000 back to back, teams split again "
-                    "into a used slot: all checked\n",
+                    "into a used slot, three splits alive: all checked\n",
                     npes, algo ? algo : "(unset)", N_SHAPES, sizeof(sizes) / sizeof(sizes[0]));
     gshmem_team_destroy(reversed);
     CUDA(cudaStreamDestroy(st));

@@ -76,6 +76,9 @@ cases = {
                        r"new team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
                        {"GSHMEM_MAX_TEAMS": "5"}),
     "coll-team-invalid": (H + r"gshmem_int_sum_reduce: the team is GSHMEM_TEAM_INVALID$", ABORT, {}),
+    # a setting out of range: gshmem_init fails on every PE (whichever exits first ends the job)
+    "push-teams-range": (H + r"GSHMEM_COLL_PUSH_TEAMS is 9: it must be from 0 to 8$", ABORT,
+                         {"GSHMEM_COLL_PUSH_TEAMS": "9"}),
     # a collective whose members pass different arguments (GSHMEM_DEBUG_CHECKS)
     "coll-root-mismatch": (H + r"gshmem_int_broadcast: pe 1 \(the next member of the team\) passed "
                            r"root 1, this pe 0: every member must pass the same "
@@ -203,7 +206,7 @@ for name, (pattern, want_status, env) in cases.items():
     if any("was lost" in line or "ended while" in line for line in lines):
         problems.append("a PE reported a lost peer")
     if want_status == ABORT and not any("gshmrun: pe 0 ended the job with status 255" in l
-                                        for l in lines) and name != "before-init":
+                                        for l in lines) and name not in ("before-init", "push-teams-range"):
         problems.append("gshmrun did not say which PE ended the job")
     if took > 20:
         problems.append(f"took {took:.1f} s")
