@@ -273,9 +273,9 @@ def coll_settings_must_match():
     p = expect(r.returncode != 0, "a job with mismatched collective settings started", r)
     return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
                                 r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, "
-                                r"GSHMEM_COLL_PUSH_MAX and GSHMEM_DISABLE_P2P other than this "
-                                r"pe's \(auto, 16384, 32768, 262144, 4194304, 0\): every PE must "
-                                r"use the same",
+                                r"GSHMEM_COLL_PUSH_MAX, GSHMEM_COLL_PUSH_TEAMS and GSHMEM_DISABLE_P2P "
+                                r"other than this pe's \(auto, 16384, 32768, 262144, 4194304, 2, 0\): "
+                                r"every PE must use the same",
                                 r.stderr),
                       "no message naming the settings", r)
 
