@@ -240,7 +240,8 @@ def run_programs(run):
 
 def run_coll_programs(run):
     """The collectives: run at --coll-pes PEs with --coll-max passed on,
-    coll again on a split team (its lines relabelled gshmem-split), coll_nvshmem twice (the second with NVSHMEM_DISABLE_NCCL=1, its lines
+    coll again on a split team (its lines relabelled gshmem-split),
+    coll_nvshmem twice (the second with NVSHMEM_DISABLE_NCCL=1, its lines
     relabelled nvshmem-own, failing one check), a missing nccl_coll left
     out."""
     with tempfile.TemporaryDirectory() as tmp:
