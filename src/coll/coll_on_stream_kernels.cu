@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
                                    size_t count, int scatter, OP op, struct gshmemi_push_area push)
 {
     __shared__ grid_members g;
-    gshmemi_wait_previous();
+    gshmemi_wait_previous_start_next();
     const char *call = reduce_names[name];
     if (push.n > 0)
         return push_reduce<T>(call, push, g, dest, src, count, scatter, op);
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
 __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
                                  size_t nbytes, int root, unsigned G, struct gshmemi_push_area push)
 {
-    gshmemi_wait_previous();
+    gshmemi_wait_previous_start_next();
     const char *call = move_names[shape];
     if (push.n > 0) /* (broadcast) */
         return push_broadcast(call, push, dest, src, nbytes, root);
