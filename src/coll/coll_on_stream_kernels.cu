@@ -354,10 +354,15 @@ __device__ __forceinline__ unsigned long long *push_flag(const struct gshmemi_pu
 __device__ unsigned long long push_begin(const char *call, const struct gshmemi_push_area &p,
                                          bool sends)
 {
+    const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    unsigned long long *const acks = push_word(p, p.my, GSHMEMI_PUSH_ACKS);
     const unsigned long long n =
         *reinterpret_cast<volatile unsigned long long *>(push_word(p, p.my, GSHMEMI_PUSH_NUMBERS) +
                                                          blockIdx.x) + 1;
-    const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    // Each thread's first member's acknowledgement is read together with
+    // the number, not one round trip after it (acknowledgements only grow).
+    const unsigned long long early =
+        sends && tid < p.n - 1 ? gshmemi_load_acquire(acks + (p.my + 1 + tid) % p.n) : 0;
     if (blockIdx.x == 0)
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
@@ -365,7 +370,8 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
     if (sends && n > 2)
         for (int k = tid; k < p.n - 1; k += nt) {
             const int m = (p.my + 1 + k) % p.n;
-            gshmemi_wait(call, push_word(p, p.my, GSHMEMI_PUSH_ACKS) + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
+            if (k != tid || early < n - 2)
+                gshmemi_wait(call, acks + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
         }
     __syncthreads();
     return n;
