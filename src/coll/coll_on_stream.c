@@ -155,7 +155,21 @@ static void in_heap(const char *call, const char *what, const void *addr, size_t
 }
 
 /* Every member's arguments match (GSHMEM_DEBUG_CHECKS), checked here for
- * every algorithm: kernels in stream order do not check them again. */
+ * every algorithm: kernels in stream order do not check them again.  The
+ * check's copies and barriers run on gshmem's streams, which CUDA refuses
+ * while the application captures a stream in its global mode unless this
+ * thread's mode is relaxed. */
+static void check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team, int kind,
+                       size_t bytes, int root)
+{
+    if (!gshmemi_env.DEBUG_CHECKS)
+        return;
+    const int mode = gshmemi_gpu_capture_relax();
+    gshmemi_coll_check_args(call, t, team, kind, bytes, root);
+    gshmemi_gpu_capture_restore(mode);
+}
+
+/* A move in stream order: its checks, its algorithm and its kernel. */
 int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *dest,
                          const void *source, size_t nbytes, int root, ptrdiff_t dst, ptrdiff_t sst,
                          size_t nelems, size_t esize, struct CUstream_st *stream)
@@ -201,8 +215,7 @@ int gshmemi_coll_move_on(const char *call, int shape, gshmem_team_t team, void *
             shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? source
             : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? (const char *)source - (size_t)t->my * nbytes
                                                    : NULL);
-    gshmemi_coll_check_args(call, t, team, kinds[shape], nbytes,
-                            shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
+    check_args(call, t, team, kinds[shape], nbytes, shape == GSHMEMI_COLL_SHAPE_BROADCAST ? root : -1);
     const int grid = shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL;
     struct gshmemi_ll_areas ll;
@@ -261,7 +274,7 @@ int gshmemi_coll_reduce_on(const char *call, int kind, int src_blocks, int grid,
     in_heap(call, "source", source, src_bytes);
     gshmemi_coll_check_overlap(call, dest, bytes, source, src_bytes,
                                (const char *)source + (src_blocks ? (size_t)t->my * bytes : 0));
-    gshmemi_coll_check_args(call, t, team, kind, bytes, -1);
+    check_args(call, t, team, kind, bytes, -1);
     struct gshmemi_ll_areas ll;
     struct gshmemi_push_area push;
     const int blocks = algorithm(t, team, bytes, grid,

@@ -679,6 +679,19 @@ int gshmemi_gpu_capturing(void *stream)
     return st != cudaStreamCaptureStatusNone;
 }
 
+int gshmemi_gpu_capture_relax(void)
+{
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    return (int)mode;
+}
+
+void gshmemi_gpu_capture_restore(int mode)
+{
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
+    cudaThreadExchangeStreamCaptureMode(&m);
+}
+
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq)
 {
     if (gpu.wait64 == NULL)
@@ -885,6 +898,8 @@ int gshmemi_gpu_kernel_reachable(const void *p) { (void)p; return 0; }
 void *gshmemi_gpu_dev_alloc(size_t n) { (void)n; return NULL; }
 void gshmemi_gpu_unpin(void *addr) { (void)addr; }
 int gshmemi_gpu_capturing(void *stream) { (void)stream; return 0; }
+int gshmemi_gpu_capture_relax(void) { return 0; }
+void gshmemi_gpu_capture_restore(int mode) { (void)mode; }
 int gshmemi_gpu_wait_value(void *st, const uint64_t *a, uint64_t v, int eq) { (void)st; (void)a; (void)v; (void)eq; return -1; }
 void gshmemi_gpu_copy_batch(const char *call, void *const *d, const void *const *s, const size_t *z,
                             size_t n, const unsigned char *now, void *st)

@@ -137,6 +137,12 @@ void *gshmemi_gpu_table(const char *call, const void *host, size_t n);
 void gshmemi_gpu_free(void *p);
 /* Whether stream is being captured into a graph. */
 int gshmemi_gpu_capturing(void *stream);
+/* Lets this thread's blocking copies and synchronisations on gshmem's own
+ * streams run while an application's stream is captured in CUDA's global
+ * mode (this thread's capture mode becomes relaxed); returns the mode to
+ * give back to gshmemi_gpu_capture_restore. */
+int gshmemi_gpu_capture_relax(void);
+void gshmemi_gpu_capture_restore(int mode);
 /* Makes stream wait until *addr == value (eq) or >= value (!eq) with the
  * driver's stream memory operations; nonzero where they cannot be used. */
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq);
