@@ -361,8 +361,13 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
                                                          blockIdx.x) + 1;
     // Each thread's first member's acknowledgement is read together with
     // the number, not one round trip after it (acknowledgements only grow).
+    // A plain load, as the flag packets' acknowledgements: the stores into
+    // the slot depend on its value, and the receiver's reads of the slot
+    // returned before its kernel ended, before it stored the value.
     const unsigned long long early =
-        sends && tid < p.n - 1 ? gshmemi_load_acquire(acks + (p.my + 1 + tid) % p.n) : 0;
+        sends && tid < p.n - 1
+            ? *reinterpret_cast<volatile unsigned long long *>(acks + (p.my + 1 + tid) % p.n)
+            : 0;
     if (blockIdx.x == 0)
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
