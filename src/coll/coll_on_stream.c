@@ -155,10 +155,11 @@ static void in_heap(const char *call, const char *what, const void *addr, size_t
 }
 
 /* Every member's arguments match (GSHMEM_DEBUG_CHECKS), checked here for
- * every algorithm: kernels in stream order do not check them again.  The
- * check's copies and barriers run on gshmem's streams, which CUDA refuses
- * while the application captures a stream in its global mode unless this
- * thread's mode is relaxed. */
+ * every algorithm: kernels in stream order do not check them again (a
+ * call captured into a CUDA graph is checked once, at the call, not at
+ * each replay).  The check's copies and barriers run on gshmem's streams,
+ * which CUDA refuses while the application captures a stream in its
+ * global mode unless this thread's mode is relaxed. */
 static void check_args(const char *call, const struct gshmemi_team *t, gshmem_team_t team, int kind,
                        size_t bytes, int root)
 {

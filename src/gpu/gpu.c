@@ -402,6 +402,11 @@ void gshmemi_gpu_bind_thread(const char *who)
     if (gpu.device < 0)
         return;
     cudaSetDevice(gpu.device);
+    /* Its copies and synchronisations never touch an application's stream:
+     * allowed while the application captures one in CUDA's global mode. */
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess)
+        cudaGetLastError();
 #if GSHMEM_HAVE_NUMA
     int node = gshmemi_gpu_numa_node();
     if (node >= 0 && numa_run_on_node(node) == 0)
@@ -682,14 +687,18 @@ int gshmemi_gpu_capturing(void *stream)
 int gshmemi_gpu_capture_relax(void)
 {
     enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) {
+        cudaGetLastError(); /* (the application's) */
+        return -1;
+    }
     return (int)mode;
 }
 
 void gshmemi_gpu_capture_restore(int mode)
 {
     enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)mode;
-    cudaThreadExchangeStreamCaptureMode(&m);
+    if (mode >= 0 && cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess)
+        cudaGetLastError();
 }
 
 int gshmemi_gpu_wait_value(void *stream, const uint64_t *addr, uint64_t value, int eq)

@@ -40,9 +40,10 @@ int gshmemi_gpu_overlap_launches(void);
 /* The PCI bus id of this PE's GPU, in lower case as sysfs has it
  * ("0000:1a:00.0"). */
 int gshmemi_gpu_bus_id(char *buf, size_t len);
-/* Makes this PE's GPU current in the calling (helper) thread, and runs
- * the thread on the GPU's NUMA node where it is known; `who` names the
- * thread in the log. */
+/* Makes this PE's GPU current in the calling (helper) thread, with CUDA's
+ * relaxed stream capture mode (its work may run while the application
+ * captures a stream), and runs the thread on the GPU's NUMA node where it
+ * is known; `who` names the thread in the log. */
 void gshmemi_gpu_bind_thread(const char *who);
 /* The NUMA node of this PE's GPU: the one sysfs gives, or the only node
  * there is; -1 where unknown (or without libnuma). */
@@ -140,7 +141,7 @@ int gshmemi_gpu_capturing(void *stream);
 /* Lets this thread's blocking copies and synchronisations on gshmem's own
  * streams run while an application's stream is captured in CUDA's global
  * mode (this thread's capture mode becomes relaxed); returns the mode to
- * give back to gshmemi_gpu_capture_restore. */
+ * give back to gshmemi_gpu_capture_restore (-1: unchanged). */
 int gshmemi_gpu_capture_relax(void);
 void gshmemi_gpu_capture_restore(int mode);
 /* Makes stream wait until *addr == value (eq) or >= value (!eq) with the
