@@ -361,9 +361,14 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
                                                          blockIdx.x) + 1;
     // Each thread's first member's acknowledgement is read together with
     // the number, not one round trip after it (acknowledgements only grow).
-    // A plain load, as the flag packets' acknowledgements: the stores into
-    // the slot depend on its value, and the receiver's reads of the slot
-    // returned before its kernel ended, before it stored the value.
+    // A plain load, as the flag packets' acknowledgements: the receiver's
+    // reads of the slot returned before its kernel ended, before it stored
+    // the value, and no thread here stores into the slot before this
+    // thread has compared the value (and waited where it is too small) and
+    // reached the block barrier below.  That rests on the hardware not
+    // making stores visible ahead of the loads they depend on, as the flag
+    // packets do, not on the PTX model, which would want an acquire (and
+    // its cost at the start of every push).
     const unsigned long long early =
         sends && tid < p.n - 1
             ? *reinterpret_cast<volatile unsigned long long *>(acks + (p.my + 1 + tid) % p.n)
