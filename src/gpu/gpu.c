@@ -404,9 +404,7 @@ void gshmemi_gpu_bind_thread(const char *who)
     cudaSetDevice(gpu.device);
     /* Its copies and synchronisations never touch an application's stream:
      * allowed while the application captures one in CUDA's global mode. */
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess)
-        cudaGetLastError();
+    (void)gshmemi_gpu_capture_relax();
 #if GSHMEM_HAVE_NUMA
     int node = gshmemi_gpu_numa_node();
     if (node >= 0 && numa_run_on_node(node) == 0)
