@@ -387,13 +387,18 @@ __global__ void bad_kernel(int which, int *sym, int *local)
     }
 }
 
+__global__ void __launch_bounds__(1024) bad_pe_everywhere(int *sym)
+{
+    gshmem_int_p(sym, 1, 7);
+}
+
 static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
                            "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch",
-                           "host-coll-timeout", "host-coll-push-timeout"};
+                           "host-coll-timeout", "host-coll-push-timeout", "dev-pe-range-many"};
     int which = -1;
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
@@ -424,6 +429,15 @@ static int run_bad(const char *name)
         // through the proxy, a stream-ordered put's kernel cannot read pageable memory
         static int pageable[16];
         gshmemx_putmem_on_stream(sym, pageable, sizeof(pageable), 1, 0);
+        cudaDeviceSynchronize();
+    } else if (me == 0 && which == 9) {
+        // every thread of two blocks an SM fails at once: the first one's
+        // message still reaches the host
+        int dev = 0, sms = 0;
+        CUDA(cudaGetDevice(&dev));
+        CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        bad_pe_everywhere<<<2 * sms, 1024>>>(sym + 1);
+        CUDA(cudaGetLastError());
         cudaDeviceSynchronize();
     } else if (me == 0 || which == 6) {
         bad_kernel<<<1, which == 6 ? 128 : 1>>>(which, sym + 1, local);

@@ -139,6 +139,10 @@ W = (D + r"gshmem_int_sum_reduce \(on the GPU, as its stream form\) in a kernel 
 device_cases = {
     "dev-pe-range": (D + "gshmem_int_p" + K + r"pe 7 is not in \[0, 2\)$", ABORT,
                      {"GSHMEM_DEBUG_CHECKS": "1"}),
+    # every thread of two blocks an SM fails at once; the first's message
+    # still ends the job
+    "dev-pe-range-many": (D + r"gshmem_int_p in a kernel \(block \d+,0,0 thread \d+,0,0\) failed: "
+                          r"pe 7 is not in \[0, 2\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "dev-not-heap": (D + "gshmem_int_p" + K + rf"address {P} \(4 bytes\) is not in the symmetric "
                      rf"heap \[{P}, {P}\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "dev-misaligned": (D + "gshmem_int_atomic_add" + K + rf"address {P} is not aligned to the "

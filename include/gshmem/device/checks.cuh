@@ -11,7 +11,14 @@
 namespace {
 
 /* The first failing thread of the PE records why (host-mapped memory), the
- * PE's watch thread ends the job with that message; this thread stops. */
+ * PE's watch thread ends the job with that message; this thread stops.
+ * Another thread failing meanwhile waits until the record is complete:
+ * its trap would end the kernel, the first thread with it, before the
+ * record's `ready` reached the host, and the job would end with no
+ * message.  The wait needs no bound: only this PE's kernels claim the
+ * record, and a claimer that died would have taken the whole context, the
+ * waiters with it.  (Kept this small: every kernel calls this function,
+ * and its registers count in theirs.) */
 __device__ __noinline__ void gshmemi_fail(const char *call, int reason, int pe, const void *addr,
                                           uint64_t size, int cmp = 0, uint64_t expected = 0,
                                           uint64_t found = 0)
@@ -33,6 +40,11 @@ __device__ __noinline__ void gshmemi_fail(const char *call, int reason, int pe, 
         f->call[i] = 0;
         __threadfence_system();
         atomicExch_system(&f->ready, 1u);
+    } else if (f != nullptr) {
+#if __CUDA_ARCH__ >= 700 /* (before Volta a waiter could hold its warp's claimer) */
+        while (*reinterpret_cast<volatile unsigned int *>(&f->ready) == 0u)
+            __nanosleep(1000);
+#endif
     }
     if (f == nullptr)
         printf("gshmem: %s called in a kernel while gshmem is not initialised\n", call);
