@@ -2,14 +2,17 @@
 // proxy thread takes and completes it, and the thread sees the completion;
 // repeated, timed on the GPU's clock.  Run with 2 PEs and
 // GSHMEM_DISABLE_P2P=1 (the proxy runs where a transport is up).
-//   GSHMEM_DISABLE_P2P=1 gshmrun -n 2 ./bench/fifo_rtt [trips] [nocache|parts]
+//   GSHMEM_DISABLE_P2P=1 gshmrun -n 2 ./bench/fifo_rtt [trips] [nocache|parts|floor]
 // nocache: producers read the proxy's `taken` on every push instead of
 // their copy in GPU memory.  parts: what a round trip is made of (an
 // atomic in GPU memory, a store to host memory with and without a
 // system-scope fence, a load from host memory), the floor under any FIFO
 // (a CPU thread echoing a GPU thread's store; with and without what a push
 // adds), and round trips whose push publishes with or without a release
-// and whose wait polls one load at a time or several in flight.  A trip that takes over 2 s ends the run with
+// and whose wait polls one load at a time or several in flight.  floor:
+// the round trip and its floor with a push's claim (the echo through
+// FIFO_LINES lines), alternating over 7 rounds in this one process, and
+// the median of each round's difference.  A trip that takes over 2 s ends the run with
 // the trip's number (a lost request shows as that, not as a hang).
 #include <algorithm>
 #include <atomic>
@@ -186,6 +189,48 @@ static double median_after_warmup(const unsigned long long *ns, int n)
     return v[v.size() / 2] * 1e-3;
 }
 
+enum { FIFO_LINES = 4096 }; /* the library's FIFO capacity */
+
+/* cpu_echo's median: a CPU thread echoes the GPU thread's stores. */
+static double echo_floor(int lines, int copies, int claim, int trips, unsigned long long *gpu_word,
+                         unsigned long long *ns)
+{
+    uint64_t *ping, *pong;
+    cudaMallocHost(&ping, 64 * FIFO_LINES);
+    cudaMallocHost(&pong, 8 * 64);
+    std::memset(ping, 0, 64 * FIFO_LINES);
+    std::memset(pong, 0, 8 * 64);
+    std::atomic<bool> stop{false};
+    std::thread echo([&] {
+        for (uint64_t want = 1; !stop.load(std::memory_order_relaxed);) {
+            if (__atomic_load_n(ping + 8 * (want % lines), __ATOMIC_ACQUIRE) != want)
+                continue;
+            for (int k = 0; k < copies; k++)
+                __atomic_store_n(pong + 8 * k, want, __ATOMIC_RELEASE);
+            want++;
+        }
+    });
+    cudaMemset(gpu_word, 0, 256);
+    cpu_echo<<<1, 1>>>(ping, lines, pong, copies, trips, claim ? (uint64_t *)gpu_word : nullptr, ns);
+    cudaDeviceSynchronize();
+    stop = true;
+    echo.join();
+    cudaFreeHost(ping);
+    cudaFreeHost(pong);
+    return median_after_warmup(ns, trips);
+}
+
+/* The library's round trips (round_trips): the median, or -1 where a trip
+ * stalled (its number in *stalled). */
+static double library_rtt(const gshmemi_fifo &f, int trips, unsigned long long *ns,
+                          unsigned long long *push_ns, int *stalled)
+{
+    *stalled = -1;
+    round_trips<<<1, 1>>>(f, 1, trips, ns, push_ns, stalled);
+    cudaDeviceSynchronize();
+    return *stalled >= 0 ? -1 : median_after_warmup(ns, trips);
+}
+
 static int run_parts(gshmemi_fifo *f, int trips)
 {
     unsigned long long *ns, *gpu_word;
@@ -204,37 +249,13 @@ static int run_parts(gshmemi_fifo *f, int trips)
                     median_after_warmup(ns, trips), part_name[p]);
     }
     {
-        const int max_lines = 4096; /* the library's FIFO capacity */
-        uint64_t *ping, *pong;
-        cudaMallocHost(&ping, 64 * max_lines);
-        cudaMallocHost(&pong, 8 * 64);
         struct { int lines, copies, claim; } e[] = {
-            {1, 1, 0}, {1, 2, 0}, {1, 4, 0}, {1, 1, 1}, {64, 1, 1}, {max_lines, 1, 0}, {max_lines, 1, 1}};
-        for (auto &x : e) {
-            std::memset(ping, 0, 64 * max_lines);
-            std::memset(pong, 0, 8 * 64);
-            std::atomic<bool> stop{false};
-            std::thread echo([&] {
-                for (uint64_t want = 1; !stop.load(std::memory_order_relaxed);) {
-                    if (__atomic_load_n(ping + 8 * (want % x.lines), __ATOMIC_ACQUIRE) != want)
-                        continue;
-                    for (int k = 0; k < x.copies; k++)
-                        __atomic_store_n(pong + 8 * k, want, __ATOMIC_RELEASE);
-                    want++;
-                }
-            });
-            cudaMemset(gpu_word, 0, 256);
-            cpu_echo<<<1, 1>>>(ping, x.lines, pong, x.copies, trips,
-                               x.claim ? (uint64_t *)gpu_word : nullptr, ns);
-            cudaDeviceSynchronize();
-            stop = true;
-            echo.join();
+            {1, 1, 0}, {1, 2, 0}, {1, 4, 0}, {1, 1, 1}, {64, 1, 1}, {FIFO_LINES, 1, 0}, {FIFO_LINES, 1, 1}};
+        for (auto &x : e)
             std::printf("RESULT op=gpu_cpu_echo lines=%d copies=%d claim=%d median_us=%.3f  # GPU "
                         "store to host memory, a CPU thread writes it back, the GPU polls\n",
-                        x.lines, x.copies, x.claim, median_after_warmup(ns, trips));
-        }
-        cudaFreeHost(ping);
-        cudaFreeHost(pong);
+                        x.lines, x.copies, x.claim,
+                        echo_floor(x.lines, x.copies, x.claim, trips, gpu_word, ns));
     }
     struct { int release, inflight, gap, fence; } v[] = {
         {1, 0, 0, 0}, {0, 0, 0, 0}, {0, 4, 100, 0}, {0, 4, 200, 1}};
@@ -258,11 +279,52 @@ static int run_parts(gshmemi_fifo *f, int trips)
     return 0;
 }
 
+/* The round trip against its floor, alternating, in this one process (the
+ * host's drift moves both alike). */
+static int run_floor(const gshmemi_fifo &f, int trips)
+{
+    enum { ROUNDS = 7 };
+    unsigned long long *ns, *push_ns, *gpu_word;
+    int *stalled;
+    cudaMallocHost(&ns, trips * sizeof(*ns));
+    cudaMallocHost(&push_ns, trips * sizeof(*push_ns));
+    cudaMallocHost(&stalled, sizeof(*stalled));
+    cudaMalloc(&gpu_word, 256);
+    double rtt_us[ROUNDS], floor_us[ROUNDS], above_us[ROUNDS];
+    int rc = 0;
+    for (int r = 0; r < ROUNDS && rc == 0; r++) {
+        rtt_us[r] = library_rtt(f, trips, ns, push_ns, stalled);
+        floor_us[r] = echo_floor(FIFO_LINES, 1, 1, trips, gpu_word, ns);
+        above_us[r] = rtt_us[r] - floor_us[r];
+        if (rtt_us[r] < 0) {
+            std::printf("RESULT op=fifo_round_trip stalled_at_trip=%d\n", *stalled);
+            rc = 1;
+        } else {
+            std::printf("# round %d: round trip %.3f us, floor %.3f us\n", r, rtt_us[r], floor_us[r]);
+        }
+    }
+    if (rc == 0) {
+        std::sort(rtt_us, rtt_us + ROUNDS);
+        std::sort(floor_us, floor_us + ROUNDS);
+        std::sort(above_us, above_us + ROUNDS);
+        std::printf("RESULT op=fifo_rtt_floor rounds=%d rtt_median_us=%.3f floor_median_us=%.3f "
+                    "above_median_us=%.3f above_min_us=%.3f above_max_us=%.3f\n",
+                    ROUNDS, rtt_us[ROUNDS / 2], floor_us[ROUNDS / 2], above_us[ROUNDS / 2], above_us[0],
+                    above_us[ROUNDS - 1]);
+    }
+    cudaFreeHost(ns);
+    cudaFreeHost(push_ns);
+    cudaFreeHost(stalled);
+    cudaFree(gpu_word);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const int trips = argc > 1 ? atoi(argv[1]) : 20000;
     const bool nocache = argc > 2 && std::strcmp(argv[2], "nocache") == 0;
     const bool want_parts = argc > 2 && std::strcmp(argv[2], "parts") == 0;
+    const bool want_floor = argc > 2 && std::strcmp(argv[2], "floor") == 0;
     gshmem_init();
     int me = gshmem_my_pe(), rc = 0;
     gshmemi_fifo *f = gshmemi_proxy_fifo();
@@ -273,6 +335,8 @@ int main(int argc, char **argv)
     }
     if (me == 0 && want_parts) {
         rc = run_parts(f, trips);
+    } else if (me == 0 && want_floor) {
+        rc = run_floor(*f, trips);
     } else if (me == 0) {
         unsigned long long *ns, *push_ns;
         int *stalled;
