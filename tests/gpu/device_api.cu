@@ -387,7 +387,7 @@ __global__ void bad_kernel(int which, int *sym, int *local)
     }
 }
 
-__global__ void __launch_bounds__(1024) bad_pe_everywhere(int *sym)
+__global__ void __launch_bounds__(1024, 2) bad_pe_everywhere(int *sym)
 {
     gshmem_int_p(sym, 1, 7);
 }

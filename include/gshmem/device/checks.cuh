@@ -15,10 +15,11 @@ namespace {
  * Another thread failing meanwhile waits until the record is complete:
  * its trap would end the kernel, the first thread with it, before the
  * record's `ready` reached the host, and the job would end with no
- * message.  The wait needs no bound: only this PE's kernels claim the
- * record, and a claimer that died would have taken the whole context, the
- * waiters with it.  (Kept this small: every kernel calls this function,
- * and its registers count in theirs.) */
+ * message.  A running claimer completes the record in microseconds; the
+ * bound (about a second) is for one that is not scheduled again while
+ * the waiters hold the SMs (a kernel of lower priority, preempted), where
+ * the waiters then trap as before.  (Kept small: every kernel calls this
+ * function, and ptxas fits its callers' registers around it.) */
 __device__ __noinline__ void gshmemi_fail(const char *call, int reason, int pe, const void *addr,
                                           uint64_t size, int cmp = 0, uint64_t expected = 0,
                                           uint64_t found = 0)
@@ -42,7 +43,8 @@ __device__ __noinline__ void gshmemi_fail(const char *call, int reason, int pe, 
         atomicExch_system(&f->ready, 1u);
     } else if (f != nullptr) {
 #if __CUDA_ARCH__ >= 700 /* (before Volta a waiter could hold its warp's claimer) */
-        while (*reinterpret_cast<volatile unsigned int *>(&f->ready) == 0u)
+        for (unsigned spins = 0;
+             *reinterpret_cast<volatile unsigned int *>(&f->ready) == 0u && spins < (1u << 20); spins++)
             __nanosleep(1000);
 #endif
     }
