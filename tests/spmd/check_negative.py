@@ -106,6 +106,15 @@ cases = {
     "coll-team-unknown": (H + r"gshmem_fcollectmem: 12345 is not a team \(GSHMEM_MAX_TEAMS is 64\)$",
                           ABORT, {}),
     "coll-bad-root": (H + r"gshmem_int_broadcast: PE_root 2 is not in the team \(2 PEs\)$", ABORT, {}),
+    "coll-negative-root": (H + r"gshmem_int_broadcast: PE_root -1 is not in the team \(2 PEs\)$",
+                           ABORT, {}),
+    # a team this pe no longer has, or never had: the call ends the job
+    "coll-team-destroyed": (H + r"gshmem_int_sum_reduce: team \d+ does not exist on this pe "
+                            r"\(destroyed, or this pe is not in it\)$", ABORT, {}),
+    "coll-not-member": (H + r"gshmem_int_broadcast: team \d+ does not exist on this pe "
+                        r"\(destroyed, or this pe is not in it\)$", ABORT, {}),
+    "team-destroy-predefined": (H + r"gshmem_team_destroy: team 0 is predefined and cannot be "
+                                r"destroyed$", 0, {}),
     "coll-bad-stride": (H + r"gshmem_alltoallsmem: strides dst 0 and sst 1 must be positive$", ABORT, {}),
     # the active-set collectives (shmem.h's deprecated forms)
     "as-past-last": (H + r"gshmemx_barrier_active_set: the active set \(PE_start 1, logPE_stride 1, "

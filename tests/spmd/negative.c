@@ -74,6 +74,26 @@ int main(int argc, char **argv)
             u != GSHMEM_TEAM_INVALID)
             return 3;
         gshmem_team_destroy(t);
+    } else if (strcmp(c, "team-destroy-predefined") == 0) { /* logged; the job goes on */
+        gshmem_team_destroy(GSHMEM_TEAM_WORLD);
+        if (gshmem_team_n_pes(GSHMEM_TEAM_WORLD) != npes)
+            return 3;
+    } else if (strcmp(c, "coll-team-destroyed") == 0) {
+        gshmem_team_t t;
+        if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) != 0)
+            return 3;
+        gshmem_team_destroy(t);
+        if (me == 0)
+            gshmem_int_sum_reduce(t, (int *)heap_ptr, (int *)heap_ptr + 64, 4);
+    } else if (strcmp(c, "coll-not-member") == 0) { /* pe 1's team, pe 0 given its handle */
+        gshmem_team_t t;
+        int *handle = (int *)heap_ptr + 128;
+        gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, 1, NULL, 0, &t);
+        if (me == 1)
+            gshmem_int_p(handle, (int)t, 0);
+        gshmem_barrier_all();
+        if (me == 0)
+            gshmem_int_broadcast((gshmem_team_t)*handle, (int *)heap_ptr, (int *)heap_ptr + 1, 1, 0);
     } else if (strcmp(c, "free-twice") == 0) {
         gshmem_free(heap_ptr);
         gshmem_free(heap_ptr);
@@ -159,6 +179,8 @@ int main(int argc, char **argv)
             gshmem_fcollectmem(12345, heap_ptr, heap_ptr + 512, 8);
         } else if (strcmp(c, "coll-bad-root") == 0) {
             gshmem_int_broadcast(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1, 1, npes);
+        } else if (strcmp(c, "coll-negative-root") == 0) {
+            gshmem_int_broadcast(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1, 1, -1);
         } else if (strcmp(c, "coll-overlap") == 0) {
             gshmem_int_alltoall(GSHMEM_TEAM_WORLD, (int *)heap_ptr + 1, (int *)heap_ptr, 2);
         } else if (strcmp(c, "coll-dest-not-heap") == 0) { /* small: the one-shot algorithm */
