@@ -92,8 +92,9 @@ int main(int argc, char **argv)
         if (me == 1)
             gshmem_int_p(handle, (int)t, 0);
         gshmem_barrier_all();
-        if (me == 0)
-            gshmem_int_broadcast((gshmem_team_t)*handle, (int *)heap_ptr, (int *)heap_ptr + 1, 1, 0);
+        if (me == 0) /* (read through gshmem: on the GPU heap the host cannot load it) */
+            gshmem_int_broadcast((gshmem_team_t)gshmem_int_g(handle, 0), (int *)heap_ptr,
+                                 (int *)heap_ptr + 1, 1, 0);
     } else if (strcmp(c, "free-twice") == 0) {
         gshmem_free(heap_ptr);
         gshmem_free(heap_ptr);

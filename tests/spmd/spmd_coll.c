@@ -122,6 +122,14 @@ static void check_moves(const struct team *tm, const struct mover *m, size_t nel
         snprintf(what, sizeof(what), "%s_broadcast(%zu) from %d", m->type, nelems, root);
         expect_bytes(what, tm, want, b, tag++);
     }
+    /* in place (dest == source): from the last member */
+    input(in, b, tm->pes[tm->my], tag);
+    poison_dest(b);
+    spmd_store(sym_dst, in, b);
+    CHECK(m->broadcast(tm->t, sym_dst, sym_dst, nelems, tm->n - 1) == 0, "broadcast in place");
+    input(want, b, tm->pes[tm->n - 1], tag);
+    snprintf(what, sizeof(what), "%s_broadcast(%zu) in place from %d", m->type, nelems, tm->n - 1);
+    expect_bytes(what, tm, want, b, tag++);
     /* fcollect */
     input(in, b, tm->pes[tm->my], tag);
     put_source(in, b);
@@ -130,6 +138,16 @@ static void check_moves(const struct team *tm, const struct mover *m, size_t nel
     for (int i = 0; i < tm->n; i++)
         input(want + (size_t)i * b, b, tm->pes[i], tag);
     snprintf(what, sizeof(what), "%s_fcollect(%zu)", m->type, nelems);
+    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    /* in place: the source is this member's block of dest */
+    input(in, b, tm->pes[tm->my], tag);
+    poison_dest(b * (size_t)tm->n);
+    spmd_store((char *)sym_dst + (size_t)tm->my * b, in, b);
+    CHECK(m->fcollect(tm->t, sym_dst, (char *)sym_dst + (size_t)tm->my * b, nelems) == 0,
+          "fcollect in place");
+    for (int i = 0; i < tm->n; i++)
+        input(want + (size_t)i * b, b, tm->pes[i], tag);
+    snprintf(what, sizeof(what), "%s_fcollect(%zu) in place", m->type, nelems);
     expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
     /* collect: member i gives nelems + i elements */
     size_t off = 0, mine = (nelems + (size_t)tm->my) * es;
@@ -540,15 +558,18 @@ int main(void)
     gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &split[2]);
     gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 3, NULL, 0, &split[3], NULL, 0, &y2d);
     /* The shared and node teams where they are not the world (simulated
-     * nodes, GSHMEM_TEST_UNMAPPED): one handle, a team per group, its
-     * members alone in its calls. */
-    enum { NTEAMS = 7 };
+     * nodes, GSHMEM_TEST_UNMAPPED), the 2D split's columns and the teams of
+     * each node's n-th PE (of one member on one node): one handle, a team
+     * per group, its members alone in its calls. */
+    enum { NTEAMS = 9 };
     struct team teams[NTEAMS];
     gshmem_team_t handles[NTEAMS] = {GSHMEM_TEAM_WORLD, split[0], split[1], split[2],
-                                     split[3], GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE};
+                                     split[3], GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE, y2d,
+                                     GSHMEMX_TEAM_SAME_MYPE_NODE};
     const char *names[NTEAMS] = {"world", "stride 2", "stride 3 from 1", "world reversed",
-                                 "2d row of 3", "shared", "node"};
-    for (int i = 5; i < NTEAMS; i++)
+                                 "2d row of 3", "shared", "node", "2d column",
+                                 "same index on each node"};
+    for (int i = 5; i < 7; i++)
         if (gshmem_team_n_pes(handles[i]) == npes)
             handles[i] = GSHMEM_TEAM_INVALID;
     for (int i = 0; i < NTEAMS; i++)
@@ -611,9 +632,12 @@ int main(void)
         const struct team *tm = &teams[ti];
         if (it % 100 == 51) /* now and then large: the algorithms change from call to call */
             check_moves(tm, &movers[n_movers - 1], 40000 + (size_t)it, TAG(ti, 100000 + it));
-        else if (it % 100 == 52) /* 10 reducers 49 apart (none on 16-bit floats: slow to check) */
-            check_reductions(tm, &reducers[(size_t)(it / 100 * 49 + 52) % n_reducers],
-                             20000 + (size_t)it, it % 3 == 0, TAG(ti, 100000 + it));
+        else if (it % 100 == 52) { /* 10 reducers 49 apart (none on 16-bit floats: slow to check) */
+            const struct reducer *r = &reducers[(size_t)(it / 100 * 49 + 52) % n_reducers];
+            const size_t fit = (BUF - 64) / ((size_t)tm->n * r->esize); /* reducescatter's source */
+            check_reductions(tm, r, 20000 + (size_t)it < fit ? 20000 + (size_t)it : fit, it % 3 == 0,
+                             TAG(ti, 100000 + it));
+        }
         else if (it % 2)
             check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5, TAG(ti, 100000 + it));
         else
