@@ -1,11 +1,14 @@
 // Teams and collectives from kernels: team queries, team barriers carrying
 // data, and every collective shape (broadcast, fcollect, collect,
 // alltoall, alltoalls, reduce, reducescatter, the sum scans) at thread,
-// warp and block scope on the world and on a stride-2 split, for integer,
-// float, double, half and bfloat16 elements, sizes 1, 7 and 1000; in place
-// for a reduction and a scan.  Stream forms in two CUDA graphs (a reduce,
-// an fcollect and an in-place broadcast: small, and past the flag
-// packets) replayed 100 times each.  Inputs come from the PE and the call's
+// warp and block scope on the world, a stride-2 split and the world in
+// reverse order, for integer, float, double, half and bfloat16 elements,
+// sizes 1, 7 and 1000; in place for a reduction and a scan.  The stream
+// forms' entry points: every move typed and as *mem, and reductions and
+// scans of more types and operations, at 0, 7, 1000 and 70001 elements.
+// Stream forms in two CUDA graphs (a reduce, an fcollect and an in-place
+// broadcast: small, and past the flag packets) replayed 100 times each.
+// Inputs come from the PE and the call's
 // number, so every PE computes every result itself; dest is poisoned
 // before each call and every element checked.  The same through the proxy
 // (GSHMEM_DISABLE_P2P=1) and on teams mixing both (GSHMEM_TEST_SIM_NODES).
@@ -187,6 +190,7 @@ struct team_info {
     const char *name;
     int n, my;
     std::vector<int> pes;
+    int box; /* its word of sym_box, the same on every PE */
 };
 
 static void *sym_src, *sym_dst;
@@ -277,6 +281,57 @@ static void check_scans(const team_info &tm)
             }
 }
 
+/* Move mv of n elements (int) from root: this member's source, and what
+ * its dest must hold afterwards (then one poisoned element). */
+static std::vector<int> move_source(const team_info &tm, int mv, size_t n, uint64_t tag)
+{
+    const size_t src_n = mv == M_ALLTOALL ? n * (size_t)tm.n
+                       : mv == M_ALLTOALLS ? 3 * n * (size_t)tm.n
+                       : mv == M_COLLECT ? n + (size_t)tm.my : n;
+    std::vector<int> src(src_n);
+    for (size_t i = 0; i < src_n; i++)
+        src[i] = input_value(tm.pes[tm.my], tag, i, false);
+    return src;
+}
+
+static std::vector<int> move_want(const team_info &tm, int mv, size_t n, int root, uint64_t tag)
+{
+    std::vector<int> want;
+    int poisoned;
+    std::memset(&poisoned, 0xa5, sizeof(poisoned));
+    if (mv == M_BROADCAST) {
+        for (size_t i = 0; i < n; i++)
+            want.push_back(input_value(tm.pes[root], tag, i, false));
+    } else if (mv == M_FCOLLECT || mv == M_COLLECT) {
+        for (int j = 0; j < tm.n; j++)
+            for (size_t i = 0; i < (mv == M_COLLECT ? n + (size_t)j : n); i++)
+                want.push_back(input_value(tm.pes[j], tag, i, false));
+    } else if (mv == M_ALLTOALL) {
+        for (int j = 0; j < tm.n; j++)
+            for (size_t i = 0; i < n; i++)
+                want.push_back(input_value(tm.pes[j], tag, (size_t)tm.my * n + i, false));
+    } else {
+        want.assign(2 * n * (size_t)tm.n, poisoned);
+        for (int j = 0; j < tm.n; j++)
+            for (size_t k = 0; k < n; k++)
+                want[((size_t)j * n + k) * 2] =
+                    input_value(tm.pes[j], tag, ((size_t)tm.my * n + k) * 3, false);
+    }
+    want.push_back(poisoned); /* the element after dest stays poisoned */
+    return want;
+}
+
+static void expect_move(const team_info &tm, int mv, size_t n, int root, uint64_t tag,
+                        const char *form)
+{
+    const std::vector<int> want = move_want(tm, mv, n, root, tag);
+    std::vector<int> got = load<int>(sym_dst, want.size());
+    for (size_t e = 0; e < want.size(); e++)
+        CHECK(got[e] == want[e], "%s (%s, %zu elements, root %d) on %s: element %zu of %zu is %d, "
+              "expected %d", move_names[mv], form, n, root, tm.name, e, want.size(), got[e],
+              want[e]);
+}
+
 static void check_moves(const team_info &tm)
 {
     static uint64_t tag = 200000;
@@ -284,52 +339,146 @@ static void check_moves(const team_info &tm)
         for (size_t n : {(size_t)1, (size_t)7, (size_t)1000})
             for (int mv = 0; mv < M_MOVES; mv++) {
                 const int root = (int)(tag % (uint64_t)tm.n);
-                const size_t src_n = mv == M_ALLTOALL ? n * (size_t)tm.n
-                                   : mv == M_ALLTOALLS ? 3 * n * (size_t)tm.n
-                                   : mv == M_COLLECT ? n + (size_t)tm.my : n;
-                std::vector<int> src(src_n);
-                for (size_t i = 0; i < src_n; i++)
-                    src[i] = input_value(tm.pes[tm.my], tag, i, false);
-                store(sym_src, src);
+                store(sym_src, move_source(tm, mv, n, tag));
                 poison();
                 k_move<<<1, 128>>>(sc, mv, tm.t, (int *)sym_dst, (const int *)sym_src, n, root);
                 CUDA(cudaGetLastError());
                 CUDA(cudaDeviceSynchronize());
-                std::vector<int> want;
-                int poisoned;
-                std::memset(&poisoned, 0xa5, sizeof(poisoned));
-                if (mv == M_BROADCAST) {
-                    for (size_t i = 0; i < n; i++)
-                        want.push_back(input_value(tm.pes[root], tag, i, false));
-                } else if (mv == M_FCOLLECT || mv == M_COLLECT) {
-                    for (int j = 0; j < tm.n; j++)
-                        for (size_t i = 0; i < (mv == M_COLLECT ? n + (size_t)j : n); i++)
-                            want.push_back(input_value(tm.pes[j], tag, i, false));
-                } else if (mv == M_ALLTOALL) {
-                    for (int j = 0; j < tm.n; j++)
-                        for (size_t i = 0; i < n; i++)
-                            want.push_back(input_value(tm.pes[j], tag, (size_t)tm.my * n + i, false));
-                } else {
-                    want.assign(2 * n * (size_t)tm.n, poisoned);
-                    for (int j = 0; j < tm.n; j++)
-                        for (size_t k = 0; k < n; k++)
-                            want[((size_t)j * n + k) * 2] =
-                                input_value(tm.pes[j], tag, ((size_t)tm.my * n + k) * 3, false);
-                }
-                want.push_back(poisoned); /* the element after dest stays poisoned */
-                std::vector<int> got = load<int>(sym_dst, want.size());
-                for (size_t e = 0; e < want.size(); e++)
-                    CHECK(got[e] == want[e], "%s (%s scope, %zu elements, root %d) on %s: element "
-                          "%zu of %zu is %d, expected %d", move_names[mv], scope_names[sc], n,
-                          root, tm.name, e, want.size(), got[e], want[e]);
+                char form[32];
+                std::snprintf(form, sizeof(form), "%s scope", scope_names[sc]);
+                expect_move(tm, mv, n, root, tag, form);
                 tag++;
             }
 }
 
-static void check_ring(const team_info &tm)
+/* The stream forms' entry points that the graphs below leave out: every
+ * move typed and as *mem, at 0, 7, 1000 and 70001 elements (past the flag
+ * packets), each on a stream of the test's. */
+static void check_stream_moves(const team_info &tm)
+{
+    static uint64_t tag = 300000;
+    cudaStream_t st;
+    CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (size_t n : {(size_t)0, (size_t)7, (size_t)1000, (size_t)70001})
+        for (int mem = 0; mem < 2; mem++)
+            for (int mv = 0; mv < M_MOVES; mv++) {
+                const int root = (int)(tag % (uint64_t)tm.n);
+                if ((mv == M_ALLTOALLS ? 3 : 1) * n * (size_t)tm.n * sizeof(int) + 64 > BUF ||
+                    (mem && mv == M_ALLTOALLS))
+                    continue;
+                store(sym_src, move_source(tm, mv, n, tag));
+                poison();
+                int *d = (int *)sym_dst;
+                const int *s = (const int *)sym_src;
+                const size_t nc = n + (mv == M_COLLECT ? (size_t)tm.my : 0), b = nc * sizeof(int);
+                int rc;
+                switch (mv) {
+                case M_BROADCAST:
+                    rc = mem ? gshmemx_broadcastmem_on_stream(tm.t, d, s, b, root, st)
+                             : gshmemx_int_broadcast_on_stream(tm.t, d, s, nc, root, st);
+                    break;
+                case M_FCOLLECT:
+                    rc = mem ? gshmemx_fcollectmem_on_stream(tm.t, d, s, b, st)
+                             : gshmemx_int_fcollect_on_stream(tm.t, d, s, nc, st);
+                    break;
+                case M_COLLECT:
+                    rc = mem ? gshmemx_collectmem_on_stream(tm.t, d, s, b, st)
+                             : gshmemx_int_collect_on_stream(tm.t, d, s, nc, st);
+                    break;
+                case M_ALLTOALL:
+                    rc = mem ? gshmemx_alltoallmem_on_stream(tm.t, d, s, b, st)
+                             : gshmemx_int_alltoall_on_stream(tm.t, d, s, nc, st);
+                    break;
+                default: /* dst 2, sst 3 (alltoallsmem strides bytes: spmd_coll has it) */
+                    rc = gshmemx_int_alltoalls_on_stream(tm.t, d, s, 2, 3, nc, st);
+                }
+                CHECK(rc == 0, "%s_on_stream returned %d", move_names[mv], rc);
+                CUDA(cudaStreamSynchronize(st));
+                expect_move(tm, mv, n, root, tag, mem ? "mem form on a stream" : "int on a stream");
+                tag++;
+            }
+    CUDA(cudaStreamDestroy(st));
+}
+
+/* Reductions and scans through their stream entry points, for the types
+ * and operations the graphs below leave out; shape 0 reduce (7 elements in
+ * place), 1 reducescatter, 2 inscan, 3 exscan. */
+template <typename T>
+static void check_stream_reduce(const team_info &tm,
+                                int (*fn)(gshmem_team_t, T *, const T *, size_t, cudaStream_t),
+                                const char *what, int op, int shape)
+{
+    static uint64_t tag = 400000;
+    static const char *const shapes[] = {"reduce", "reducescatter", "inscan", "exscan"};
+    cudaStream_t st;
+    CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (size_t n : {(size_t)0, (size_t)7, (size_t)1000, (size_t)70001}) {
+        const size_t total = shape == 1 ? n * (size_t)tm.n : n;
+        if (total * sizeof(T) + 64 > BUF)
+            continue;
+        const bool in_place = shape == 0 && n == 7;
+        std::vector<T> src(total);
+        for (size_t i = 0; i < total; i++)
+            src[i] = from_int<T>(input_value(tm.pes[tm.my], tag, i, op == O_PROD));
+        store(sym_src, src);
+        poison();
+        T *d = (T *)(in_place ? sym_src : sym_dst);
+        const int rc = fn(tm.t, d, (const T *)sym_src, n, st);
+        CHECK(rc == 0, "%s %s on a stream returned %d", what, shapes[shape], rc);
+        CUDA(cudaStreamSynchronize(st));
+        std::vector<T> got = load<T>(d, n + 1);
+        const int upto = shape == 2 ? tm.my + 1 : shape == 3 ? tm.my : tm.n;
+        for (size_t e = 0; e < n; e++) {
+            const size_t at = shape == 1 ? (size_t)tm.my * n + e : e;
+            long long want = 0;
+            for (int i = 0; i < upto; i++) {
+                const int v = input_value(tm.pes[i], tag, at, op == O_PROD);
+                want = i == 0 ? v : combine(want, v, op);
+            }
+            const T w = from_int<T>((int)want);
+            CHECK(std::memcmp(&got[e], &w, sizeof(T)) == 0,
+                  "%s %s on a stream (%zu elements%s) on %s: element %zu is %d, expected %lld",
+                  what, shapes[shape], n, in_place ? ", in place" : "", tm.name, e,
+                  to_int(got[e]), want);
+        }
+        if (!in_place) {
+            unsigned char after[sizeof(T)], poisoned[sizeof(T)];
+            std::memcpy(after, &got[n], sizeof(T));
+            std::memset(poisoned, 0xa5, sizeof(T));
+            CHECK(std::memcmp(after, poisoned, sizeof(T)) == 0,
+                  "%s %s on a stream (%zu elements) on %s: the element after dest was written",
+                  what, shapes[shape], n, tm.name);
+        }
+        tag++;
+    }
+    CUDA(cudaStreamDestroy(st));
+}
+
+static void check_stream_reductions(const team_info &tm)
+{
+    check_stream_reduce<int>(tm, gshmemx_int_sum_reduce_on_stream, "int_sum", O_SUM, 0);
+    check_stream_reduce<int>(tm, gshmemx_int_sum_reducescatter_on_stream, "int_sum", O_SUM, 1);
+    check_stream_reduce<int>(tm, gshmemx_int_sum_inscan_on_stream, "int_sum", O_SUM, 2);
+    check_stream_reduce<int>(tm, gshmemx_int_sum_exscan_on_stream, "int_sum", O_SUM, 3);
+    check_stream_reduce<int>(tm, gshmemx_int_prod_reduce_on_stream, "int_prod", O_PROD, 0);
+    check_stream_reduce<int>(tm, gshmemx_int_min_reducescatter_on_stream, "int_min", O_MIN, 1);
+    check_stream_reduce<uint64_t>(tm, gshmemx_uint64_and_reduce_on_stream, "uint64_and", O_AND, 0);
+    check_stream_reduce<uint64_t>(tm, gshmemx_uint64_or_reducescatter_on_stream, "uint64_or", O_OR, 1);
+    check_stream_reduce<double>(tm, gshmemx_double_sum_reduce_on_stream, "double_sum", O_SUM, 0);
+    check_stream_reduce<double>(tm, gshmemx_double_max_reducescatter_on_stream, "double_max", O_MAX, 1);
+    check_stream_reduce<__half>(tm, gshmemx_half_sum_reduce_on_stream, "half_sum", O_SUM, 0);
+    check_stream_reduce<__half>(tm, gshmemx_half_prod_reducescatter_on_stream, "half_prod", O_PROD, 1);
+    check_stream_reduce<__nv_bfloat16>(tm, gshmemx_bfloat16_max_reduce_on_stream, "bfloat16_max",
+                                       O_MAX, 0);
+    check_stream_reduce<float>(tm, gshmemx_float_sum_exscan_on_stream, "float_sum", O_SUM, 3);
+}
+
+/* box: the team's own word (a PE outside one team goes on to the next and
+ * writes the boxes of that one's members meanwhile) */
+static void check_ring(const team_info &tm, int *box)
 {
     for (int sc = S_THREAD; sc <= S_BLOCK; sc++) {
-        k_ring<<<1, 128>>>(sc, tm.t, sym_box, out_dev);
+        k_ring<<<1, 128>>>(sc, tm.t, box, out_dev);
         CUDA(cudaGetLastError());
         CUDA(cudaDeviceSynchronize());
         int out[5];
@@ -407,24 +556,29 @@ int main()
     npes = gshmem_n_pes();
     sym_src = gshmem_malloc(BUF);
     sym_dst = gshmem_malloc(BUF);
-    sym_box = (int *)gshmem_calloc(1, sizeof(int));
+    sym_box = (int *)gshmem_calloc(8, sizeof(int)); /* one a team */
     CUDA(cudaMalloc(&out_dev, 8 * sizeof(int)));
 
     std::vector<team_info> teams;
-    gshmem_team_t evens;
+    gshmem_team_t evens, reversed;
     gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens);
-    for (gshmem_team_t t : {GSHMEM_TEAM_WORLD, evens}) {
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &reversed);
+    const gshmem_team_t candidates[] = {reversed, GSHMEM_TEAM_WORLD, evens};
+    for (int k = 0; k < 3; k++) {
+        const gshmem_team_t t = candidates[k];
         if (t == GSHMEM_TEAM_INVALID)
             continue;
-        team_info ti = {t, t == GSHMEM_TEAM_WORLD ? "world" : "stride 2", gshmem_team_n_pes(t),
-                        gshmem_team_my_pe(t), {}};
+        team_info ti = {t, k == 0 ? "world reversed" : k == 1 ? "world" : "stride 2",
+                        gshmem_team_n_pes(t), gshmem_team_my_pe(t), {}, k};
         for (int i = 0; i < ti.n; i++)
             ti.pes.push_back(gshmem_team_translate_pe(t, i, GSHMEM_TEAM_WORLD));
         teams.push_back(ti);
     }
     for (const team_info &tm : teams) {
-        check_ring(tm);
+        check_ring(tm, sym_box + tm.box);
         check_moves(tm);
+        check_stream_moves(tm);
+        check_stream_reductions(tm);
         check_on_stream(tm, 777);
         /* 400 KB: past the flag packets at 2 and 4 PEs (the world pushes) */
         check_on_stream(tm, 100003);
@@ -445,12 +599,14 @@ int main()
     }
     if (evens != GSHMEM_TEAM_INVALID)
         gshmem_team_destroy(evens);
+    if (reversed != GSHMEM_TEAM_INVALID)
+        gshmem_team_destroy(reversed);
     gshmem_barrier_all();
     if (me == 0)
         std::printf("device_coll: %d PEs%s: team barriers and queries, the moves, reductions and "
-                    "scans at thread, warp and block scope, and two graphs (small, pushed) replayed 100 "
-                    "times each, on "
-                    "%zu teams: all checked\n", npes,
+                    "scans at thread, warp and block scope, the stream forms' entry points, and two "
+                    "graphs (small, pushed) replayed 100 times each, on %zu teams: all checked\n",
+                    npes,
                     gshmem_ptr(sym_src, (me + 1) % npes) == nullptr ? " (peers through the proxy)" : "",
                     teams.size());
     gshmem_free(sym_box);
