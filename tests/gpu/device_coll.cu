@@ -213,6 +213,18 @@ static std::vector<T> load(const void *sym, size_t n)
 
 static void poison() { CUDA(cudaMemset(sym_dst, 0xa5, BUF)); CUDA(cudaDeviceSynchronize()); }
 
+/* total elements of this member's input to a reduction into sym_src, and
+ * sym_dst poisoned. */
+template <typename T>
+static void reduce_source(const team_info &tm, size_t total, uint64_t tag, int op)
+{
+    std::vector<T> src(total);
+    for (size_t i = 0; i < total; i++)
+        src[i] = from_int<T>(input_value(tm.pes[tm.my], tag, i, op == O_PROD));
+    store(sym_src, src);
+    poison();
+}
+
 template <typename T>
 static void check_reduce(const team_info &tm, void (*kernel)(int, int, gshmem_team_t, T *, const T *, size_t),
                          const char *what, int op, bool is_float16)
@@ -222,12 +234,7 @@ static void check_reduce(const team_info &tm, void (*kernel)(int, int, gshmem_te
         for (size_t n : {(size_t)1, (size_t)7, (size_t)1000})
             for (int shape = 0; shape < 2; shape++) {
                 const bool in_place = shape == 0 && n == 7;
-                const size_t total = shape == 0 ? n : n * (size_t)tm.n;
-                std::vector<T> src(total);
-                for (size_t i = 0; i < total; i++)
-                    src[i] = from_int<T>(input_value(tm.pes[tm.my], tag, i, op == O_PROD));
-                store(sym_src, src);
-                poison();
+                reduce_source<T>(tm, shape == 0 ? n : n * (size_t)tm.n, tag, op);
                 T *d = (T *)(in_place ? sym_src : sym_dst);
                 kernel<<<1, 128>>>(sc, shape, tm.t, d, (const T *)sym_src, n);
                 CUDA(cudaGetLastError());
@@ -417,11 +424,7 @@ static void check_stream_reduce(const team_info &tm,
         if (total * sizeof(T) + 64 > BUF)
             continue;
         const bool in_place = shape == 0 && n == 7;
-        std::vector<T> src(total);
-        for (size_t i = 0; i < total; i++)
-            src[i] = from_int<T>(input_value(tm.pes[tm.my], tag, i, op == O_PROD));
-        store(sym_src, src);
-        poison();
+        reduce_source<T>(tm, total, tag, op);
         T *d = (T *)(in_place ? sym_src : sym_dst);
         const int rc = fn(tm.t, d, (const T *)sym_src, n, st);
         CHECK(rc == 0, "%s %s on a stream returned %d", what, shapes[shape], rc);
