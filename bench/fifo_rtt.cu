@@ -347,13 +347,10 @@ int main(int argc, char **argv)
         cudaMallocHost(&ns, trips * sizeof(*ns));
         cudaMallocHost(&push_ns, trips * sizeof(*push_ns));
         cudaMallocHost(&stalled, sizeof(*stalled));
-        *stalled = -1;
         gshmemi_fifo copy = *f;
         if (nocache)
             copy.taken_cache = nullptr;
-        round_trips<<<1, 1>>>(copy, 1, trips, ns, push_ns, stalled);
-        cudaDeviceSynchronize();
-        if (*stalled >= 0) {
+        if (library_rtt(copy, trips, ns, push_ns, stalled) < 0) {
             std::printf("RESULT op=fifo_round_trip%s stalled_at_trip=%d\n", nocache ? "_nocache" : "",
                         *stalled);
             rc = 1;
