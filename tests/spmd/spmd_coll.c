@@ -4,8 +4,11 @@
  * and their mem forms, every reduction on every type it has (the host-only
  * long double and complex types too; reduce, reducescatter, the sum
  * scans), in place where the spec allows it, at sizes from 0 to the
- * largest that fits, and back-to-back calls with no barrier between (now
- * and then a large one, so that the algorithm changes from call to call).
+ * largest that fits, at each edge of the host heap's algorithms (the last
+ * size before the algorithm, its round count or its chunk count changes,
+ * and the next: team_edges), and back-to-back calls with no barrier
+ * between (now and then a large one, so that the algorithm changes from
+ * call to call).
  * Every PE regenerates every other PE's input from the seed, computes the
  * expected result itself (integers in the unsigned type of their width,
  * floats and long doubles in team order, at their full precision, half,
@@ -18,7 +21,9 @@
  * the sanitizers'): of the types' moves and reductions only every k-th from
  * the i-th (the mem forms always), and 1000/k back-to-back calls (at least
  * 250), so that k such runs together cover every one for CI's time; every
- * team, size and shape is checked in every run. */
+ * team, size, shape and edge is checked in every run.  i,j,.../k: those
+ * parts together.  SPMD_COLL_BUF: larger buffers (2m), where an edge needs
+ * them.  SPMD_COLL_EDGES=1: each edge's sizes on stderr, as checked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +32,13 @@
 
 static int me, npes;
 static uint64_t seed;
-static unsigned char *sym_src, *sym_dst; /* symmetric, BUF bytes each */
-#define BUF (1u << 20)
+static unsigned char *sym_src, *sym_dst; /* symmetric, buf_size bytes each */
+/* 1 MiB, or SPMD_COLL_BUF (bytes, k or m suffix) in the runs that cross
+ * the edges beyond it (the alltoall's 512 KiB a member: n blocks of it in
+ * source and in dest); the sizes before the edges' section are those of
+ * 1 MiB (BASE_BUF) in every run. */
+#define BASE_BUF ((size_t)1 << 20)
+static size_t buf_size = BASE_BUF;
 
 /* The world PEs of a team, by team index. */
 struct team {
@@ -36,6 +46,7 @@ struct team {
     const char *name;
     int n, my;
     int pes[64];
+    int mapped, spread; /* as the library classes it (team_class) */
 };
 
 static void team_of(struct team *tm, gshmem_team_t t, const char *name)
@@ -56,19 +67,22 @@ static void input(unsigned char *buf, size_t len, int world_pe, uint64_t tag)
 
 static void put_source(const void *buf, size_t len) { spmd_store(sym_src, buf, len); }
 /* dest and the 64 bytes after it, which expect_bytes checks stay so */
-static void poison_dest(size_t len) { spmd_set(sym_dst, POISON, len + 64 <= BUF ? len + 64 : len); }
+static void poison_dest(size_t len)
+{
+    spmd_set(sym_dst, POISON, len + 64 <= buf_size ? len + 64 : len);
+}
 
 /* dest holds want: the first vbytes of each element of es bytes. */
 static void expect_values(const char *what, const struct team *tm, const unsigned char *want,
                           size_t len, size_t es, size_t vbytes, uint64_t tag)
 {
     unsigned char *got = malloc(len + 64);
-    spmd_load(got, sym_dst, len + 64 <= BUF ? len + 64 : len);
+    spmd_load(got, sym_dst, len + 64 <= buf_size ? len + 64 : len);
     for (size_t i = 0; i < len; i++)
         CHECK(i % es >= vbytes || got[i] == want[i],
               "%s on %s (call %llu): byte %zu of %zu is %#x, expected %#x", what, tm->name,
               (unsigned long long)tag, i, len, got[i], want[i]);
-    if (len + 64 <= BUF)
+    if (len + 64 <= buf_size)
         CHECK(spmd_all_bytes(got + len, 64, POISON), "%s on %s: bytes past dest written", what,
               tm->name);
     free(got);
@@ -104,7 +118,15 @@ static const struct mover movers[] = {
      gshmem_alltoallsmem},
 };
 
-static void check_moves(const struct team *tm, const struct mover *m, size_t nelems, uint64_t tag)
+/* The collectives a check makes (the edges' section makes one at a time). */
+enum { C_BROADCAST = 1, C_FCOLLECT = 2, C_COLLECT = 4, C_ALLTOALL = 8, C_ALLTOALLS = 16,
+       C_MOVES = 31, C_REDUCE = 32, C_REDUCESCATTER = 64, C_SCANS = 128, C_REDUCTIONS = 224 };
+
+/* ops: of C_MOVES; root < 0: broadcast from every other member (every
+ * member up to 3) and in place, fcollect in place too; else broadcast from
+ * root alone, and neither in place. */
+static void check_moves(const struct team *tm, const struct mover *m, size_t nelems, uint64_t tag,
+                        unsigned ops, int one_root)
 {
     const size_t es = m->esize, b = nelems * es;
     /* room for the largest: alltoalls' source (3 elements a step), collect's dest */
@@ -113,7 +135,8 @@ static void check_moves(const struct team *tm, const struct mover *m, size_t nel
     char what[96];
 
     /* broadcast from each root in turn (the root's own dest too) */
-    for (int root = 0; root < tm->n; root += (tm->n > 3 ? 2 : 1)) {
+    for (int root = one_root < 0 ? 0 : one_root; ops & C_BROADCAST && root < tm->n;
+         root += one_root >= 0 ? tm->n : tm->n > 3 ? 2 : 1) {
         input(in, b, tm->pes[tm->my], tag);
         put_source(in, b);
         poison_dest(b);
@@ -123,61 +146,72 @@ static void check_moves(const struct team *tm, const struct mover *m, size_t nel
         expect_bytes(what, tm, want, b, tag++);
     }
     /* in place (dest == source): from the last member */
-    input(in, b, tm->pes[tm->my], tag);
-    poison_dest(b);
-    spmd_store(sym_dst, in, b);
-    CHECK(m->broadcast(tm->t, sym_dst, sym_dst, nelems, tm->n - 1) == 0, "broadcast in place");
-    input(want, b, tm->pes[tm->n - 1], tag);
-    snprintf(what, sizeof(what), "%s_broadcast(%zu) in place from %d", m->type, nelems, tm->n - 1);
-    expect_bytes(what, tm, want, b, tag++);
+    if (ops & C_BROADCAST && one_root < 0) {
+        input(in, b, tm->pes[tm->my], tag);
+        poison_dest(b);
+        spmd_store(sym_dst, in, b);
+        CHECK(m->broadcast(tm->t, sym_dst, sym_dst, nelems, tm->n - 1) == 0, "broadcast in place");
+        input(want, b, tm->pes[tm->n - 1], tag);
+        snprintf(what, sizeof(what), "%s_broadcast(%zu) in place from %d", m->type, nelems,
+                 tm->n - 1);
+        expect_bytes(what, tm, want, b, tag++);
+    }
     /* fcollect */
-    input(in, b, tm->pes[tm->my], tag);
-    put_source(in, b);
-    poison_dest(b * (size_t)tm->n);
-    CHECK(m->fcollect(tm->t, sym_dst, sym_src, nelems) == 0, "fcollect");
-    for (int i = 0; i < tm->n; i++)
-        input(want + (size_t)i * b, b, tm->pes[i], tag);
-    snprintf(what, sizeof(what), "%s_fcollect(%zu)", m->type, nelems);
-    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    if (ops & C_FCOLLECT) {
+        input(in, b, tm->pes[tm->my], tag);
+        put_source(in, b);
+        poison_dest(b * (size_t)tm->n);
+        CHECK(m->fcollect(tm->t, sym_dst, sym_src, nelems) == 0, "fcollect");
+        for (int i = 0; i < tm->n; i++)
+            input(want + (size_t)i * b, b, tm->pes[i], tag);
+        snprintf(what, sizeof(what), "%s_fcollect(%zu)", m->type, nelems);
+        expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    }
     /* in place: the source is this member's block of dest */
-    input(in, b, tm->pes[tm->my], tag);
-    poison_dest(b * (size_t)tm->n);
-    spmd_store((char *)sym_dst + (size_t)tm->my * b, in, b);
-    CHECK(m->fcollect(tm->t, sym_dst, (char *)sym_dst + (size_t)tm->my * b, nelems) == 0,
-          "fcollect in place");
-    for (int i = 0; i < tm->n; i++)
-        input(want + (size_t)i * b, b, tm->pes[i], tag);
-    snprintf(what, sizeof(what), "%s_fcollect(%zu) in place", m->type, nelems);
-    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    if (ops & C_FCOLLECT && one_root < 0) {
+        input(in, b, tm->pes[tm->my], tag);
+        poison_dest(b * (size_t)tm->n);
+        spmd_store((char *)sym_dst + (size_t)tm->my * b, in, b);
+        CHECK(m->fcollect(tm->t, sym_dst, (char *)sym_dst + (size_t)tm->my * b, nelems) == 0,
+              "fcollect in place");
+        for (int i = 0; i < tm->n; i++)
+            input(want + (size_t)i * b, b, tm->pes[i], tag);
+        snprintf(what, sizeof(what), "%s_fcollect(%zu) in place", m->type, nelems);
+        expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
+    }
     /* collect: member i gives nelems + i elements */
-    size_t off = 0, mine = (nelems + (size_t)tm->my) * es;
-    input(in, mine, tm->pes[tm->my], tag);
-    put_source(in, mine);
-    poison_dest((size_t)tm->n * (b + (size_t)tm->n * es));
-    CHECK(m->collect(tm->t, sym_dst, sym_src, nelems + (size_t)tm->my) == 0, "collect");
-    for (int i = 0; i < tm->n; i++) {
-        const size_t len = (nelems + (size_t)i) * es;
-        input(want + off, len, tm->pes[i], tag);
-        off += len;
+    if (ops & C_COLLECT) {
+        size_t off = 0, mine = (nelems + (size_t)tm->my) * es;
+        input(in, mine, tm->pes[tm->my], tag);
+        put_source(in, mine);
+        poison_dest((size_t)tm->n * (b + (size_t)tm->n * es));
+        CHECK(m->collect(tm->t, sym_dst, sym_src, nelems + (size_t)tm->my) == 0, "collect");
+        for (int i = 0; i < tm->n; i++) {
+            const size_t len = (nelems + (size_t)i) * es;
+            input(want + off, len, tm->pes[i], tag);
+            off += len;
+        }
+        snprintf(what, sizeof(what), "%s_collect(%zu + index)", m->type, nelems);
+        expect_bytes(what, tm, want, off, tag++);
     }
-    snprintf(what, sizeof(what), "%s_collect(%zu + index)", m->type, nelems);
-    expect_bytes(what, tm, want, off, tag++);
     /* alltoall: block j of member i's source lands at block i of member j */
-    input(in, b * (size_t)tm->n, tm->pes[tm->my], tag);
-    put_source(in, b * (size_t)tm->n);
-    poison_dest(b * (size_t)tm->n);
-    CHECK(m->alltoall(tm->t, sym_dst, sym_src, nelems) == 0, "alltoall");
-    for (int i = 0; i < tm->n; i++) {
-        input(in, b * (size_t)tm->n, tm->pes[i], tag);
-        memcpy(want + (size_t)i * b, in + (size_t)tm->my * b, b);
+    if (ops & C_ALLTOALL) {
+        input(in, b * (size_t)tm->n, tm->pes[tm->my], tag);
+        put_source(in, b * (size_t)tm->n);
+        poison_dest(b * (size_t)tm->n);
+        CHECK(m->alltoall(tm->t, sym_dst, sym_src, nelems) == 0, "alltoall");
+        for (int i = 0; i < tm->n; i++) {
+            input(in, b * (size_t)tm->n, tm->pes[i], tag);
+            memcpy(want + (size_t)i * b, in + (size_t)tm->my * b, b);
+        }
+        snprintf(what, sizeof(what), "%s_alltoall(%zu)", m->type, nelems);
+        expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
     }
-    snprintf(what, sizeof(what), "%s_alltoall(%zu)", m->type, nelems);
-    expect_bytes(what, tm, want, b * (size_t)tm->n, tag++);
     /* alltoalls with dst 2 and sst 3: elements between stay poisoned */
     const ptrdiff_t dst = 2, sst = 3;
     const size_t src_len = (size_t)tm->n * nelems * (size_t)sst * es;
     const size_t dst_len = (size_t)tm->n * nelems * (size_t)dst * es;
-    if (src_len <= BUF && dst_len + 64 <= BUF) {
+    if (ops & C_ALLTOALLS && src_len <= buf_size && dst_len + 64 <= buf_size) {
         input(in, src_len, tm->pes[tm->my], tag);
         put_source(in, src_len);
         poison_dest(dst_len);
@@ -472,8 +506,9 @@ static void ref_reduce(unsigned char *want, const struct team *tm, const struct 
     free(in);
 }
 
+/* ops: of C_REDUCTIONS (the scans where r has them). */
 static void check_reductions(const struct team *tm, const struct reducer *r, size_t nelems,
-                             int in_place, uint64_t tag)
+                             int in_place, uint64_t tag, unsigned ops)
 {
     const size_t es = r->esize, b = nelems * es;
     unsigned char *in = malloc(b * (size_t)tm->n + 8), *want = malloc(b * (size_t)tm->n + 8);
@@ -481,39 +516,45 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
     void *dest = in_place ? sym_src : sym_dst;
 
     /* reduce (in place: dest is source) */
-    reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
-    put_source(in, b);
-    poison_dest(b);
-    CHECK(r->reduce(tm->t, dest, sym_src, nelems) == 0, "reduce");
-    if (in_place) {
-        unsigned char *got = malloc(b + 8);
-        spmd_load(got, sym_src, b);
-        spmd_store(sym_dst, got, b);
-        free(got);
+    if (ops & C_REDUCE) {
+        reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
+        put_source(in, b);
+        poison_dest(b);
+        CHECK(r->reduce(tm->t, dest, sym_src, nelems) == 0, "reduce");
+        if (in_place) {
+            unsigned char *got = malloc(b + 8);
+            spmd_load(got, sym_src, b);
+            spmd_store(sym_dst, got, b);
+            free(got);
+        }
+        ref_reduce(want, tm, r, nelems, nelems, 0, tm->n, tag);
+        snprintf(what, sizeof(what), "%s_reduce(%zu)%s", r->name, nelems,
+                 in_place ? " in place" : "");
+        expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     }
-    ref_reduce(want, tm, r, nelems, nelems, 0, tm->n, tag);
-    snprintf(what, sizeof(what), "%s_reduce(%zu)%s", r->name, nelems, in_place ? " in place" : "");
-    expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     /* reducescatter: block my of everybody's source (in place: dest is
      * this PE's own block of the source, as NCCL's in-place form) */
-    reduce_input(in, nelems * (size_t)tm->n, es, r->kind, tm->pes[tm->my], tag);
-    put_source(in, b * (size_t)tm->n);
-    poison_dest(b);
-    void *block = (char *)sym_src + b * (size_t)tm->my;
-    CHECK(r->reducescatter(tm->t, in_place ? block : sym_dst, sym_src, nelems) == 0,
-          "reducescatter");
-    if (in_place) {
-        unsigned char *got = malloc(b + 8);
-        spmd_load(got, block, b);
-        spmd_store(sym_dst, got, b);
-        free(got);
+    if (ops & C_REDUCESCATTER) {
+        reduce_input(in, nelems * (size_t)tm->n, es, r->kind, tm->pes[tm->my], tag);
+        put_source(in, b * (size_t)tm->n);
+        poison_dest(b);
+        void *block = (char *)sym_src + b * (size_t)tm->my;
+        CHECK(r->reducescatter(tm->t, in_place ? block : sym_dst, sym_src, nelems) == 0,
+              "reducescatter");
+        if (in_place) {
+            unsigned char *got = malloc(b + 8);
+            spmd_load(got, block, b);
+            spmd_store(sym_dst, got, b);
+            free(got);
+        }
+        ref_reduce(want, tm, r, nelems, nelems * (size_t)tm->n, nelems * (size_t)tm->my, tm->n,
+                   tag);
+        snprintf(what, sizeof(what), "%s_reducescatter(%zu)%s", r->name, nelems,
+                 in_place ? " in place" : "");
+        expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     }
-    ref_reduce(want, tm, r, nelems, nelems * (size_t)tm->n, nelems * (size_t)tm->my, tm->n, tag);
-    snprintf(what, sizeof(what), "%s_reducescatter(%zu)%s", r->name, nelems,
-             in_place ? " in place" : "");
-    expect_values(what, tm, want, b, es, value_bytes(r), tag++);
     /* the sum scans */
-    for (int inclusive = 1; r->inscan != NULL && inclusive >= 0; inclusive--) {
+    for (int inclusive = 1; ops & C_SCANS && r->inscan != NULL && inclusive >= 0; inclusive--) {
         reduce_input(in, nelems, es, r->kind, tm->pes[tm->my], tag);
         put_source(in, b);
         poison_dest(b);
@@ -536,15 +577,313 @@ static void check_reductions(const struct team *tm, const struct reducer *r, siz
     free(want);
 }
 
+/* ---- the algorithms' edges ------------------------------------------------------ */
+
+/* The inputs' tag of call k on team i (each call's parts count on from it). */
+#define TAG(i, k) (((uint64_t)(i) + 1) << 40 | (uint64_t)(k) << 8)
+
+/* SPMD_COLL_PART's quarters of the types: one, or several (i,j,.../k). */
+static unsigned part_mask;
+static size_t parts = 1;
+
+static int in_part(size_t i) { return part_mask >> (i % parts) & 1; }
+
+static int parse_parts(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    char *end;
+    if (slash == NULL)
+        return -1;
+    parts = strtoul(slash + 1, &end, 10);
+    if (*end != '\0' || parts == 0 || parts > 32)
+        return -1;
+    part_mask = 0;
+    for (const char *p = s;; p = end + 1) {
+        const unsigned long i = strtoul(p, &end, 10);
+        if (end == p || i >= parts || (*end != ',' && end != slash))
+            return -1;
+        part_mask |= 1u << i;
+        if (end == slash)
+            return 0;
+    }
+}
+
+/* Where the host heap's collectives change algorithm, round count or chunk
+ * count with the payload a member (src/coll/collectives.c's choice and
+ * pipe.c's chunks, restated here: a change there wants one here), by this
+ * run's GSHMEM_COLL_ALGO and by the team: all mapped, spread (over nodes,
+ * some holding several members) or flat (through the transport).
+ *   - the one-shot area: cap = 32 KiB / n_pes bytes a member (a multiple
+ *     of 64), at most GSHMEM_COLL_LL_MAX (16 KiB) but under ll, none under
+ *     simple; one-shot where all are mapped while n x piece <= 2 KiB (one
+ *     round; ll: any size in rounds of cap), through the transport up to
+ *     two rounds of cap (ll: any number) on teams of up to 32 members
+ *     (GSHMEM_TEST_ONESHOT_MEMBERS);
+ *   - beyond them through the transport, recursive doubling: up to two
+ *     rounds of cap x n_pes / n (Bruck's alltoall: / its blocks), the
+ *     broadcast (doubling's, flat) one round of cap; doubling forced: any
+ *     number of such rounds (broadcast: of cap x n_pes);
+ *   - the pipelined forms, auto: flat, the chained reduce up to 32 KiB and
+ *     the direct alltoall from 128 KiB to 512 KiB; spread, the
+ *     hierarchical broadcast up to 512 KiB, fcollect and collect up to 128
+ *     KiB, the hierarchical alltoall up to 32 KiB then the direct one up to
+ *     512 KiB, the chained reduce and reducescatter up to 128 KiB; then the
+ *     barrier algorithm;
+ *   - their chunks (ring and hier forced): 256 KiB passed on (broadcast,
+ *     fcollect, collect), 32 KiB of a chain's partial results, 4 of them
+ *     in flight.
+ * An edge is the last payload below it: mult x (base less base mod the
+ * element size); it is checked there and one element above. */
+struct edge {
+    unsigned op; /* a C_ value */
+    size_t base, mult;
+};
+
+static struct {
+    const char *algo;
+    size_t cap;  /* the one-shot area's bytes a member */
+    int members; /* one-shot's most members through the transport */
+} coll;
+
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (v == NULL || *v == '\0')
+        return dflt;
+    const size_t x = (size_t)strtoull(v, &end, 0);
+    return *end == 'k' || *end == 'K' ? x << 10 : *end == 'm' || *end == 'M' ? x << 20 : x;
+}
+
+static void coll_model(void)
+{
+    const char *algo = getenv("GSHMEM_COLL_ALGO");
+    coll.algo = algo != NULL && *algo != '\0' ? algo : "auto";
+    const size_t ll_max = env_size("GSHMEM_COLL_LL_MAX", 16 << 10);
+    coll.cap = (32u << 10) / (size_t)npes < 256 || !strcmp(coll.algo, "simple") ||
+                       !strcmp(coll.algo, "grid")
+                   ? 0
+                   : ((32u << 10) / (size_t)npes) & ~(size_t)63;
+    if (strcmp(coll.algo, "ll") != 0 && ll_max < coll.cap)
+        coll.cap = ll_max & ~(size_t)15;
+    coll.members = (int)env_size("GSHMEM_TEST_ONESHOT_MEMBERS", 0);
+    if (coll.members <= 0)
+        coll.members = 32;
+}
+
+/* Whose heaps each world PE maps and its node (its node team's first
+ * member), from every PE (jobs of up to 64), for team_class. */
+static uint64_t maps_of[64];
+static int node_of[64];
+
+static void gather_maps(void)
+{
+    uint64_t mine[2] = {0, (uint64_t)gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, 0,
+                                                              GSHMEM_TEAM_WORLD)};
+    for (int pe = 0; pe < npes; pe++)
+        if (gshmem_ptr(sym_src, pe) != NULL)
+            mine[0] |= (uint64_t)1 << pe;
+    spmd_store(sym_src, mine, sizeof(mine));
+    CHECK(gshmem_fcollectmem(GSHMEM_TEAM_WORLD, sym_dst, sym_src, sizeof(mine)) == 0, "maps");
+    for (int pe = 0; pe < npes; pe++) {
+        spmd_load(mine, sym_dst + pe * sizeof(mine), sizeof(mine));
+        maps_of[pe] = mine[0];
+        node_of[pe] = (int)mine[1];
+    }
+}
+
+static int same_members(const struct team *a, const struct team *b)
+{
+    int same = a->n == b->n;
+    for (int i = 0; i < a->n && same; i++) {
+        int found = 0;
+        for (int j = 0; j < b->n; j++)
+            found |= a->pes[i] == b->pes[j];
+        same = found;
+    }
+    return same;
+}
+
+static void team_class(struct team *tm)
+{
+    int nodes = 0, shared = 0;
+    tm->mapped = 1;
+    for (int i = 0; i < tm->n; i++) {
+        int first = 1;
+        for (int j = 0; j < tm->n; j++) {
+            tm->mapped &= (int)(maps_of[tm->pes[i]] >> tm->pes[j] & 1);
+            if (j < i && node_of[tm->pes[j]] == node_of[tm->pes[i]])
+                first = 0;
+        }
+        nodes += first;
+        shared |= !first;
+    }
+    tm->spread = nodes > 1 && shared;
+}
+
+static int bruck_blocks(int n)
+{
+    int b = 0;
+    for (int d = 1; d < n; d <<= 1)
+        for (int q = 1; q < n; q++)
+            b += (q & d) != 0;
+    return b;
+}
+
+static const char *op_name(unsigned op)
+{
+    static const char *const names[] = {"broadcast", "fcollect", "collect", "alltoall",
+                                        "alltoalls", "reduce", "reducescatter", "scans"};
+    for (int i = 0; i < 8; i++)
+        if (op == 1u << i)
+            return names[i];
+    return "?";
+}
+
+static size_t add_edge(struct edge *e, size_t k, unsigned ops, size_t base, size_t mult)
+{
+    for (unsigned op = 1; op <= C_SCANS; op <<= 1) {
+        int seen = !(ops & op) || base == 0;
+        for (size_t i = 0; i < k && !seen; i++)
+            seen = e[i].op == op && e[i].base * e[i].mult == base * mult;
+        if (!seen)
+            e[k++] = (struct edge){.op = op, .base = base, .mult = mult};
+    }
+    return k;
+}
+
+/* This team's edges under this run's algorithm (at most 64). */
+static size_t team_edges(const struct team *tm, struct edge *e)
+{
+    const char *algo = coll.algo;
+    const size_t n = (size_t)tm->n, cap = coll.cap;
+    const unsigned all = C_BROADCAST | C_FCOLLECT | C_COLLECT | C_ALLTOALL | C_REDUCTIONS;
+    size_t k = 0;
+#define EDGE(OPS, BASE, MULT) (k = add_edge(e, k, OPS, BASE, MULT))
+    if (n < 2 || cap == 0)
+        return 0;
+    const size_t room = cap * (size_t)npes / n;
+    const size_t bruck = cap * (size_t)npes / (size_t)bruck_blocks(tm->n);
+    const int gathers = tm->n <= coll.members, ring = !strcmp(algo, "ring");
+    const int hier = !strcmp(algo, "hier"), dbl = !strcmp(algo, "doubling");
+    if (!strcmp(algo, "ll")) {
+        EDGE(all, cap, 1);
+        return k;
+    }
+    /* one-shot as auto chooses it (the scans under every algorithm; the
+     * collect and reducescatter under doubling too) */
+    const unsigned oneshot_ops = ring || hier ? C_SCANS : dbl ? C_COLLECT | C_REDUCESCATTER : all;
+    /* one round: collect's, and auto's broadcast on a flat team (doubling's) */
+    const unsigned rounds_ops =
+        all & ~(unsigned)(C_COLLECT | (!tm->mapped && !tm->spread ? C_BROADCAST : 0));
+    if (tm->mapped) {
+        EDGE(oneshot_ops, (2 << 10) / n, 1);
+    } else if (gathers) {
+        EDGE(oneshot_ops, cap, 1);
+        EDGE(oneshot_ops & rounds_ops, cap, 2);
+    }
+    if (ring || hier) { /* hier: the ring forms where the team does not spread */
+        EDGE(C_BROADCAST | (hier && tm->spread ? 0 : C_FCOLLECT | C_COLLECT), 256 << 10, 1);
+        EDGE(C_REDUCE | C_REDUCESCATTER, 32 << 10, 1);
+        EDGE(C_REDUCE, 32 << 10, 4);
+    } else if (dbl) {
+        EDGE(C_BROADCAST, cap * (size_t)npes, 1);
+        EDGE(C_FCOLLECT | C_REDUCE | C_SCANS, room, 1);
+        EDGE(C_ALLTOALL, bruck, 1);
+        if (tm->spread)
+            EDGE(C_COLLECT | C_REDUCESCATTER, 128 << 10, 1);
+    } else if (!tm->mapped && !tm->spread) { /* auto, flat */
+        EDGE(C_BROADCAST, cap, 1); /* doubling's broadcast, one round */
+        if (!gathers) {
+            EDGE(C_FCOLLECT | C_SCANS, room, 1);
+            EDGE(C_FCOLLECT | C_SCANS, room, 2);
+            EDGE(C_ALLTOALL, bruck, 1);
+            EDGE(C_ALLTOALL, bruck, 2);
+        }
+        EDGE(C_REDUCE, 32 << 10, 1);
+        EDGE(C_ALLTOALL, (128 << 10) - 1, 1);
+        EDGE(C_ALLTOALL, 512 << 10, 1);
+    } else if (!tm->mapped) { /* auto, spread */
+        EDGE(C_BROADCAST | C_ALLTOALL, 512 << 10, 1);
+        EDGE(C_FCOLLECT | C_COLLECT | C_REDUCE | C_REDUCESCATTER, 128 << 10, 1);
+        EDGE(C_ALLTOALL, 32 << 10, 1);
+    }
+#undef EDGE
+    return k;
+}
+
+/* A reduction for edge number `pick` of a team: none on 16-bit floats
+ * (slow to check), a sum for the scans. */
+static const struct reducer *edge_reducer(unsigned op, size_t pick)
+{
+    const size_t n_reducers = sizeof(reducers) / sizeof(reducers[0]);
+    size_t count = 0;
+#define EDGE_REDUCER(r) \
+    ((r)->kind != K_HALF && (r)->kind != K_BF16 && (op != C_SCANS || (r)->inscan != NULL))
+    for (size_t ri = 0; ri < n_reducers; ri++)
+        count += EDGE_REDUCER(&reducers[ri]);
+    pick %= count;
+    for (size_t ri = 0; ri < n_reducers; ri++)
+        if (EDGE_REDUCER(&reducers[ri]) && pick-- == 0)
+            return &reducers[ri];
+#undef EDGE_REDUCER
+    return &reducers[0];
+}
+
+/* Each of the team's edges at its last size and one element above, where
+ * the buffers hold them: moves as mem (bytes), reductions on a type that
+ * changes from edge to edge. */
+static uint64_t check_edges(const struct team *tm, const struct mover *mem, int ti, uint64_t k)
+{
+    struct edge e[64];
+    const size_t ne = team_edges(tm, e), n = (size_t)tm->n;
+    for (size_t ei = 0; ei < ne; ei++) {
+        const size_t pick = ei * 5 + (size_t)ti * 3 + part_mask * 7;
+        const struct reducer *r = e[ei].op & C_MOVES ? NULL : edge_reducer(e[ei].op, pick);
+        const size_t es = r != NULL ? r->esize : 1;
+        const size_t last = e[ei].mult * (e[ei].base - e[ei].base % es);
+        for (size_t side = 0; side < 2; side++) {
+            const size_t ne_ = last / es + side, b = ne_ * es;
+            /* the bytes of the largest of source and dest */
+            const size_t most = e[ei].op & (C_BROADCAST | C_REDUCE | C_SCANS) ? b
+                              : e[ei].op == C_COLLECT ? n * (b + n)
+                                                      : n * b;
+            const int fits = most + 64 <= buf_size && (e[ei].op != C_COLLECT || b >= n - 1);
+            if (getenv("SPMD_COLL_EDGES") != NULL && tm->my == 0) /* which, for a person */
+                fprintf(stderr, "edge on pe %d: %s (%d, %s): %s %zu bytes%s%s%s\n", me, tm->name,
+                        tm->n, tm->mapped ? "mapped" : tm->spread ? "spread" : "flat",
+                        op_name(e[ei].op), b, r != NULL ? " of " : "", r != NULL ? r->name : "",
+                        fits ? "" : ": no room");
+            if (!fits)
+                continue;
+            if (r == NULL)
+                check_moves(tm, mem, e[ei].op == C_COLLECT ? b - (n - 1) : b, TAG(ti, k++),
+                            e[ei].op, (int)((ei + side) % n));
+            else
+                check_reductions(tm, r, ne_, 0, TAG(ti, k++), e[ei].op);
+        }
+    }
+    return k;
+}
+
 int main(void)
 {
     gshmem_init();
     me = gshmem_my_pe();
     npes = gshmem_n_pes();
     seed = spmd_seed();
-    sym_src = gshmem_malloc(BUF);
-    sym_dst = gshmem_malloc(BUF);
+    buf_size = env_size("SPMD_COLL_BUF", BASE_BUF);
+    buf_size = buf_size > BASE_BUF ? buf_size : BASE_BUF;
+    sym_src = gshmem_malloc(buf_size);
+    sym_dst = gshmem_malloc(buf_size);
+    CHECK(sym_src != NULL && sym_dst != NULL, "two buffers of %zu bytes", buf_size);
     fill_signs();
+    /* the edges' section: the host heap's algorithms, teams of world PEs below 64 */
+    const int edges = !spmd_heap_on_device() && npes <= 64;
+    if (edges) {
+        coll_model();
+        gather_maps();
+    }
 
     /* Teams in one order on every PE (a PE outside one skips it, so every
      * member of a team sees the same calls on it, in the same order); the
@@ -572,19 +911,24 @@ int main(void)
     for (int i = 5; i < 7; i++)
         if (gshmem_team_n_pes(handles[i]) == npes)
             handles[i] = GSHMEM_TEAM_INVALID;
-    for (int i = 0; i < NTEAMS; i++)
+    for (int i = 0; i < NTEAMS; i++) {
         team_of(&teams[i], handles[i], names[i]);
+        if (edges)
+            team_class(&teams[i]);
+    }
 #define MEMBER(i) (handles[i] != GSHMEM_TEAM_INVALID)
-#define TAG(i, k) (((uint64_t)(i) + 1) << 40 | (uint64_t)(k) << 8)
 
-    size_t part = 0, parts = 1;
     const char *part_env = getenv("SPMD_COLL_PART");
-    if (part_env != NULL && (sscanf(part_env, "%zu/%zu", &part, &parts) != 2 || parts == 0 ||
-                             part >= parts)) {
-        fprintf(stderr, "SPMD_COLL_PART=%s: want i/k with i < k\n", part_env);
+    part_mask = 1;
+    if (part_env != NULL && parse_parts(part_env) != 0) {
+        fprintf(stderr, "SPMD_COLL_PART=%s: want i/k or i,j,.../k with each i < k <= 32\n",
+                part_env);
         return 2;
     }
-    const int back_to_back = 1000 / (int)parts > 250 ? 1000 / (int)parts : 250;
+    int chosen = 0;
+    for (size_t i = 0; i < parts; i++)
+        chosen += in_part(i);
+    const int back_to_back = 1000 * chosen / (int)parts > 250 ? 1000 * chosen / (int)parts : 250;
 
     const size_t sizes[] = {0, 1, 13};
     const size_t n_movers = sizeof(movers) / sizeof(movers[0]);
@@ -595,34 +939,42 @@ int main(void)
             continue;
         for (size_t mi = 0; mi < n_movers; mi++)
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-                if (mi % parts == part || mi == n_movers - 1)
-                    check_moves(&teams[ti], &movers[mi], sizes[si], TAG(ti, k++));
-        for (size_t ri = part; ri < n_reducers; ri += parts)
-            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+                if (in_part(mi) || mi == n_movers - 1)
+                    check_moves(&teams[ti], &movers[mi], sizes[si], TAG(ti, k++), C_MOVES, -1);
+        for (size_t ri = 0; ri < n_reducers; ri++)
+            for (size_t si = 0; in_part(ri) && si < sizeof(sizes) / sizeof(sizes[0]); si++)
                 check_reductions(&teams[ti], &reducers[ri], sizes[si], si == 2 && ri % 3 == 0,
-                                 TAG(ti, k++));
+                                 TAG(ti, k++), C_REDUCTIONS);
         /* larger: the mem forms and a few reductions, where parts are uneven;
          * the largest that fits, past the pipelined algorithms' chunks (256
          * KiB passed on, 4 x 32 KiB of a chain's partial results) */
-        const size_t n = (size_t)teams[ti].n, fits = (BUF - 64) / n - n;
+        const size_t n = (size_t)teams[ti].n, fits = (BASE_BUF - 64) / n - n;
         const size_t big[] = {4099, 65536 + 7, fits - fits % 8 - 5};
         for (size_t bi = 0; bi < 3; bi++) {
-            if (bi < 2 && big[bi] * n * 2 > BUF)
+            if (bi < 2 && big[bi] * n * 2 > BASE_BUF)
                 continue;
-            check_moves(&teams[ti], &movers[n_movers - 1], big[bi], TAG(ti, k++));
+            check_moves(&teams[ti], &movers[n_movers - 1], big[bi], TAG(ti, k++), C_MOVES, -1);
             for (size_t ri = 0; ri < n_reducers; ri++) {
                 /* elements: big / 8 (16-byte ones: as many bytes as 8-byte ones) */
                 const size_t es = reducers[ri].esize, ne = big[bi] / (es > 8 ? es : 8);
-                if (ne * es * n <= BUF &&
-                    (bi < 2 ? ri % 7 == 0 && ri / 7 % parts == part : !strcmp(reducers[ri].name, "float_sum") ||
+                if (ne * es * n <= BASE_BUF &&
+                    (bi < 2 ? ri % 7 == 0 && in_part(ri / 7) : !strcmp(reducers[ri].name, "float_sum") ||
                      !strcmp(reducers[ri].name, "ulong_xor") ||
                      !strcmp(reducers[ri].name, "int16_min") ||
                      !strcmp(reducers[ri].name, "longdouble_sum") ||
                      !strcmp(reducers[ri].name, "complexd_prod")))
                     check_reductions(&teams[ti], &reducers[ri], ne, bi == 2 && ri % 2,
-                                     TAG(ti, k++));
+                                     TAG(ti, k++), C_REDUCTIONS);
             }
         }
+        /* the host heap's algorithms' edges, each crossed, on the first of
+         * the teams with the same members (the same edges: the rest add
+         * only time) */
+        int first = edges;
+        for (int tj = 0; tj < ti && first; tj++)
+            first = !MEMBER(tj) || !same_members(&teams[tj], &teams[ti]);
+        if (first)
+            k = check_edges(&teams[ti], &movers[n_movers - 1], ti, k);
     }
     /* back to back: teams and operations alternate with no barrier between */
     for (int it = 0; it < back_to_back; it++) {
@@ -631,18 +983,20 @@ int main(void)
             continue;
         const struct team *tm = &teams[ti];
         if (it % 100 == 51) /* now and then large: the algorithms change from call to call */
-            check_moves(tm, &movers[n_movers - 1], 40000 + (size_t)it, TAG(ti, 100000 + it));
+            check_moves(tm, &movers[n_movers - 1], 40000 + (size_t)it, TAG(ti, 100000 + it),
+                        C_MOVES, -1);
         else if (it % 100 == 52) { /* 10 reducers 49 apart (none on 16-bit floats: slow to check) */
             const struct reducer *r = &reducers[(size_t)(it / 100 * 49 + 52) % n_reducers];
-            const size_t fit = (BUF - 64) / ((size_t)tm->n * r->esize); /* reducescatter's source */
+            const size_t fit = (BASE_BUF - 64) / ((size_t)tm->n * r->esize); /* reducescatter's source */
             check_reductions(tm, r, 20000 + (size_t)it < fit ? 20000 + (size_t)it : fit, it % 3 == 0,
-                             TAG(ti, 100000 + it));
+                             TAG(ti, 100000 + it), C_REDUCTIONS);
         }
         else if (it % 2)
-            check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5, TAG(ti, 100000 + it));
+            check_moves(tm, &movers[(size_t)it % n_movers], 1 + (size_t)it % 5,
+                        TAG(ti, 100000 + it), C_MOVES, -1);
         else
             check_reductions(tm, &reducers[(size_t)it % n_reducers], 1 + (size_t)it % 7, it % 4 == 0,
-                             TAG(ti, 100000 + it));
+                             TAG(ti, 100000 + it), C_REDUCTIONS);
     }
     for (int i = 0; i < 4; i++)
         if (split[i] != GSHMEM_TEAM_INVALID)
