@@ -116,6 +116,23 @@ cases = {
     "team-destroy-predefined": (H + r"gshmem_team_destroy: team 0 is predefined and cannot be "
                                 r"destroyed$", 0, {}),
     "coll-bad-stride": (H + r"gshmem_alltoallsmem: strides dst 0 and sst 1 must be positive$", ABORT, {}),
+    # the stream forms: checked at the call, before anything is enqueued
+    "coll-on-stream-host-heap": (H + r"gshmemx_int_sum_reduce_on_stream: needs the symmetric heap in "
+                                 r"GPU memory \(GSHMEM_HEAP=device or auto on a machine with a "
+                                 r"GPU\)$", ABORT, {"GSHMEM_HEAP": "host"}),
+    "coll-on-stream-team-invalid": (H + r"gshmemx_int_sum_reduce_on_stream: the team is "
+                                    r"GSHMEM_TEAM_INVALID$", ABORT, {"GSHMEM_HEAP": "device"}),
+    "coll-on-stream-overlap": (H + rf"gshmemx_int_alltoall_on_stream: dest \[{P}, \+16\) overlaps "
+                               rf"source \[{P}, \+16\); this collective has no in-place form$", ABORT,
+                               {"GSHMEM_HEAP": "device"}),
+    "coll-on-stream-not-heap": (H + rf"gshmemx_int_sum_reduce_on_stream: dest {P} is not in the "
+                                rf"symmetric heap \[{P}, {P}\)$", ABORT, {"GSHMEM_HEAP": "device"}),
+    "coll-on-stream-bad-root": (H + r"gshmemx_int_broadcast_on_stream: PE_root 2 is not in the team "
+                                r"\(2 PEs\)$", ABORT, {"GSHMEM_HEAP": "device"}),
+    "coll-on-stream-count-mismatch": (H + r"gshmemx_int_sum_reduce_on_stream: pe 1 \(the next member "
+                                      r"of the team\) passed bytes per member 36, this pe 32: every "
+                                      r"member must pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
+                                      {"GSHMEM_DEBUG_CHECKS": "1", "GSHMEM_HEAP": "device"}),
     # the active-set collectives (shmem.h's deprecated forms)
     "as-past-last": (H + r"gshmemx_barrier_active_set: the active set \(PE_start 1, logPE_stride 1, "
                      r"PE_size 2\) reaches pe 3, past the last PE \(there are 2 PEs, 0 to 1\)$",
@@ -192,7 +209,8 @@ if only[:1] == ["--device"]:
 elif only[:1] == ["--proxy"]:
     cases, only = proxy_cases, only[1:]
 # Cases that need a GPU heap run only when named (the GPU suite names them).
-gpu_only = {"on-stream-static"}
+gpu_only = {"on-stream-static", "coll-on-stream-team-invalid", "coll-on-stream-overlap",
+            "coll-on-stream-not-heap", "coll-on-stream-bad-root", "coll-on-stream-count-mismatch"}
 # Cases whose failure comes before or in gshmem_init, on every PE: whichever
 # exits first ends the job, so gshmrun may name any of them.
 any_pe_ends = {"before-init", "push-teams-range"}

@@ -105,6 +105,9 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "coll-count-mismatch") == 0) {
         gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64,
                               me == 0 ? 8 : 9);
+    } else if (strcmp(c, "coll-on-stream-count-mismatch") == 0) { /* checked at the call */
+        gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64,
+                                         me == 0 ? 8 : 9, NULL);
     } else if (strcmp(c, "coll-type-mismatch") == 0) { /* the same size, another type */
         if (me == 0)
             gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 64, 4);
@@ -176,6 +179,20 @@ int main(int argc, char **argv)
                 gshmem_global_exit(3);
         } else if (strcmp(c, "coll-team-invalid") == 0) {
             gshmem_int_sum_reduce(GSHMEM_TEAM_INVALID, (int *)heap_ptr, (int *)heap_ptr + 1, 1);
+        } else if (strcmp(c, "coll-on-stream-team-invalid") == 0) {
+            gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_INVALID, (int *)heap_ptr,
+                                             (int *)heap_ptr + 1, 1, NULL);
+        } else if (strcmp(c, "coll-on-stream-host-heap") == 0) {
+            gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, (int *)heap_ptr,
+                                             (int *)heap_ptr + 64, 4, NULL);
+        } else if (strcmp(c, "coll-on-stream-overlap") == 0) {
+            gshmemx_int_alltoall_on_stream(GSHMEM_TEAM_WORLD, (int *)heap_ptr + 1, (int *)heap_ptr,
+                                           2, NULL);
+        } else if (strcmp(c, "coll-on-stream-not-heap") == 0) {
+            gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, &local, (int *)heap_ptr, 1, NULL);
+        } else if (strcmp(c, "coll-on-stream-bad-root") == 0) {
+            gshmemx_int_broadcast_on_stream(GSHMEM_TEAM_WORLD, (int *)heap_ptr, (int *)heap_ptr + 1,
+                                            1, npes, NULL);
         } else if (strcmp(c, "coll-team-unknown") == 0) {
             gshmem_fcollectmem(12345, heap_ptr, heap_ptr + 512, 8);
         } else if (strcmp(c, "coll-bad-root") == 0) {
