@@ -339,8 +339,13 @@ __device__ __forceinline__ void gshmemi_coll_reducescatter(const char *call, gsh
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
-/* In chunks of the group's size: every member reads a chunk of the
- * sources, meets, then writes it (dest may be source). */
+/* Where dest is not source, every member writes its results straight into
+ * its dest, and the closing barrier tells it that the others have read its
+ * source.  In place, by chunks of gshmemi_scan_held results a thread, held
+ * until every member has read that chunk of the sources (one meeting a
+ * chunk, so every member's group must be as large); where dest overlaps
+ * source from above, from the last chunk down. */
+constexpr int gshmemi_scan_held = 8;
 template <int SCOPE, typename T, typename OP>
 __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_t team, T *dest,
                                                   const T *src, size_t nelems, OP op, bool inclusive)
@@ -351,16 +356,32 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
         return gshmemi_coll_scan_staged<SCOPE>(call, team, t, dest, src, nelems, upto, op);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
+    T zero;
+    memset(&zero, 0, sizeof(zero)); /* every type's zero here */
+    const bool in_place = dest < src + nelems && src < dest + nelems;
     gshmemi_team_sync_group<SCOPE>(call, team, false);
-    for (size_t base = 0; base < nelems; base += n) {
-        const size_t e = base + lane;
-        T acc;
-        memset(&acc, 0, sizeof(acc)); /* zero: every type's zero here */
-        if (e < nelems && upto > 0)
-            acc = gshmemi_coll_combine(call, t, upto, src, e, op);
-        gshmemi_team_sync_group<SCOPE>(call, team, false);
-        if (e < nelems)
-            dest[e] = acc;
+    if (!in_place) {
+        for (size_t e = lane; e < nelems; e += n)
+            dest[e] = upto > 0 ? gshmemi_coll_combine(call, t, upto, src, e, op) : zero;
+    } else {
+        const size_t chunk = static_cast<size_t>(n) * gshmemi_scan_held;
+        const size_t chunks = (nelems + chunk - 1) / chunk;
+        for (size_t c = 0; c < chunks; c++) {
+            const size_t base = (dest > src ? chunks - 1 - c : c) * chunk;
+            T held[gshmemi_scan_held];
+#pragma unroll
+            for (int k = 0; k < gshmemi_scan_held; k++) {
+                const size_t e = base + static_cast<size_t>(k) * n + lane;
+                held[k] = e < nelems && upto > 0 ? gshmemi_coll_combine(call, t, upto, src, e, op) : zero;
+            }
+            gshmemi_team_sync_group<SCOPE>(call, team, false);
+#pragma unroll
+            for (int k = 0; k < gshmemi_scan_held; k++) {
+                const size_t e = base + static_cast<size_t>(k) * n + lane;
+                if (e < nelems)
+                    dest[e] = held[k];
+            }
+        }
     }
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
