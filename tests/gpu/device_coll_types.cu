@@ -323,17 +323,18 @@ __device__ static long long b2b_want(const b2b_team &tm, int op, int it, size_t 
     }
 }
 
-#define B2B_CALL(sc, T, W, B)            \
-    do {                                 \
-        if (sc == 0) {                   \
-            if (threadIdx.x == 0)        \
-                T;                       \
-        } else if (sc == 1) {            \
-            if (threadIdx.x < 32)        \
-                W;                       \
-        } else {                         \
-            B;                           \
-        }                                \
+/* Collective NAME by the group of scope sc (0 thread, 1 warp, 2 block). */
+#define B2B_CALL(sc, NAME, ...)                            \
+    do {                                                   \
+        if (sc == 0) {                                     \
+            if (threadIdx.x == 0)                          \
+                gshmem_##NAME(__VA_ARGS__);                \
+        } else if (sc == 1) {                              \
+            if (threadIdx.x < 32)                          \
+                gshmemx_##NAME##_warp(__VA_ARGS__);        \
+        } else {                                           \
+            gshmemx_##NAME##_block(__VA_ARGS__);           \
+        }                                                  \
     } while (0)
 
 __global__ void k_back_to_back(const b2b_team *teams, int nteams, int iters, int *src, int *dst,
@@ -358,35 +359,13 @@ __global__ void k_back_to_back(const b2b_team *teams, int nteams, int iters, int
             dst[e] = (int)0xa5a5a5a5; /* nobody writes this PE's dest before it calls */
         __syncthreads();
         switch (op) {
-        case B_REDUCE:
-            B2B_CALL(sc, gshmem_int_sum_reduce(t, dst, src, n), gshmemx_int_sum_reduce_warp(t, dst, src, n),
-                     gshmemx_int_sum_reduce_block(t, dst, src, n));
-            break;
-        case B_FCOLLECT:
-            B2B_CALL(sc, gshmem_int_fcollect(t, dst, src, n), gshmemx_int_fcollect_warp(t, dst, src, n),
-                     gshmemx_int_fcollect_block(t, dst, src, n));
-            break;
-        case B_BROADCAST:
-            B2B_CALL(sc, gshmem_int_broadcast(t, dst, src, n, it % tm.n),
-                     gshmemx_int_broadcast_warp(t, dst, src, n, it % tm.n),
-                     gshmemx_int_broadcast_block(t, dst, src, n, it % tm.n));
-            break;
-        case B_ALLTOALL:
-            B2B_CALL(sc, gshmem_int_alltoall(t, dst, src, n), gshmemx_int_alltoall_warp(t, dst, src, n),
-                     gshmemx_int_alltoall_block(t, dst, src, n));
-            break;
-        case B_REDUCESCATTER:
-            B2B_CALL(sc, gshmem_int_max_reducescatter(t, dst, src, n),
-                     gshmemx_int_max_reducescatter_warp(t, dst, src, n),
-                     gshmemx_int_max_reducescatter_block(t, dst, src, n));
-            break;
-        case B_EXSCAN:
-            B2B_CALL(sc, gshmem_int_sum_exscan(t, dst, src, n), gshmemx_int_sum_exscan_warp(t, dst, src, n),
-                     gshmemx_int_sum_exscan_block(t, dst, src, n));
-            break;
-        default:
-            B2B_CALL(sc, gshmem_int_sum_inscan(t, src, src, n), gshmemx_int_sum_inscan_warp(t, src, src, n),
-                     gshmemx_int_sum_inscan_block(t, src, src, n));
+        case B_REDUCE: B2B_CALL(sc, int_sum_reduce, t, dst, src, n); break;
+        case B_FCOLLECT: B2B_CALL(sc, int_fcollect, t, dst, src, n); break;
+        case B_BROADCAST: B2B_CALL(sc, int_broadcast, t, dst, src, n, it % tm.n); break;
+        case B_ALLTOALL: B2B_CALL(sc, int_alltoall, t, dst, src, n); break;
+        case B_REDUCESCATTER: B2B_CALL(sc, int_max_reducescatter, t, dst, src, n); break;
+        case B_EXSCAN: B2B_CALL(sc, int_sum_exscan, t, dst, src, n); break;
+        default: B2B_CALL(sc, int_sum_inscan, t, src, src, n); /* in place */
         }
         __syncthreads();
         for (size_t e = threadIdx.x; e < out; e += blockDim.x) {
