@@ -283,7 +283,10 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
                                     gshmem_team_t *xaxis_team,
                                     const gshmem_team_config_t *yaxis_config, long yaxis_mask,
                                     gshmem_team_t *yaxis_team);
-/* Collective over the team's members; of GSHMEM_TEAM_INVALID, no operation. */
+/* Collective over the team's members; of GSHMEM_TEAM_INVALID, no operation.
+ * The team's stream-ordered collectives must have completed first (it does
+ * not wait for the application's streams), and no CUDA graph that captured
+ * them may be replayed after. */
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
 GSHMEMI_HD_API void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
 GSHMEMI_HD_API int gshmem_team_sync(gshmem_team_t team);
