@@ -629,23 +629,14 @@ static int move_on_stream(int (*fn)(gshmem_team_t, T *, const T *, ptrdiff_t, pt
     return fn(t, d, s, 2, 3, n, st);
 }
 
-template <typename T, typename F>
+/* T: the elements; P: what the entry point takes (T, or void for *mem). */
+template <typename T, typename P = T, typename F>
 static void check_stream_move(const team_info &tm, F fn, const char *what, int mv, cudaStream_t st)
 {
     for (size_t n : stream_sizes)
         check_move<T>(tm, what, mv, n, "on a stream", [&](T *d, const T *s, size_t m, int root) {
-            const int rc = move_on_stream<T>(fn, tm.t, d, s, m, root, st);
+            const int rc = move_on_stream<P>(fn, tm.t, d, s, m, root, st);
             CHECK(rc == 0, "%s %s on a stream returned %d", what, move_names[mv], rc);
-            CUDA(cudaStreamSynchronize(st));
-        });
-}
-template <typename F>
-static void check_stream_mem(const team_info &tm, F fn, int mv, cudaStream_t st)
-{
-    for (size_t n : stream_sizes)
-        check_move<char>(tm, "mem", mv, n, "on a stream", [&](char *d, const char *s, size_t m, int root) {
-            const int rc = move_on_stream<void>(fn, tm.t, d, s, m, root, st);
-            CHECK(rc == 0, "%smem on a stream returned %d", move_names[mv], rc);
             CUDA(cudaStreamSynchronize(st));
         });
 }
@@ -675,7 +666,7 @@ static void check_every_type(const team_info &tm)
 #define CHECK_MV_MEM(STEM, TAIL, SHAPE, V, A, B)                                                    \
     check_kernel_move<char>(tm, k_mem_##STEM, "mem", MOVE_ID_##SHAPE,                               \
                             SCOPE_NAME(PICK(SC_mem, ROT_##STEM)));                                  \
-    check_stream_mem(tm, gshmemx_##STEM##mem_on_stream, MOVE_ID_##SHAPE, st);
+    check_stream_move<char, void>(tm, gshmemx_##STEM##mem_on_stream, "mem", MOVE_ID_##SHAPE, st);
     GSHMEM_FOR_COLL_OPS(CHECK_MV_MEM, , )
     CUDA(cudaStreamDestroy(st));
 }
