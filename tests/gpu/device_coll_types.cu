@@ -485,10 +485,12 @@ static void check_reduction(const team_info &tm, const char *what, int shape, in
     store(sym_src, src.data(), total * sizeof(T));
     poison();
     if (!in_place) { /* each element the complement of its result: no result is the poison */
+        /* bytewise, not memcpy: for n = 0 data() is null, and memcpy's
+         * arguments must not be (GCC then drops the loop's empty check) */
         std::vector<unsigned char> bytes(n * sizeof(T));
-        std::memcpy(bytes.data(), want.data(), bytes.size());
-        for (unsigned char &b : bytes)
-            b = (unsigned char)~b;
+        const unsigned char *w = (const unsigned char *)want.data();
+        for (size_t i = 0; i < bytes.size(); i++)
+            bytes[i] = (unsigned char)~w[i];
         store(sym_dst, bytes.data(), bytes.size());
     }
     T *d = (T *)(in_place ? sym_src : sym_dst);
@@ -574,7 +576,8 @@ static void check_move(const team_info &tm, const char *what, int mv, size_t n, 
     call((T *)sym_dst, (const T *)sym_src, mv == M_COLLECT ? n + (size_t)tm.my : n, root);
     note_slow(t0, what, form, n);
     std::vector<T> want(dst_n);
-    std::memset((void *)want.data(), 0xa5, dst_n * sizeof(T)); /* alltoalls' gaps stay poisoned */
+    if (dst_n > 0) /* memset's pointer must not be null, even for no bytes */
+        std::memset((void *)want.data(), 0xa5, dst_n * sizeof(T)); /* alltoalls' gaps stay poisoned */
     size_t at = 0;
     for (int j = 0; j < tm.n; j++)
         for (size_t i = 0; i < (mv == M_COLLECT ? n + (size_t)j : n); i++) {
