@@ -35,6 +35,7 @@
 
 #include <gshmem_device.cuh>
 
+#include "coll_inputs.h"
 #include "gpu_check.h"
 
 static int me, npes;
@@ -45,17 +46,6 @@ struct team_info {
     int n, my;
     std::vector<int> pes; /* world PE of each member */
 };
-
-/* A PE's input element i in call `tag`: small integers, so every sum of a
- * few stays exact in bfloat16 and float. */
-static int input_value(int pe, uint64_t tag, size_t i)
-{
-    uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pe << 44) ^ (tag << 24);
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 29;
-    return (int)(x % 61) - 30;
-}
 
 template <typename T> static T from_int(int v) { return (T)v; }
 template <> __nv_bfloat16 from_int<__nv_bfloat16>(int v) { return __float2bfloat16((float)v); }

@@ -21,26 +21,13 @@
 
 #include <gshmem_device.cuh>
 
+#include "coll_inputs.h"
 #include "gpu_check.h"
 
 static int me, npes;
 
 enum scope { S_THREAD, S_WARP, S_BLOCK };
 static const char *const scope_names[] = {"thread", "warp", "block"};
-
-/* A value each PE's input element i has in call `tag`: small integers, so
- * sums and products of a few stay exact in every type here (products use
- * +-1 and +-2 only). */
-static int input_value(int pe, uint64_t tag, size_t i, bool for_prod)
-{
-    uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pe << 40) ^ (tag << 20);
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    if (for_prod)
-        return (x & 1 ? -1 : 1) * (int)(1 + (x >> 1) % 2);
-    return (int)(x % 61) - 30;
-}
 
 template <typename T> static T from_int(int v) { return (T)v; }
 template <> __half from_int<__half>(int v) { return __float2half((float)v); }

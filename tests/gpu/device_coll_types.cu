@@ -27,23 +27,10 @@
 
 #include <gshmem_device.cuh>
 
+#include "coll_inputs.h"
 #include "gpu_check.h"
 
 static int me, npes;
-
-/* A value each PE's input element i has in call `tag`: small integers, so
- * sums of a few and products (of +-1 and +-2 only) stay exact in every
- * floating type here. */
-__host__ __device__ static int input_value(int pe, uint64_t tag, size_t i, bool for_prod)
-{
-    uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pe << 40) ^ (tag << 20);
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    if (for_prod)
-        return (x & 1 ? -1 : 1) * (int)(1 + (x >> 1) % 2);
-    return (int)(x % 61) - 30;
-}
 
 enum op { O_SUM, O_PROD, O_MIN, O_MAX, O_AND, O_OR, O_XOR };
 enum shape { SH_REDUCE, SH_REDUCESCATTER, SH_INSCAN, SH_EXSCAN };
