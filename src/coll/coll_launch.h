@@ -49,9 +49,12 @@ struct gshmemi_push_area {
     int pes[GSHMEMI_LL_AREAS_MEMBERS];    /* member m's world PE (messages) */
     uint64_t cap;                         /* bytes a slot */
     int n, my;
+    int generation;                       /* as gshmemi_ll_areas', filled either way */
 };
 
-int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet);
+/* generation: the team's (struct gshmemi_team) under GSHMEM_DEBUG_CHECKS,
+ * which the kernel checks against its slot's; 0: unchecked. */
+int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int generation, int quiet);
 /* The moves' shapes, each with the call its kernels name in a failure:
  * one list for the enum (GSHMEMI_COLL_SHAPE_BROADCAST ...) and the names'
  * tables by shape, host's and device's. */

@@ -2,9 +2,9 @@
  * (they need the heap in GPU memory), which say so by failing. */
 #include "coll/coll_launch.h"
 
-int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet)
+int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int generation, int quiet)
 {
-    (void)stream, (void)team, (void)quiet;
+    (void)stream, (void)team, (void)generation, (void)quiet;
     return -1;
 }
 

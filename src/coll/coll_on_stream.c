@@ -56,6 +56,15 @@ static int grid_blocks(const struct gshmemi_team *t, size_t bytes)
     return (int)blocks;
 }
 
+/* The generation a stream call's kernel checks its team's slot against
+ * (a CUDA graph replayed after gshmem_team_destroy): under
+ * GSHMEM_DEBUG_CHECKS only, as the kernels' other checks, since the load
+ * costs every small collective about 0.1 us; 0: unchecked. */
+static int checked_generation(const struct gshmemi_team *t)
+{
+    return gshmemi_env.DEBUG_CHECKS ? t->generation : 0;
+}
+
 /* How a shape pushes: not at all; as many bytes as the grid moves
  * (broadcast, reducescatter); or every member's whole source to every
  * other (reduce: (n - 1) x bytes into each, where the grid's two-shot
@@ -98,16 +107,16 @@ static int push_blocks(const struct gshmemi_team *t, gshmem_team_t team, size_t 
 static int algorithm(const struct gshmemi_team *t, gshmem_team_t team, size_t bytes, int grid,
                      int pushes, struct gshmemi_ll_areas *ll, struct gshmemi_push_area *push)
 {
-    const int blocks = grid ? grid_blocks(t, bytes) : 0;
+    int blocks = grid ? grid_blocks(t, bytes) : 0;
     memset(push, 0, sizeof(*push));
     const int pushed = push_blocks(t, team, bytes, blocks > 0, pushes, push);
-    if (pushed > 0) {
-        memset(ll, 0, sizeof(*ll));
-        return pushed;
-    }
     const size_t max = gshmemi_team_ll_stream_max();
-    if (!grid || blocks > 0 || max == 0 || bytes > max || !gshmemi_team_ll_areas(t, team, ll))
+    if (pushed > 0 || !grid || blocks > 0 || max == 0 || bytes > max ||
+        !gshmemi_team_ll_areas(t, team, ll))
         memset(ll, 0, sizeof(*ll));
+    if (pushed > 0)
+        blocks = pushed;
+    ll->generation = push->generation = checked_generation(t);
     return blocks;
 }
 
@@ -134,15 +143,15 @@ struct CUstream_st *gshmemi_coll_host_stream(const char *call, struct gshmemi_te
 
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, struct CUstream_st *stream)
 {
-    (void)team_on(__func__, team);
-    launched(__func__, gshmemi_launch_team_sync(stream, team, 0));
+    const struct gshmemi_team *t = team_on(__func__, team);
+    launched(__func__, gshmemi_launch_team_sync(stream, team, checked_generation(t), 0));
     return 0;
 }
 
 GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, struct CUstream_st *stream)
 {
-    (void)team_on(__func__, team);
-    launched(__func__, gshmemi_launch_team_sync(stream, team, 1));
+    const struct gshmemi_team *t = team_on(__func__, team);
+    launched(__func__, gshmemi_launch_team_sync(stream, team, checked_generation(t), 1));
     return 0;
 }
 

@@ -19,9 +19,37 @@
 
 namespace {
 
-__global__ void team_sync_kernel(gshmem_team_t team, int quiet)
+// A stream call's team slot is still there: gshmem is initialised (a
+// graph may be replayed after gshmem_finalize) and the slot is in the
+// table.  Constant memory only.
+__device__ __forceinline__ void team_slot(const char *call, gshmem_team_t team)
+{
+    const struct gshmemi_device_state &s = gshmemi_s();
+    if (!s.initialized)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_NOT_INIT, team, nullptr, 0);
+    if (team < 0 || team >= s.n_teams)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM, team, nullptr, 0);
+}
+
+// A stream call checks that its team still holds the slot it was enqueued
+// on (generation: the team's then, under GSHMEM_DEBUG_CHECKS; else 0, and
+// these checks load nothing): a call in a CUDA graph replayed after
+// gshmem_team_destroy stops the job instead of running on the slot's next
+// team, in its areas.  (The flag packets and the pushes check once their
+// own stores have gone, before they wait: gshmemi_ll_alive, push_alive.)
+__device__ __forceinline__ void team_alive(const char *call, gshmem_team_t team, int generation)
+{
+    if (generation == 0)
+        return;
+    team_slot(call, team);
+    if (gshmemi_s().teams[team].generation != generation)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM_GONE, team, nullptr, 0);
+}
+
+__global__ void team_sync_kernel(gshmem_team_t team, int generation, int quiet)
 {
     gshmemi_wait_previous();
+    team_alive(quiet ? "gshmemx_barrier_on_stream" : "gshmemx_team_sync_on_stream", team, generation);
     if (quiet)
         gshmemx_barrier_block(team);
     else
@@ -40,6 +68,8 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
                             size_t esize, struct gshmemi_ll_areas ll)
 {
     gshmemi_wait_previous();
+    if (ll.generation != 0)
+        team_slot(move_names[shape], team);
     if (ll.n > 0 && (shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL)) {
         const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
@@ -54,6 +84,7 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
         return;
     }
     const char *call = move_names[shape];
+    team_alive(call, team, ll.generation);
     switch (shape) {
     case GSHMEMI_COLL_SHAPE_BROADCAST:
         gshmemi_coll_broadcast<GSHMEMI_BLOCK>(call, team, dest, src, nbytes, root);
@@ -142,6 +173,10 @@ __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const
 {
     gshmemi_wait_previous();
     const char *call = reduce_names[name];
+    if (!((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0))
+        team_alive(call, team, ll.generation);
+    else if (ll.generation != 0)
+        team_slot(call, team); /* (the generation: gshmemi_ll_alive) */
     if ((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0)
         if (gridDim.x == 1)
             gshmemi_ll_reduce<GSHMEMI_BLOCK, T, OP, false>(call, team, gshmemi_s().teams[team], dest,
@@ -346,16 +381,32 @@ __device__ __forceinline__ unsigned long long *push_flag(const struct gshmemi_pu
            static_cast<size_t>(sender) * GSHMEMI_PUSH_BLOCKS + blockIdx.x;
 }
 
+// A push's team still holds the slot it was enqueued on (team_alive's
+// check, with the generation push_begin loaded): before the push waits for
+// anyone or releases its flags (its data may already have gone; the job
+// ends either way), so that the load costs no round trip before the stores.
+__device__ __forceinline__ void push_alive(const char *call, const struct gshmemi_push_area &p,
+                                           gshmem_team_t team, int seen)
+{
+    if (p.generation != 0 && seen != p.generation)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM_GONE, team, nullptr, 0);
+}
+
 // The collective's number (this block's count, the same in every block:
-// every push runs on all of them).  Block 0 tells the others that this PE
-// has finished the one before (a plain store: that one's kernel has
-// ended); a block that sends waits until every receiver has finished the
-// one before that, whose slots it is about to reuse.
+// every push runs on all of them), and in *seen its team's generation.
+// Block 0 tells the others that this PE has finished the one before (a
+// plain store: that one's kernel has ended); a block that sends waits
+// until every receiver has finished the one before that, whose slots it
+// is about to reuse.
 __device__ unsigned long long push_begin(const char *call, const struct gshmemi_push_area &p,
-                                         bool sends)
+                                         gshmem_team_t team, bool sends, int *seen)
 {
     const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
     unsigned long long *const acks = push_word(p, p.my, GSHMEMI_PUSH_ACKS);
+    if (p.generation != 0) {
+        team_slot(call, team);
+        *seen = *reinterpret_cast<const volatile int *>(&gshmemi_s().teams[team].generation);
+    }
     const unsigned long long n =
         *reinterpret_cast<volatile unsigned long long *>(push_word(p, p.my, GSHMEMI_PUSH_NUMBERS) +
                                                          blockIdx.x) + 1;
@@ -380,8 +431,10 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
     if (sends && n > 2)
         for (int k = tid; k < p.n - 1; k += nt) {
             const int m = (p.my + 1 + k) % p.n;
-            if (k != tid || early < n - 2)
+            if (k != tid || early < n - 2) {
+                push_alive(call, p, team, *seen);
                 gshmemi_wait(call, acks + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
+            }
         }
     __syncthreads();
     return n;
@@ -460,11 +513,13 @@ __device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsi
 // piece b of every member's contribution, combined in team order from
 // this PE's memory into dest.
 template <typename T, typename OP>
-__device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, grid_members &g,
+__device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, gshmem_team_t team,
+                            grid_members &g,
                             T *dest, const T *src, size_t count, int scatter, OP op)
 {
     const int n = p.n, my = p.my;
-    const unsigned long long number = push_begin(call, p, true);
+    int seen = 0;
+    const unsigned long long number = push_begin(call, p, team, true, &seen);
     size_t first, len;
     piece(count, 16 / sizeof(T), gridDim.x, blockIdx.x, &first, &len);
     char *to[GSHMEMI_LL_AREAS_MEMBERS - 1];
@@ -477,6 +532,7 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
             push_copy(&to[k - 1], 1,
                       reinterpret_cast<const char *>(src + static_cast<size_t>((my + k) % n) * count + first),
                       len * sizeof(T));
+    push_alive(call, p, team, seen);
     push_flags(p, number);
     if (threadIdx.x < static_cast<unsigned>(n)) {
         const int m = static_cast<int>(threadIdx.x);
@@ -493,11 +549,12 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
 // Broadcast by pushing: the root's piece b into every other member's slot
 // for it (then its own dest, where that is not its source); the others'
 // from their slots into dest.
-__device__ void push_broadcast(const char *call, const struct gshmemi_push_area &p, char *dest,
-                               const char *src, size_t nbytes, int root)
+__device__ void push_broadcast(const char *call, const struct gshmemi_push_area &p, gshmem_team_t team,
+                               char *dest, const char *src, size_t nbytes, int root)
 {
     const int n = p.n, my = p.my;
-    const unsigned long long number = push_begin(call, p, my == root);
+    int seen = 0;
+    const unsigned long long number = push_begin(call, p, team, my == root, &seen);
     const size_t step = ((nbytes + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
@@ -506,10 +563,12 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
         for (int k = 1; k < n; k++)
             to[k - 1] = push_slot(p, (my + k) % n, my, number) + off;
         push_copy(to, n - 1, src + off, len);
+        push_alive(call, p, team, seen);
         push_flags(p, number);
         if (dest != src)
             gshmemi_copy(dest + off, src + off, len, threadIdx.x, blockDim.x);
     } else {
+        push_alive(call, p, team, seen);
         push_wait(call, p, number, root);
         gshmemi_copy(dest + off, push_slot(p, my, root, number) + off, len, threadIdx.x, blockDim.x);
     }
@@ -524,7 +583,8 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
     gshmemi_wait_previous_start_next();
     const char *call = reduce_names[name];
     if (push.n > 0)
-        return push_reduce<T>(call, push, g, dest, src, count, scatter, op);
+        return push_reduce<T>(call, push, team, g, dest, src, count, scatter, op);
+    team_alive(call, team, push.generation);
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
     const uint64_t area = gshmemi_coll_area_off(team);
@@ -562,7 +622,8 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshm
     gshmemi_wait_previous_start_next();
     const char *call = move_names[shape];
     if (push.n > 0) /* (broadcast) */
-        return push_broadcast(call, push, dest, src, nbytes, root);
+        return push_broadcast(call, push, team, dest, src, nbytes, root);
+    team_alive(call, team, push.generation);
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
     if (blockIdx.x >= G) {
@@ -605,9 +666,9 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshm
 
 } // namespace
 
-extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int quiet)
+extern "C" int gshmemi_launch_team_sync(void *stream, gshmem_team_t team, int generation, int quiet)
 {
-    return gshmemi_stream_launch(team_sync_kernel, 1, 32, stream, team, quiet);
+    return gshmemi_stream_launch(team_sync_kernel, 1, 32, stream, team, generation, quiet);
 }
 
 extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t team, void *dest,

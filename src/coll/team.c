@@ -73,6 +73,13 @@ static struct {
     size_t map_words;         /* words a row */
 } tm;
 
+/* Teams made in this process, across gshmem_init and gshmem_finalize: each
+ * team's generation, never 0 and never reused (a stream call enqueued for
+ * one never matches a later team in its slot; a graph replayed after a new
+ * gshmem_init may still fault first, on the flag packets' and pushes'
+ * addresses that it captured from the old heap). */
+static int teams_made;
+
 /* Whether world PE a maps PE b's heap (a's gathered row). */
 static int maps(int a, int b)
 {
@@ -404,7 +411,8 @@ static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team
     t->oneshots = 0;
     t->pipes = 0;
     t->mapped = all_map_all(pes, n);
-    gshmemi_device_team_set(slot, t->pes, n, t->my, t->mapped);
+    t->generation = __atomic_add_fetch(&teams_made, 1, __ATOMIC_RELAXED);
+    gshmemi_device_team_set(slot, t->pes, n, t->my, t->mapped, t->generation);
     return 0;
 }
 

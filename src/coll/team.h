@@ -17,6 +17,8 @@ struct gshmemi_team {
     int n;    /* members */
     int my;   /* this PE's index in the team */
     int mapped; /* every member maps every other's heap (so the same on each) */
+    int generation; /* this team's number among those the process has made (never 0): the
+                     * stream kernels' check that their team still holds its slot */
     uint64_t oneshots; /* one-shot host collectives on this team so far */
     uint64_t pipes;    /* pipelined host collectives (pipe.c) on this team so far */
     int *pes; /* the world PE of each member, by team index */

@@ -139,7 +139,11 @@
       "collective (host, stream and device forms) that its members passed the same kind, " \
       "size and root, and the host and stream reductions the same element type (two more " \
       "team barriers a call; a stream form captured into a CUDA graph is checked once, at " \
-      "the call); a failed check ends the job naming the call, the PE and what differs.")  \
+      "the call), and every stream collective that its team still holds the slot it was " \
+      "enqueued on (a CUDA graph replayed after gshmem_team_destroy), and every device "   \
+      "collective that dest overlaps source only as its in-place form allows (the host "   \
+      "and stream forms always check); a failed check ends the job naming the call, the "  \
+      "PE and what differs.")                                                               \
     X(TEST_SIM_NODES, INT, "0",                                                            \
       "For tests: split each node's PEs into this many simulated nodes, in blocks of "      \
       "consecutive PEs (where they do not divide evenly, the first blocks have one more). " \

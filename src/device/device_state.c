@@ -346,6 +346,21 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
     case GSHMEMI_DEV_FAIL_COLL_ARGS:
         gshmemi_coll_args_differ((int)f->addr, f->pe, f->expected, f->found, buf, n);
         break;
+    case GSHMEMI_DEV_FAIL_TEAM_GONE:
+        snprintf(buf, n, "team %d was destroyed after the call was put on its stream (a CUDA graph "
+                 "that holds it replayed after gshmem_team_destroy?)", f->pe);
+        break;
+    case GSHMEMI_DEV_FAIL_COLL_OVERLAP: {
+        static const char *const rules[] = {
+            "this collective has no in-place form", "in place, dest must be source",
+            "in place, source must be this member's block of dest",
+            "in place, dest must be this member's block of source"};
+        snprintf(buf, n, "dest [%#llx, +%llu) overlaps source [%#llx, +%llu); %s (GSHMEM_DEBUG_CHECKS)",
+                 (unsigned long long)f->addr, (unsigned long long)f->size,
+                 (unsigned long long)f->expected, (unsigned long long)f->found,
+                 rules[f->cmp >= 0 && f->cmp < 4 ? f->cmp : 0]);
+        break;
+    }
     default:
         snprintf(buf, n, "failure %d", f->reason);
     }
@@ -585,12 +600,13 @@ int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_of
     return 0;
 }
 
-void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped)
+void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped, int generation)
 {
     if (ds.teams == NULL)
         return;
     int *gpu_pes = ds.team_pes + (size_t)slot * (size_t)gshmemi_rt.n_pes;
-    const struct gshmemi_device_team t = {.n = n, .my = my, .mapped = mapped, .pes = gpu_pes};
+    const struct gshmemi_device_team t = {
+        .n = n, .my = my, .mapped = mapped, .generation = generation, .pes = gpu_pes};
     gshmemi_gpu_copy("gshmem_team_split", gpu_pes, pes, sizeof(int) * (size_t)n, 1);
     gshmemi_gpu_copy("gshmem_team_split", &ds.teams[slot], &t, sizeof(t), 1);
 }

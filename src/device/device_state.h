@@ -42,7 +42,7 @@ struct gshmemi_device_coll_area {
  * every other's heap). */
 int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_off,
                               const struct gshmemi_device_coll_area *coll);
-void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped);
+void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped, int generation);
 void gshmemi_device_team_clear(int slot);
 
 #endif

@@ -382,7 +382,10 @@ __global__ void bad_kernel(int which, int *sym, int *local)
     case 3: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout
     case 4: gshmem_int_wait_until(sym, GSHMEM_CMP_EQ, 12345); break;        // timeout, proxy in use
     case 6: // every PE: a reduction of 8 elements on pe 0, 9 on the others
-        gshmemx_int_sum_reduce_block(GSHMEM_TEAM_WORLD, sym + 2, sym + 4, gshmem_my_pe() == 0 ? 8 : 9);
+        gshmemx_int_sum_reduce_block(GSHMEM_TEAM_WORLD, sym + 2, sym + 12, gshmem_my_pe() == 0 ? 8 : 9);
+        break;
+    case 12: // an fcollect whose source lies across dest, not at this member's block
+        gshmem_int_fcollect(GSHMEM_TEAM_WORLD, sym + 3, sym + 2, 4);
         break;
     }
 }
@@ -396,19 +399,47 @@ static int run_bad(const char *name)
 {
     const char *names[] = {"dev-pe-range", "dev-not-heap", "dev-misaligned", "dev-timeout",
                            "dev-proxy-timeout", "on-stream-proxy-pageable", "dev-coll-mismatch",
-                           "host-coll-timeout", "host-coll-push-timeout", "dev-pe-range-many"};
+                           "host-coll-timeout", "host-coll-push-timeout", "dev-pe-range-many",
+                           "graph-team-destroyed", "graph-team-destroyed-push", "dev-coll-overlap"};
     int which = -1;
     for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (std::strcmp(name, names[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", name);
     // (past the flag packets' 256 KiB at 2 PEs: pushed)
-    const size_t pushed = which == 8 ? 300000 : 16;
+    const size_t pushed = which == 8 || which == 11 ? 300000 : 32;
     int *sym = (int *)gshmem_calloc(pushed, sizeof(int));
     int *local;
     CUDA(cudaMalloc(&local, 64));
     gshmem_barrier_all();
-    if (which == 7 || which == 8) {
+    if (which == 10 || which == 11) {
+        // A graph holding a stream reduction on a split team (flag packets;
+        // pushed, where PEs have GPUs of their own), replayed by pe 0 after
+        // the team was destroyed and its slot split again: the kernel stops
+        // the job rather than run on the new team's areas.
+        const size_t count = which == 10 ? 4 : pushed / 2;
+        gshmem_team_t team, again;
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, nullptr, 0, &team) == 0,
+              "split");
+        cudaStream_t s;
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        gshmemx_int_sum_reduce_on_stream(team, sym + count, sym, count, s);
+        CUDA(cudaStreamEndCapture(s, &graph));
+        CUDA(cudaGraphInstantiate(&exec, graph, 0));
+        CUDA(cudaGraphLaunch(exec, s)); // (the team still lives: runs)
+        CUDA(cudaStreamSynchronize(s));
+        gshmem_team_destroy(team);
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, nullptr, 0, &again) == 0 &&
+                  again == team,
+              "the split after the destroy took slot %d, not %d", (int)again, (int)team);
+        if (me == 0) {
+            CUDA(cudaGraphLaunch(exec, s));
+            cudaStreamSynchronize(s); // fails once the kernel traps
+        }
+    } else if (which == 7 || which == 8) {
         // a host collective that runs as its stream form (flag packets;
         // pushed), pe 1 never joining: its kernel's wait fails, named by the
         // host call and pe 1.  Stream forms need the two PEs on GPUs of

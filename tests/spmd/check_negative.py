@@ -162,6 +162,9 @@ K = r" in a kernel \(block 0,0,0 thread 0,0,0\) failed: "
 W = (D + r"gshmem_int_sum_reduce \(on the GPU, as its stream form\) in a kernel \(block \d+,0,0 "
      rf"thread \d+,0,0\) failed: waited past GSHMEM_TIMEOUT \(2 s\) at {P} \(pe 1's to write\) "
      r"for cmp ")
+G = (D + r"gshmemx_int_sum_reduce_on_stream in a kernel \(block \d+,0,0 thread \d+,0,0\) failed: "
+     r"team \d+ was destroyed after the call was put on its stream \(a CUDA graph that holds it "
+     r"replayed after gshmem_team_destroy\?\)$")
 device_cases = {
     "dev-pe-range": (D + "gshmem_int_p" + K + r"pe 7 is not in \[0, 2\)$", ABORT,
                      {"GSHMEM_DEBUG_CHECKS": "1"}),
@@ -181,6 +184,9 @@ device_cases = {
                           r"time meanwhile: CUDA's lazy loading then stalls the proxy; "
                           r"CUDA_MODULE_LOADING=EAGER rules that out\)$", ABORT,
                           {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1"}),
+    "dev-coll-overlap": (D + "gshmem_int_fcollect" + K + r"dest \[0x[0-9a-f]+, \+32\) overlaps source "
+                         r"\[0x[0-9a-f]+, \+16\); in place, source must be this member's block of "
+                         r"dest \(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "dev-coll-mismatch": (D + "gshmemx_int_sum_reduce_block" + K + r"pe 1 \(the next member of "
                           r"the team\) passed bytes per member 36, this pe 32: every member must "
                           r"pass the same \(GSHMEM_DEBUG_CHECKS\)$", ABORT,
@@ -188,6 +194,10 @@ device_cases = {
     # (where it can run: two GPUs with P2P)
     "host-coll-timeout": (W + r"\d+ value \d+; it holds \d+$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
     "host-coll-push-timeout": (W + r"5 value \d+; it holds 0$", ABORT, {"GSHMEM_TIMEOUT": "2"}),
+    # a captured stream reduction on a split team (flag packets; pushed),
+    # replayed after the team was destroyed and its slot split again
+    "graph-team-destroyed": (G, ABORT, {"GSHMEM_COLL_ALGO": "ll", "GSHMEM_DEBUG_CHECKS": "1"}),
+    "graph-team-destroyed-push": (G, ABORT, {"GSHMEM_COLL_ALGO": "push", "GSHMEM_DEBUG_CHECKS": "1"}),
     "on-stream-proxy-pageable": (r"gshmem pe 0 \(\S+:\d+\) error rma: gshmemx_putmem_on_stream: pe 1 is "
                                  r"reached through the proxy, and the source of a stream-ordered "
                                  r"operation through it must be GPU memory or pinned host memory "

@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 7
+#define GSHMEMI_DEVICE_STATE_VERSION 8
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -86,6 +86,16 @@ enum {
     GSHMEMI_DEV_FAIL_NOT_INIT,    /* gshmem is not initialised */
     GSHMEMI_DEV_FAIL_TEAM,        /* pe holds a team handle that is no team this PE is in */
     GSHMEMI_DEV_FAIL_COLL_ARGS,   /* a collective's member passed other arguments (addr: which) */
+    GSHMEMI_DEV_FAIL_TEAM_GONE,   /* a stream call's team (pe: its handle) was destroyed since it was enqueued */
+    GSHMEMI_DEV_FAIL_COLL_OVERLAP, /* a collective's dest [addr, +size) overlaps its source
+                                    * [expected, +found); cmp: its in-place form (enum below) */
+};
+/* Where a collective may run in place (GSHMEMI_DEV_FAIL_COLL_OVERLAP's cmp). */
+enum {
+    GSHMEMI_COLL_IN_PLACE_NONE = 0,
+    GSHMEMI_COLL_IN_PLACE_SAME,         /* dest == source */
+    GSHMEMI_COLL_IN_PLACE_SOURCE_BLOCK, /* source is this member's block of dest (fcollect) */
+    GSHMEMI_COLL_IN_PLACE_DEST_BLOCK,   /* dest is this member's block of source (reducescatter) */
 };
 
 /* Host-mapped memory: the first failing device thread claims it, fills it
@@ -110,6 +120,7 @@ struct gshmemi_device_team {
     int n;          /* members */
     int my;         /* this PE's index */
     int mapped;     /* every member maps every other's heap: the fast algorithms apply */
+    int generation; /* the team's number among those the process made (0: none now) */
     const int *pes; /* GPU memory: the world PE of each member */
 };
 /* Each team slot's words for the device barriers of its members, in a
@@ -190,6 +201,7 @@ struct gshmemi_ll_areas {
     char *area[GSHMEMI_LL_AREAS_MEMBERS]; /* member m's area, by team index */
     unsigned long long *count;            /* this PE's word GSHMEMI_DEVICE_TEAM_LL_EPOCH of the slot */
     int n, my;                            /* members (0: not filled); this PE's index */
+    int generation;                       /* the team's under GSHMEM_DEBUG_CHECKS (stream kernels check it), else 0 */
 };
 
 struct gshmemi_device_state {

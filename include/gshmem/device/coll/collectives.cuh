@@ -398,7 +398,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
                             int PE_root)                                                           \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(BROADCAST, NONE),               \
-                                       nelems * sizeof(ETYPE), PE_root);                           \
+                                       nelems * sizeof(ETYPE), PE_root, dest, source);             \
         gshmemi_coll_broadcast<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE), PE_root);    \
         return 0;                                                                                  \
     }
@@ -406,7 +406,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(FCOLLECT, NONE),                \
-                                       nelems * sizeof(ETYPE), -1);                                \
+                                       nelems * sizeof(ETYPE), -1, dest, source);                  \
         gshmemi_coll_fcollect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
         return 0;                                                                                  \
     }
@@ -414,7 +414,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(COLLECT, NONE),                 \
-                                       nelems * sizeof(ETYPE), -1);                                \
+                                       nelems * sizeof(ETYPE), -1, dest, source);                  \
         gshmemi_coll_collect<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));               \
         return 0;                                                                                  \
     }
@@ -422,7 +422,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, PTYPE *dest, const PTYPE *source, size_t nelems)   \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(ALLTOALL, NONE),                \
-                                       nelems * sizeof(ETYPE), -1);                                \
+                                       nelems * sizeof(ETYPE), -1, dest, source);                  \
         gshmemi_coll_alltoall<SCOPE>(#F, team, dest, source, nelems * sizeof(ETYPE));              \
         return 0;                                                                                  \
     }
@@ -431,7 +431,8 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
                             ptrdiff_t sst, size_t nelems)                                          \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(ALLTOALLS, NONE),               \
-                                       nelems * sizeof(ETYPE), -1);                                \
+                                       nelems * sizeof(ETYPE), -1,                                 \
+                                       dest, source, dst, sst, sizeof(ETYPE));                     \
         gshmemi_coll_alltoalls<SCOPE>(#F, team, dest, source, dst, sst, nelems, sizeof(ETYPE));    \
         return 0;                                                                                  \
     }
@@ -440,7 +441,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(REDUCE, OP),                    \
-                                       nreduce * sizeof(T), -1);                                   \
+                                       nreduce * sizeof(T), -1, dest, source);                     \
         gshmemi_coll_reduce<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP));       \
         return 0;                                                                                  \
     }
@@ -448,15 +449,16 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nreduce)          \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(REDUCESCATTER, OP),             \
-                                       nreduce * sizeof(T), -1);                                   \
-        gshmemi_coll_reducescatter<SCOPE>(#F, team, dest, source, nreduce, GSHMEMI_COLL_OP(T, OP)); \
+                                       nreduce * sizeof(T), -1, dest, source);                     \
+        gshmemi_coll_reducescatter<SCOPE>(#F, team,                                                \
+                                       dest, source, nreduce, GSHMEMI_COLL_OP(T, OP));             \
         return 0;                                                                                  \
     }
 #define GSHMEMI_DEV_REDUCE_INSCAN(F, SCOPE, T, OP)                                                  \
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(INSCAN, OP), nelems * sizeof(T), \
-                                       -1);                                                        \
+                                       -1, dest, source);                                          \
         gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), true);    \
         return 0;                                                                                  \
     }
@@ -464,7 +466,7 @@ __device__ __forceinline__ void gshmemi_coll_scan(const char *call, gshmem_team_
     __device__ inline int F(gshmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
         gshmemi_coll_check_args<SCOPE>(#F, team, GSHMEMI_COLL_KIND(EXSCAN, OP), nelems * sizeof(T), \
-                                       -1);                                                        \
+                                       -1, dest, source);                                          \
         gshmemi_coll_scan<SCOPE>(#F, team, dest, source, nelems, GSHMEMI_COLL_OP(T, OP), false);   \
         return 0;                                                                                  \
     }

@@ -93,6 +93,8 @@ struct gshmemi_ll {
     unsigned part, parts; /* this block's share of the packets, of that many (stream kernels) */
     unsigned long long *count;
     const char *call;
+    gshmem_team_t team;
+    int seen; /* stream kernels: the slot's team generation (gshmemi_ll_alive) */
 };
 
 /* Member m's collective area of the slot, as mapped here. */
@@ -140,6 +142,7 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_frame(const char *call, 
     ll.t = &t;
     ll.areas = areas;
     ll.call = call;
+    ll.team = team;
     ll.area_off = gshmemi_coll_area_off(team);
     ll.area = s.heap_base + ll.area_off;
     if (areas != nullptr) {
@@ -167,12 +170,29 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_frame(const char *call, 
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_ll_number(struct gshmemi_ll &ll)
 {
+    // (A stream kernel's slot's team generation, issued with the number's
+    // load and compared only after the sends: gshmemi_ll_alive.)
+    if (ll.areas != nullptr && ll.areas->generation != 0)
+        ll.seen = *reinterpret_cast<const volatile int *>(&ll.t->generation);
     ll.n = static_cast<uint32_t>(*reinterpret_cast<volatile unsigned long long *>(ll.count) + 1);
     unsigned lane, nthr;
     gshmemi_group<SCOPE>(&lane, &nthr);
     for (int k = 1 + static_cast<int>(lane); ll.part == 0 && k < ll.members;
          k += static_cast<int>(nthr))
         *gshmemi_ll_ack(gshmemi_ll_area(ll, (ll.my + k) % ll.members), ll.my) = ll.n - 1;
+}
+
+/* A stream kernel's team still holds the slot it was enqueued on (the
+ * generation the host passed under GSHMEM_DEBUG_CHECKS): a CUDA graph
+ * replayed after gshmem_team_destroy stops the job here, before it waits
+ * for anyone, instead of running on the slot's next team.  Checked after
+ * the group's own packets have gone (or before a send waits for its
+ * receiver: gshmemi_ll_may_send), so that the load costs no round trip
+ * before them; the job ends either way. */
+__device__ __forceinline__ void gshmemi_ll_alive(const struct gshmemi_ll &ll)
+{
+    if (ll.areas != nullptr && ll.areas->generation != 0 && ll.seen != ll.areas->generation)
+        gshmemi_fail(ll.call, GSHMEMI_DEV_FAIL_TEAM_GONE, ll.team, nullptr, 0);
 }
 
 /* This group's packets [*q0, *q1) of np: all, or its block's share (the
@@ -222,6 +242,9 @@ __device__ __forceinline__ bool gshmemi_ll_acked(uint32_t ack, uint32_t n)
 __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll, int to)
 {
     volatile uint32_t *ack = gshmemi_ll_ack(ll.area, to);
+    if (gshmemi_ll_acked(*ack, ll.n))
+        return;
+    gshmemi_ll_alive(ll); /* (a stream kernel's team is still there: before it waits for anyone) */
     gshmemi_deadline deadline;
     for (unsigned spins = 1; !gshmemi_ll_acked(*ack, ll.n); spins++)
         if ((spins & 1023) == 0 && deadline.passed())
@@ -372,6 +395,7 @@ __device__ __forceinline__ void gshmemi_ll_reduce(const char *call, gshmem_team_
     const struct gshmemi_ll_first first = gshmemi_ll_prefetch<SCOPE>(ll, bytes, false, 0, data);
     gshmemi_ll_number<SCOPE>(ll);
     gshmemi_ll_send<SCOPE>(ll, bytes, false, 0, data, first);
+    gshmemi_ll_alive(ll);
     if (gshmemi_overlap(dest, bytes, src, scatter ? bytes * members : bytes))
         gshmemi_group_sync<SCOPE>();
     const char *own = scatter ? source + static_cast<size_t>(my) * bytes : source;
@@ -413,6 +437,7 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
     const struct gshmemi_ll_first first = gshmemi_ll_prefetch<SCOPE>(ll, nbytes, bcast, root, data);
     gshmemi_ll_number<SCOPE>(ll);
     gshmemi_ll_send<SCOPE>(ll, nbytes, bcast, root, data, first);
+    gshmemi_ll_alive(ll);
     const size_t in_bytes = shape == GSHMEMI_LL_ALLTOALL ? nbytes * members : nbytes;
     const size_t out_bytes = bcast ? nbytes : nbytes * members;
     if (gshmemi_overlap(dest, out_bytes, src, in_bytes))

@@ -79,19 +79,75 @@ __device__ __forceinline__ void gshmemi_team_sync_group(const char *call, gshmem
     gshmemi_group_sync<SCOPE>();
 }
 
+/* GSHMEM_DEBUG_CHECKS: dest overlaps source only as the collective's
+ * in-place form allows (the host forms' rule, gshmemi_coll_check_overlap):
+ * the bytes each covers here, by the kind's shape; alltoalls' strided
+ * spans from dst, sst and the element size. */
+__device__ __noinline__ void gshmemi_coll_check_overlap(const char *call,
+                                                        const struct gshmemi_device_team &t, int kind,
+                                                        uint64_t bytes, int root, const void *dest,
+                                                        const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                                        size_t esize)
+{
+    if (bytes == 0)
+        return;
+    const char *d = static_cast<const char *>(dest), *sp = static_cast<const char *>(src);
+    const uint64_t all = bytes * static_cast<uint64_t>(t.n), mine = bytes * static_cast<uint64_t>(t.my);
+    uint64_t db = bytes, sb = bytes;
+    int form = GSHMEMI_COLL_IN_PLACE_SAME;
+    switch (kind / 16) {
+    case GSHMEMI_COLL_KIND_BROADCAST:
+        sb = t.my == root ? bytes : 0; /* only the root reads source */
+        break;
+    case GSHMEMI_COLL_KIND_FCOLLECT:
+        db = all, form = GSHMEMI_COLL_IN_PLACE_SOURCE_BLOCK;
+        break;
+    case GSHMEMI_COLL_KIND_COLLECT:
+        form = GSHMEMI_COLL_IN_PLACE_NONE;
+        break;
+    case GSHMEMI_COLL_KIND_ALLTOALL:
+        db = sb = all, form = GSHMEMI_COLL_IN_PLACE_NONE;
+        break;
+    case GSHMEMI_COLL_KIND_ALLTOALLS: {
+        if (dst < 1 || sst < 1)
+            return; /* (no span to compare: strides must be positive) */
+        const uint64_t last = bytes / esize * static_cast<uint64_t>(t.n) - 1;
+        db = (last * static_cast<uint64_t>(dst) + 1) * esize;
+        sb = (last * static_cast<uint64_t>(sst) + 1) * esize;
+        form = GSHMEMI_COLL_IN_PLACE_NONE;
+        break;
+    }
+    case GSHMEMI_COLL_KIND_REDUCESCATTER:
+        sb = all, form = GSHMEMI_COLL_IN_PLACE_DEST_BLOCK;
+        break;
+    default: /* reduce, the scans */
+        break;
+    }
+    const bool in_place = (form == GSHMEMI_COLL_IN_PLACE_SAME && d == sp) ||
+                          (form == GSHMEMI_COLL_IN_PLACE_SOURCE_BLOCK && d + mine == sp) ||
+                          (form == GSHMEMI_COLL_IN_PLACE_DEST_BLOCK && sp + mine == d);
+    if (db > 0 && sb > 0 && !in_place && d < sp + sb && sp < d + db)
+        gshmemi_fail(call, GSHMEMI_DEV_FAIL_COLL_OVERLAP, -1, dest, db, form,
+                     reinterpret_cast<uint64_t>(src), sb);
+}
+
 /* GSHMEM_DEBUG_CHECKS: the group's PE passed what the team's next member
  * passed (kind, bytes per member, root: enum GSHMEMI_COLL_ARG_*), as the
  * host forms check it (src/coll/collectives.c): each member shows its
  * words in the slot's device words, meets, compares its next member's
- * (the last compares none, so one PE sees a difference), meets again. */
+ * (the last compares none, so one PE sees a difference), meets again.
+ * First, before the meeting, dest and source (gshmemi_coll_check_overlap). */
 template <int SCOPE>
 __device__ __noinline__ void gshmemi_coll_check_args(const char *call, gshmem_team_t team, int kind,
-                                                     uint64_t bytes, int root)
+                                                     uint64_t bytes, int root, const void *dest,
+                                                     const void *src, ptrdiff_t dst = 1,
+                                                     ptrdiff_t sst = 1, size_t esize = 1)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     if (!s.debug_checks)
         return;
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
+    gshmemi_coll_check_overlap(call, t, kind, bytes, root, dest, src, dst, sst, esize);
     uint64_t *words = reinterpret_cast<uint64_t *>(s.heap_base + gshmemi_team_words_off(team)) +
                       GSHMEMI_DEVICE_TEAM_ARGS;
     const uint64_t mine[GSHMEMI_COLL_ARGS] = {static_cast<uint64_t>(kind), bytes,
