@@ -22,7 +22,7 @@ struct peer_identity {
     uint64_t node_key; /* same kernel and namespaces: memory can be shared */
     int64_t sim_nodes; /* GSHMEM_TEST_SIM_NODES as this PE read it */
     int32_t pid;
-    int32_t pad;
+    int32_t sim_cyclic; /* GSHMEM_TEST_SIM_CYCLIC as this PE read it */
     char host[48];
 };
 
@@ -67,12 +67,19 @@ static int sim_nodes_check(const struct peer_identity *all, const int *counts,
     const struct gshmemi_runtime *rt = &gshmemi_rt;
     const long long mine = (long long)all[rt->my_pe].sim_nodes;
 
-    for (int pe = 0; pe < rt->n_pes; pe++)
+    for (int pe = 0; pe < rt->n_pes; pe++) {
         if (all[pe].sim_nodes != mine) {
             GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_NODES %lld, this pe %lld: every "
                           "PE must use the same", pe, (long long)all[pe].sim_nodes, mine);
             return GSHMEM_ERR_ASYMMETRIC;
         }
+        if (all[pe].sim_cyclic != all[rt->my_pe].sim_cyclic) {
+            GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_CYCLIC %d, this pe %d: every PE "
+                          "must use the same", pe, (int)all[pe].sim_cyclic,
+                          (int)all[rt->my_pe].sim_cyclic);
+            return GSHMEM_ERR_ASYMMETRIC;
+        }
+    }
     if (mine < 0) {
         GSHMEMI_ERROR(BOOTSTRAP, "GSHMEM_TEST_SIM_NODES is %lld: it must be 0 or more (0 and 1: "
                       "no split)", mine);
@@ -90,7 +97,8 @@ static int sim_nodes_check(const struct peer_identity *all, const int *counts,
 }
 
 /* Nodes from the gathered identities: machines by node key, each split
- * into k simulated nodes; nodes numbered by their first PE. */
+ * into k simulated nodes (in blocks, or in turn: GSHMEM_TEST_SIM_CYCLIC);
+ * nodes numbered by their first PE. */
 static int assign_nodes(const struct peer_identity *all)
 {
     struct gshmemi_runtime *rt = &gshmemi_rt;
@@ -124,8 +132,10 @@ static int assign_nodes(const struct peer_identity *all)
     for (int i = 0; i < n_machines * k; i++)
         node_of[i] = -1;
     rt->n_nodes = 0;
+    const int cyclic = all[rt->my_pe].sim_cyclic;
     for (int pe = 0; pe < n; pe++) {
-        int *node = &node_of[machine[pe] * k + gshmemi_sim_node_of(pos[pe], counts[machine[pe]], k)];
+        const int sim = cyclic ? pos[pe] % k : gshmemi_sim_node_of(pos[pe], counts[machine[pe]], k);
+        int *node = &node_of[machine[pe] * k + sim];
         if (*node < 0)
             *node = rt->n_nodes++;
         rt->peers[pe].node = *node;
@@ -150,10 +160,10 @@ static int assign_nodes(const struct peer_identity *all)
         else
             snprintf(sizes, sizeof(sizes), "%d or %d each", c / k + 1, c / k);
         GSHMEMI_INFO(BOOTSTRAP, "GSHMEM_TEST_SIM_NODES=%d: the %d PEs of this machine are split "
-                     "into %d simulated nodes of consecutive PEs (%s); this pe is on node %d of "
-                     "%d (%d PE%s, mapped where they can be), the other nodes' PEs are reached "
-                     "through the transport", k, c, k, sizes, rt->node_id, rt->n_nodes, rt->n_local,
-                     rt->n_local == 1 ? "" : "s");
+                     "into %d simulated nodes %s (%s); this pe is on node %d of %d (%d PE%s, "
+                     "mapped where they can be), the other nodes' PEs are reached through the "
+                     "transport", k, c, k, cyclic ? "in turn (PE i on node i mod k)" : "of consecutive PEs",
+                     sizes, rt->node_id, rt->n_nodes, rt->n_local, rt->n_local == 1 ? "" : "s");
     }
     st = 0;
 out:
@@ -175,6 +185,7 @@ int gshmemi_peers_init(void)
     memset(&me, 0, sizeof(me));
     me.node_key = node_key();
     me.sim_nodes = gshmemi_env.TEST_SIM_NODES;
+    me.sim_cyclic = gshmemi_env.TEST_SIM_CYCLIC != 0;
     me.pid = (int32_t)getpid();
     snprintf(me.host, sizeof(me.host), "%s", gshmemi_hostname());
     all = calloc((size_t)rt->n_pes, sizeof(*all));

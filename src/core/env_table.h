@@ -149,6 +149,12 @@
       "consecutive PEs (where they do not divide evenly, the first blocks have one more). " \
       "Each maps only its own node's heaps and reaches the others through the transport; " \
       "GSHMEMX_TEAM_NODE and local ranks follow. 0 or 1: no split.")                        \
+    X(TEST_SIM_CYCLIC, BOOL, "0",                                                           \
+      "For tests, with GSHMEM_TEST_SIM_NODES: a machine's PEs go to the simulated nodes in " \
+      "turn (its PE i to node i mod GSHMEM_TEST_SIM_NODES), as a launcher that places "    \
+      "ranks round robin over nodes does (mpirun --map-by node, srun "                     \
+      "--distribution=cyclic), so that a node's PEs are not consecutive in the world. The " \
+      "same on every PE.")                                                                  \
     X(TEST_ONESHOT_MEMBERS, INT, "0",                                                       \
       "For tests: the most members of a team through the transport whose host "             \
       "collectives go one-shot (0: 32), so that what auto does beyond, recursive doubling " \

@@ -67,10 +67,16 @@ static void check_strided(gshmem_team_t team, int first, int stride, int size, i
 
 /* The node of world PE pe when all PEs run on one machine split into k
  * simulated nodes (GSHMEM_TEST_SIM_NODES) of consecutive PEs, the first
- * npes % k one larger; *index: pe's place in its node.  Counted block by
+ * npes % k one larger, or dealt out in turn (GSHMEM_TEST_SIM_CYCLIC: pe on
+ * node pe mod k); *index: pe's place in its node.  Counted block by
  * block, apart from the library's arithmetic. */
 static int sim_node(int pe, int k, int *index)
 {
+    const char *cyclic = getenv("GSHMEM_TEST_SIM_CYCLIC");
+    if (cyclic != NULL && atoi(cyclic) != 0) {
+        *index = pe / k;
+        return pe % k;
+    }
     int first = 0;
     for (int node = 0; node < k; node++) {
         const int size = npes / k + (node < npes % k);
