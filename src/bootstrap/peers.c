@@ -57,8 +57,8 @@ int gshmemi_sim_node_of(int i, int n, int k)
     return n_big + (i - n_big * (small + 1)) / small;
 }
 
-/* GSHMEM_TEST_SIM_NODES, checked against every PE's: the same everywhere,
- * not negative, and no more than the PEs of any machine (counts[m] PEs on
+/* GSHMEM_TEST_SIM_NODES (and GSHMEM_TEST_SIM_CYCLIC), checked against
+ * every PE's: the same everywhere, not negative, and no more than the PEs of any machine (counts[m] PEs on
  * machine m, first_pe[m] its first).  Every PE sees every value, so every
  * PE fails alike.  *k: nodes per machine, 1 for no split. */
 static int sim_nodes_check(const struct peer_identity *all, const int *counts,
@@ -74,7 +74,7 @@ static int sim_nodes_check(const struct peer_identity *all, const int *counts,
             return GSHMEM_ERR_ASYMMETRIC;
         }
         if (all[pe].sim_cyclic != all[rt->my_pe].sim_cyclic) {
-            GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_CYCLIC %d, this pe %d: every PE "
+            GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_CYCLIC %d, this pe has %d: every PE "
                           "must use the same", pe, (int)all[pe].sim_cyclic,
                           (int)all[rt->my_pe].sim_cyclic);
             return GSHMEM_ERR_ASYMMETRIC;

@@ -36,7 +36,8 @@ __device__ __forceinline__ void team_slot(const char *call, gshmem_team_t team)
 // these checks load nothing): a call in a CUDA graph replayed after
 // gshmem_team_destroy stops the job instead of running on the slot's next
 // team, in its areas.  (The flag packets and the pushes check once their
-// own stores have gone, before they wait: gshmemi_ll_alive, push_alive.)
+// own stores have gone, before they wait: gshmemi_ll_alive, push_alive;
+// those stores may have reached the next team's areas by then.)
 __device__ __forceinline__ void team_alive(const char *call, gshmem_team_t team, int generation)
 {
     if (generation == 0)

@@ -416,7 +416,8 @@ static int run_bad(const char *name)
         // A graph holding a stream reduction on a split team (flag packets;
         // pushed, where PEs have GPUs of their own), replayed by pe 0 after
         // the team was destroyed and its slot split again: the kernel stops
-        // the job rather than run on the new team's areas.
+        // the job before it waits for anyone (its own packets or pushes may
+        // have reached the new team's areas first).
         const size_t count = which == 10 ? 4 : pushed / 2;
         gshmem_team_t team, again;
         CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, nullptr, 0, &team) == 0,

@@ -325,7 +325,7 @@ def bad_sim_nodes_settings():
     the exact message, no PE reports a lost peer, nothing waits."""
     p = []
     rank1 = 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then export GSHMEM_TEST_SIM_NODES=2; fi; exec "$0"'
-    cyclic1 = 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then export GSHMEM_TEST_SIM_CYCLIC=1; fi; exec "$0"'
+    cyclic0 = 'if [ "$GSHMEM_LAUNCH_RANK" = 0 ]; then export GSHMEM_TEST_SIM_CYCLIC=1; fi; exec "$0"'
     B = r"^gshmem pe {pe} \(\S+\) error bootstrap: "
     cases = [("negative", {"GSHMEM_TEST_SIM_NODES": "-1"}, [],
               {pe: B + r"GSHMEM_TEST_SIM_NODES is -1: it must be 0 or more \(0 and 1: no split\)$"
@@ -336,9 +336,11 @@ def bad_sim_nodes_settings():
              ("different on one PE", {"GSHMEM_TEST_SIM_NODES": "0"}, ["sh", "-c", rank1],
               {0: B + r"pe 1 has GSHMEM_TEST_SIM_NODES 2, this pe 0: every PE must use the same$",
                1: B + r"pe 0 has GSHMEM_TEST_SIM_NODES 0, this pe 2: every PE must use the same$"}),
-             ("cyclic on one PE", {"GSHMEM_TEST_SIM_NODES": "2"}, ["sh", "-c", cyclic1],
-              {0: B + r"pe 1 has GSHMEM_TEST_SIM_CYCLIC 1, this pe 0: every PE must use the same$",
-               1: B + r"pe 0 has GSHMEM_TEST_SIM_CYCLIC 0, this pe 1: every PE must use the same$"})]
+             ("cyclic on one PE", {"GSHMEM_TEST_SIM_NODES": "2"}, ["sh", "-c", cyclic0],
+              {0: B + r"pe 1 has GSHMEM_TEST_SIM_CYCLIC 0, this pe has 1: every PE must use the "
+                      r"same$",
+               1: B + r"pe 0 has GSHMEM_TEST_SIM_CYCLIC 1, this pe has 0: every PE must use the "
+                      r"same$"})]
     if not (os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband")):
         cases.append(("no transport", {"GSHMEM_TEST_SIM_NODES": "2", "GSHMEM_TRANSPORT": "ibrc"},
                       [], {pe: rf"^gshmem pe {pe} \(\S+\) error transport: GSHMEM_TEST_SIM_NODES=2 "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "spmd_util.h"
 
@@ -65,6 +66,17 @@ static void check_strided(gshmem_team_t team, int first, int stride, int size, i
     ring_through(team, box);
 }
 
+/* A boolean setting, as the library reads one (1, y, yes, true, on). */
+static int env_bool(const char *name)
+{
+    static const char *const yes[] = {"1", "y", "yes", "true", "on"};
+    const char *v = getenv(name);
+    for (size_t i = 0; v != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (strcasecmp(v, yes[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* The node of world PE pe when all PEs run on one machine split into k
  * simulated nodes (GSHMEM_TEST_SIM_NODES) of consecutive PEs, the first
  * npes % k one larger, or dealt out in turn (GSHMEM_TEST_SIM_CYCLIC: pe on
@@ -72,8 +84,7 @@ static void check_strided(gshmem_team_t team, int first, int stride, int size, i
  * block, apart from the library's arithmetic. */
 static int sim_node(int pe, int k, int *index)
 {
-    const char *cyclic = getenv("GSHMEM_TEST_SIM_CYCLIC");
-    if (cyclic != NULL && atoi(cyclic) != 0) {
+    if (env_bool("GSHMEM_TEST_SIM_CYCLIC")) {
         *index = pe / k;
         return pe % k;
     }

@@ -185,10 +185,10 @@ __device__ __forceinline__ void gshmemi_ll_number(struct gshmemi_ll &ll)
 /* A stream kernel's team still holds the slot it was enqueued on (the
  * generation the host passed under GSHMEM_DEBUG_CHECKS): a CUDA graph
  * replayed after gshmem_team_destroy stops the job here, before it waits
- * for anyone, instead of running on the slot's next team.  Checked after
- * the group's own packets have gone (or before a send waits for its
- * receiver: gshmemi_ll_may_send), so that the load costs no round trip
- * before them; the job ends either way. */
+ * for anyone.  Checked after the group's own packets (and acknowledgements)
+ * have gone, which may already have reached the slot's next team (or
+ * before a send waits for its receiver: gshmemi_ll_may_send), so that the
+ * load costs no round trip before them; the job ends either way. */
 __device__ __forceinline__ void gshmemi_ll_alive(const struct gshmemi_ll &ll)
 {
     if (ll.areas != nullptr && ll.areas->generation != 0 && ll.seen != ll.areas->generation)
