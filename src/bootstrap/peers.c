@@ -58,9 +58,10 @@ int gshmemi_sim_node_of(int i, int n, int k)
 }
 
 /* GSHMEM_TEST_SIM_NODES (and GSHMEM_TEST_SIM_CYCLIC), checked against
- * every PE's: the same everywhere, not negative, and no more than the PEs of any machine (counts[m] PEs on
- * machine m, first_pe[m] its first).  Every PE sees every value, so every
- * PE fails alike.  *k: nodes per machine, 1 for no split. */
+ * every PE's: the same everywhere, not negative, and no more than the PEs
+ * of any machine (counts[m] PEs on machine m, first_pe[m] its first).
+ * Every PE sees every value, so every PE fails alike.  *k: nodes per
+ * machine, 1 for no split. */
 static int sim_nodes_check(const struct peer_identity *all, const int *counts,
                            const int *first_pe, int n_machines, int *k)
 {
@@ -74,8 +75,8 @@ static int sim_nodes_check(const struct peer_identity *all, const int *counts,
             return GSHMEM_ERR_ASYMMETRIC;
         }
         if (all[pe].sim_cyclic != all[rt->my_pe].sim_cyclic) {
-            GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_CYCLIC %d, this pe has %d: every PE "
-                          "must use the same", pe, (int)all[pe].sim_cyclic,
+            GSHMEMI_ERROR(BOOTSTRAP, "pe %d has GSHMEM_TEST_SIM_CYCLIC %d, this pe has %d: "
+                          "every PE must use the same", pe, (int)all[pe].sim_cyclic,
                           (int)all[rt->my_pe].sim_cyclic);
             return GSHMEM_ERR_ASYMMETRIC;
         }
@@ -162,8 +163,9 @@ static int assign_nodes(const struct peer_identity *all)
         GSHMEMI_INFO(BOOTSTRAP, "GSHMEM_TEST_SIM_NODES=%d: the %d PEs of this machine are split "
                      "into %d simulated nodes %s (%s); this pe is on node %d of %d (%d PE%s, "
                      "mapped where they can be), the other nodes' PEs are reached through the "
-                     "transport", k, c, k, cyclic ? "in turn (PE i on node i mod k)" : "of consecutive PEs",
-                     sizes, rt->node_id, rt->n_nodes, rt->n_local, rt->n_local == 1 ? "" : "s");
+                     "transport", k, c, k,
+                     cyclic ? "in turn (PE i on node i mod k)" : "of consecutive PEs", sizes,
+                     rt->node_id, rt->n_nodes, rt->n_local, rt->n_local == 1 ? "" : "s");
     }
     st = 0;
 out:

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "spmd_util.h"
 
@@ -66,17 +65,6 @@ static void check_strided(gshmem_team_t team, int first, int stride, int size, i
     ring_through(team, box);
 }
 
-/* A boolean setting, as the library reads one (1, y, yes, true, on). */
-static int env_bool(const char *name)
-{
-    static const char *const yes[] = {"1", "y", "yes", "true", "on"};
-    const char *v = getenv(name);
-    for (size_t i = 0; v != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
-        if (strcasecmp(v, yes[i]) == 0)
-            return 1;
-    return 0;
-}
-
 /* The node of world PE pe when all PEs run on one machine split into k
  * simulated nodes (GSHMEM_TEST_SIM_NODES) of consecutive PEs, the first
  * npes % k one larger, or dealt out in turn (GSHMEM_TEST_SIM_CYCLIC: pe on
@@ -84,7 +72,7 @@ static int env_bool(const char *name)
  * block, apart from the library's arithmetic. */
 static int sim_node(int pe, int k, int *index)
 {
-    if (env_bool("GSHMEM_TEST_SIM_CYCLIC")) {
+    if (spmd_env_bool("GSHMEM_TEST_SIM_CYCLIC")) {
         *index = pe / k;
         return pe % k;
     }
@@ -171,7 +159,7 @@ static void check_node_teams(int *box)
 {
     const char *sim = getenv("GSHMEM_TEST_SIM_NODES");
     const int k = sim != NULL && atoi(sim) > 1 ? atoi(sim) : 1;
-    const int map_node = env_is("GSHMEM_HEAP", "host") && !env_is("GSHMEM_DISABLE_P2P", "1");
+    const int map_node = env_is("GSHMEM_HEAP", "host") && !spmd_p2p_disabled();
     int my_index = -1, node_n = 0, node_me = -1, same_n = 0, same_me = -1, shared_n = 0;
     const int my_node = sim_node(me, k, &my_index);
     int *rows = gshmem_calloc((size_t)npes * (size_t)npes, sizeof(int));

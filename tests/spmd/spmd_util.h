@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <gshmem.h>
 
@@ -113,12 +114,19 @@ static inline int spmd_heap_on_device(void)
     return h != NULL && strcmp(h, "device") == 0;
 }
 
-/* Whether only each PE's own heap is mapped (the rest through a transport). */
-static inline int spmd_p2p_disabled(void)
+/* A boolean setting, as the library reads one (1, y, yes, true, on). */
+static inline int spmd_env_bool(const char *name)
 {
-    const char *d = getenv("GSHMEM_DISABLE_P2P");
-    return d != NULL && strcmp(d, "1") == 0;
+    static const char *const yes[] = {"1", "y", "yes", "true", "on"};
+    const char *v = getenv(name);
+    for (size_t i = 0; v != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (strcasecmp(v, yes[i]) == 0)
+            return 1;
+    return 0;
 }
+
+/* Whether only each PE's own heap is mapped (the rest through a transport). */
+static inline int spmd_p2p_disabled(void) { return spmd_env_bool("GSHMEM_DISABLE_P2P"); }
 
 #define SPMD_DONE()                                                                        \
     do {                                                                                   \
