@@ -193,6 +193,44 @@ struct CUlib_st;
 GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st *library);
 GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);
 
+/* ---- partitioned transfers (MPI 4.0's partitioned communication) -------
+ * A sender PE and a receiver PE set up a pair once over a buffer split into
+ * `partitions` equal partitions of `bytes_per_partition` bytes; then, round
+ * after round, the sender marks partitions ready as they are produced and
+ * each one moves at once, and the receiver tests each for arrival.
+ * - Requests match in call order per ordered pair, as MPI's do: the k-th
+ *   gshmemx_psend_init on S with pe = R matches the k-th gshmemx_precv_init
+ *   on R with pe = S.  Both inits are local: neither waits for the other
+ *   side, so the two may be made in either order.  Both sides must give the
+ *   same partitions, bytes_per_partition and dest (R's symmetric buffer).
+ * - A round is gshmemx_pstart, the ready calls (sender) or arrival tests
+ *   (receiver), then gshmemx_pwait.  The sender's data moves only once the
+ *   receiver has started the same round, so a receiver reads a round's data
+ *   undisturbed until it starts the next one.  Rounds need no reset.
+ * - gshmemx_pwait on the sender returns once every partition was marked and
+ *   source may be reused; on the receiver, once every partition has arrived.
+ * - gshmemx_parrived is nonzero once the partition has arrived in the
+ *   current round (after that round's pwait: always); it never blocks.
+ * - pready_range marks lo..hi inclusive; pready_list the n partitions listed.
+ * Misuse (mismatched shapes or dest, a partition out of range, ready twice
+ * in one round, a sender's pwait before every partition is ready, a call
+ * outside a round, freeing a request with a round open) ends the job with a
+ * message naming the PE and the call.  The inits and free return 0; the
+ * request handle is NULL after gshmemx_prequest_free. */
+typedef struct gshmemi_preq *gshmemx_prequest_t;
+
+GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
+                                  size_t bytes_per_partition, int pe, gshmemx_prequest_t *req);
+GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_partition, int pe,
+                                  gshmemx_prequest_t *req);
+GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req);
+GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t req);
+GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t req);
+GSHMEM_API void gshmemx_pready(gshmemx_prequest_t req, int partition);
+GSHMEM_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi);
+GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list);
+GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,8 +9,8 @@
     X(DEBUG, STRING, "warn", "Log level: error, warn, info or trace.")                      \
     X(DEBUG_SUBSYS, STRING, "all",                                                          \
       "Subsystems to log, comma-separated: core, bootstrap, gpu, heap, transport, proxy, "  \
-      "rma, sync, coll, launch, or all; a leading ^ logs all but those named. Errors are "  \
-      "always logged.")                                                                     \
+      "rma, sync, coll, part (partitioned transfers), launch, or all; a leading ^ logs "   \
+      "all but those named. Errors are always logged.")                                     \
     X(DEBUG_FILE, STRING, "",                                                               \
       "Send log lines to this file (%h: host name, %p: process id); errors also go to "     \
       "stderr.")                                                                            \
@@ -72,6 +72,10 @@
     X(MAX_TEAMS, INT, "64",                                                                \
       "Teams that may exist at once, the predefined ones (world, shared, node, same-mype-" \
       "node) included: 4 to 127.")                                                         \
+    X(PARTITION_FLAGS, INT, "8192",                                                         \
+      "Words of each PE's pool for partitioned transfers (gshmemx_psend_init and "           \
+      "gshmemx_precv_init): a receive holds one per partition, a send one; from 1 to "      \
+      "16777216, taken from the symmetric heap at init.")                                   \
     X(COLL_ALGO, STRING, "auto",                                                            \
       "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \
       "packets in kernels up to GSHMEM_COLL_LL_MAX bytes per member and in stream order up " \

@@ -15,7 +15,7 @@ enum gshmemi_log_level {
 
 #define GSHMEMI_FOR_SUBSYS(X) X(CORE, core) X(BOOTSTRAP, bootstrap) X(GPU, gpu) X(HEAP, heap) \
     X(TRANSPORT, transport) X(PROXY, proxy) X(RMA, rma) X(SYNC, sync) X(COLL, coll) \
-    X(LAUNCH, launch)
+    X(PART, part) X(LAUNCH, launch)
 
 enum gshmemi_subsys {
 #define GSHMEMI_SUBSYS_ENUM(ID, name) GSHMEMI_SUB_##ID,

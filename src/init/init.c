@@ -24,6 +24,7 @@
 #include "heap/ctrl.h"
 #include "heap/heap.h"
 #include "heap/static_data.h"
+#include "partitioned/partitioned.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
 #include "device/device_state.h"
@@ -108,7 +109,14 @@ static int init_common(unsigned flags, const gshmemx_init_attr_t *attr, int requ
         gshmemi_proxy_stop();
         gshmemi_transport_fini();
     }
+    if (st == 0 && (st = gshmemi_partitioned_init()) != 0) {
+        gshmemi_teams_fini();
+        gshmemi_device_state_stop();
+        gshmemi_proxy_stop();
+        gshmemi_transport_fini();
+    }
     if (st == 0 && gshmemi_gpu_device() >= 0 && (st = gshmemi_watch_start()) != 0) {
+        gshmemi_partitioned_fini();
         gshmemi_teams_fini();
         gshmemi_device_state_stop();
         gshmemi_proxy_stop();
@@ -184,6 +192,7 @@ GSHMEM_API void gshmem_finalize(void)
         _exit(GSHMEMI_EXIT_ERROR);
     rt->initialized = 0;
     gshmemi_wait_hook_set(NULL);
+    gshmemi_partitioned_fini();
     gshmemi_teams_fini();
     gshmemi_device_state_stop();
     gshmemi_proxy_stop();

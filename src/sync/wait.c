@@ -164,6 +164,13 @@ static void wait_timed_out(const struct gshmemi_wait *w)
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, w->call);
 }
 
+static void (*wait_progress)(const char *call);
+
+void gshmemi_wait_progress_set(void (*fn)(const char *call))
+{
+    __atomic_store_n(&wait_progress, fn, __ATOMIC_RELEASE);
+}
+
 size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
                           size_t *indices)
 {
@@ -183,6 +190,9 @@ size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode m
         gshmemi_backoff_wait(&backoff);
         if (backoff.spins < 64)
             continue;
+        void (*progress)(const char *) = __atomic_load_n(&wait_progress, __ATOMIC_ACQUIRE);
+        if (progress != NULL)
+            progress(w->call);
         if (deadline == 0)
             deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
         gshmemi_watch_peers(w->call);

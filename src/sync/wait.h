@@ -38,6 +38,11 @@ size_t gshmemi_wait_test(const struct gshmemi_wait *w, enum gshmemi_wait_mode mo
 size_t gshmemi_wait_until(const struct gshmemi_wait *w, enum gshmemi_wait_mode mode,
                           size_t *indices);
 
+/* A layer above with a protocol of its own to move on while this PE waits
+ * (partitioned transfers' matching): fn runs from every blocking wait's
+ * slow path, on the waiting thread.  NULL removes it. */
+void gshmemi_wait_progress_set(void (*fn)(const char *call));
+
 /* Called from every blocking wait, cheaply and often: ends this PE with a
  * message naming the PE that died, if one did.  `op` is the user's call. */
 void gshmemi_watch_peers(const char *op);

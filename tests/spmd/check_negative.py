@@ -5,7 +5,8 @@ that the other PEs neither hang nor report a lost peer.
 
 usage: check_negative.py GSHMRUN NEGATIVE [CASE...]
        check_negative.py GSHMRUN DEVICE_API --device [CASE...]
-       check_negative.py GSHMRUN PROXY_CPU --proxy [CASE...]"""
+       check_negative.py GSHMRUN PROXY_CPU --proxy [CASE...]
+       check_negative.py GSHMRUN SPMD_PARTITIONED --partitioned [CASE...]"""
 import os
 import re
 import subprocess
@@ -212,25 +213,109 @@ proxy_cases = {
                             {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEAP": "host"}),
 }
 
+# Partitioned transfers' misuse (`spmd_partitioned misuse CASE`, host
+# heap): pe 0 sends and pe 1 receives, unless the case says otherwise.
+# {off:NAME} is the heap offset the program printed for its buffer NAME.
+PT = r"gshmem pe 0 \(\S+:\d+\) error part: "
+PT1 = r"gshmem pe 1 \(\S+:\d+\) error part: "
+PR = r"gshmem pe 0 \(\S+:\d+\) error rma: "
+TO = {"GSHMEM_TIMEOUT": "1"}
+
+
+def mismatch(recv_parts, recv_dest):
+    """The sender's message (from whichever call matched) or the receiver's."""
+    return (rf"(?:{PT}gshmemx_\w+: the pair's request 1 does not match: pe 0 \(sender\) has 4 "
+            r"partitions of 64 bytes into heap offset {off:buf}, pe 1 \(receiver\) has "
+            rf"{recv_parts} partitions of 64 bytes into heap offset {{off:{recv_dest}}}$|"
+            rf"{PT1}gshmemx_pwait: the pair's request 1 does not match: pe 0 \(sender\) refused "
+            r"this receive \(its gshmemx_psend_init differs in partitions, bytes or dest\)$)")
+
+
+partitioned_cases = {
+    "self-pe": (PT + r"gshmemx_psend_init: pe 0 is this PE: a partitioned pair needs two PEs$",
+                ABORT, {}),
+    "pe-range": (PR + r"gshmemx_psend_init: pe 2 is out of range: there are 2 PEs \(0 to 1\)$",
+                 ABORT, {}),
+    "zero-partitions": (PT + r"gshmemx_precv_init: partitions is 0: it must be at least 1$", ABORT, {}),
+    "null-req": (PT + r"gshmemx_psend_init: req is NULL$", ABORT, {}),
+    "null-start": (PT + r"gshmemx_pstart: the request is NULL$", ABORT, {}),
+    "shape-mismatch": (mismatch(8, "buf"), ABORT, {}),
+    "dest-mismatch": (mismatch(4, "buf2"), ABORT, {}),
+    "ready-out-of-range": (PT + r"gshmemx_pready: partition 5 is out of range: the request has 4 "
+                           r"partitions \(0 to 3\)$", ABORT, {}),
+    "ready-twice": (PT + r"gshmemx_pready: partition 2 was already marked ready in round 1$",
+                    ABORT, {}),
+    "wait-unready": (PT + r"gshmemx_pwait: round 1 ends with 2 of 4 partitions not marked ready "
+                     r"\(the first: 1\)$", ABORT, {}),
+    "ready-no-round": (PT + r"gshmemx_pready: no round is open: call gshmemx_pstart first$", ABORT, {}),
+    "ready-after-wait": (PT + r"gshmemx_pready: no round is open: call gshmemx_pstart first$",
+                         ABORT, {}),
+    "start-twice": (PT + r"gshmemx_pstart: round 1 is still open: call gshmemx_pwait first$",
+                    ABORT, {}),
+    "free-open": (PT + r"gshmemx_prequest_free: round 1 is still open: call gshmemx_pwait first$",
+                  ABORT, {}),
+    "ready-on-recv": (PT + r"gshmemx_pready: the request is a receive: only the sender marks "
+                      r"partitions ready$", ABORT, {}),
+    "arrived-on-send": (PT + r"gshmemx_parrived: the request is a send: only the receiver tests "
+                        r"arrival$", ABORT, {}),
+    "range-reversed": (PT + r"gshmemx_pready_range: partitions 3\.\.1 are not a range within "
+                       r"0\.\.3$", ABORT, {}),
+    "list-duplicate": (PT + r"gshmemx_pready_list: partition 2 is listed twice$", ABORT, {}),
+    # (a ready call does not wait for the receiver: the sender's gshmemx_pwait times out)
+    "timeout-no-recv": (PT + r"gshmemx_p(?:ready|wait) timed out after 1 s \(GSHMEM_TIMEOUT\): "
+                        r"pe 1 has not made receive request 1 of the pair \(gshmemx_precv_init "
+                        r"with pe 0\)$", ABORT, TO),
+    "timeout-no-start": (PT + r"gshmemx_p(?:ready|wait) timed out after 1 s \(GSHMEM_TIMEOUT\): "
+                         r"pe 1 has not started round 1 of the pair's request 1 "
+                         r"\(gshmemx_pstart\)$", ABORT, TO),
+    "timeout-missing": (PT1 + r"gshmemx_pwait timed out after 1 s \(GSHMEM_TIMEOUT\): round 1 of the "
+                        r"pair's request 1 from pe 0 is missing 4 of 4 partitions \(the first: 0\)$",
+                        ABORT, TO),
+    # a receive freed at once after its init; one freed while its post
+    # waited for room in the pair's ring of 8 (its post goes out marked freed)
+    "recv-freed-unmatched": (PT + r"gshmemx_p(?:ready|wait): pe 1 freed its receive request 1 "
+                             r"before it matched this send$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
+    "recv-freed-unposted": (PT + r"gshmemx_pready: pe 1 freed its receive request 9 before it "
+                            r"matched this send$", ABORT, {}),
+    # a send freed before the receive was made
+    "send-freed-unmatched": (PT1 + r"gshmemx_pwait: pe 0 freed its send request 1 before it "
+                             r"matched this receive$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
+    # a setting out of range: gshmem_init fails on every PE
+    "flags-range": (r"gshmem pe [01] \(\S+:\d+\) error part: GSHMEM_PARTITION_FLAGS is 0: it must "
+                    r"be from 1 to 16777216$", ABORT, {"GSHMEM_PARTITION_FLAGS": "0"}),
+    # the init fails with GSHMEM_ERR_NO_MEMORY and the job goes on (the
+    # program checks the status, then that the next request matches)
+    "flags-exhausted": (PT + r"gshmemx_precv_init: the pool of partition flags has no 9 free words "
+                        r"in a row \(GSHMEM_PARTITION_FLAGS is 8\): free requests or raise it$", 0,
+                        {"GSHMEM_PARTITION_FLAGS": "8"}),
+}
+# The PE whose failure ends the job, where it is not pe 0 (a pattern).
+partitioned_ends = {"timeout-missing": "1", "send-freed-unmatched": "1",
+                    "shape-mismatch": "[01]", "dest-mismatch": "[01]"}
+
 failed = skipped = 0
 only = sys.argv[3:]
+args = []  # before the case's name
+ends = {}
 if only[:1] == ["--device"]:
     cases, only = device_cases, only[1:]
 elif only[:1] == ["--proxy"]:
     cases, only = proxy_cases, only[1:]
+elif only[:1] == ["--partitioned"]:
+    cases, only, args, ends = partitioned_cases, only[1:], ["misuse"], partitioned_ends
 # Cases that need a GPU heap run only when named (the GPU suite names them).
 gpu_only = {"on-stream-static", "coll-on-stream-team-invalid", "coll-on-stream-overlap",
             "coll-on-stream-not-heap", "coll-on-stream-bad-root", "coll-on-stream-count-mismatch"}
 # Cases whose failure comes before or in gshmem_init, on every PE: whichever
 # exits first ends the job, so gshmrun may name any of them.
-any_pe_ends = {"before-init", "push-teams-range"}
+any_pe_ends = {"before-init", "push-teams-range", "flags-range"}
 for name, (pattern, want_status, env) in cases.items():
     if (only and name not in only) or (not only and name in gpu_only):
         continue
     e = dict(os.environ)
     e.update({"GSHMEM_TIMEOUT": "30", **env})
     t0 = time.monotonic()
-    r = subprocess.run([gshmrun, "-n", "2", "-t", "60", prog, name], env=e,
+    r = subprocess.run([gshmrun, "-n", "2", "-t", "60", prog, *args, name], env=e,
                        capture_output=True, text=True)
     took = time.monotonic() - t0
     lines = r.stderr.splitlines()
@@ -243,14 +328,19 @@ for name, (pattern, want_status, env) in cases.items():
         said = [m.group(1) for l in lines
                 for m in [re.match(r"negative: heap_ptr at heap offset (\d+)$", l)] if m]
         pattern = pattern.replace("{OFF}", said[0] if said else "(none printed)")
+    for buf in re.findall(r"\{off:(\w+)\}", pattern): # spmd_partitioned's buffers
+        said = [m.group(1) for l in lines
+                for m in [re.match(rf"spmd_partitioned: {buf} at heap offset (\d+)$", l)] if m]
+        pattern = pattern.replace("{off:%s}" % buf, said[0] if said else "(none printed)")
     if not any(re.search(pattern, line) for line in lines):
         problems.append("message not found: " + pattern)
     if r.returncode != want_status:
         problems.append(f"exit status {r.returncode}, expected {want_status}")
     if any("was lost" in line or "ended while" in line for line in lines):
         problems.append("a PE reported a lost peer")
-    if want_status == ABORT and not any("gshmrun: pe 0 ended the job with status 255" in l
-                                        for l in lines) and name not in any_pe_ends:
+    end = ends.get(name, "0")
+    if want_status == ABORT and not any(re.search(rf"gshmrun: pe {end} ended the job with status 255",
+                                                  l) for l in lines) and name not in any_pe_ends:
         problems.append("gshmrun did not say which PE ended the job")
     if took > 20:
         problems.append(f"took {took:.1f} s")

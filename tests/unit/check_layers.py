@@ -20,7 +20,7 @@ import sys
 
 # Lowest first: a module may include the ones before it.
 LAYERS = ["core", "bootstrap", "gpu", "heap", "transport", "proxy", "device", "rma", "sync",
-          "coll", "init"]
+          "coll", "partitioned", "init"]
 RANK = {m: i for i, m in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Prototypes in headers and definitions in sources of gshmemi_ functions.

@@ -90,7 +90,9 @@ int main(void)
         "gshmemi_ctx_default", "gshmem_ctx_create", "gshmem_team_create_ctx", "gshmem_ctx_destroy",
         "gshmem_ctx_get_team", "gshmem_ctx_quiet", "gshmem_ctx_fence", "gshmemi_ctx_invalid",
         "gshmemx_barrier_active_set",
-        "gshmemx_sync_active_set",
+        "gshmemx_sync_active_set", "gshmemx_psend_init", "gshmemx_precv_init",
+        "gshmemx_prequest_free", "gshmemx_pstart", "gshmemx_pwait", "gshmemx_pready",
+        "gshmemx_pready_range", "gshmemx_pready_list", "gshmemx_parrived",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)

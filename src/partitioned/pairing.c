@@ -1,0 +1,420 @@
+/* Pairing a sender's and a receiver's requests without a collective:
+ * gshmem_malloc is collective over every PE, so a pair cannot use it.  At
+ * init every PE's heap gets a mailbox per peer and a pool of flag words.
+ * The k-th receive from S posts {shape, dest, flags} into S's mailbox; the
+ * k-th send to R takes R's k-th post and answers with the word R writes its
+ * round starts into.  Neither side waits for the other here: a post that
+ * does not fit in the ring, a post not yet arrived and an answer not yet
+ * read are picked up by the next partitioned call on the PE (progress). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "heap/heap.h"
+#include "partitioned/partitioned.h"
+#include "partitioned/partitioned_priv.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+
+/* Posts a receiver may have out to one sender before it has read answers. */
+#define RING 8
+#define FLAGS_MAX (1 << 24)
+
+enum answer_status { ANSWER_ACCEPTED = 1, ANSWER_REFUSED = 2, ANSWER_SEND_FREED = 3 };
+
+/* Written by a receiver into its sender's mailbox; the stamp (the pair
+ * number) last, after the rest. */
+struct post {
+    uint64_t partitions, bytes, dest_off, flags_off, uid, freed;
+    uint64_t stamp;
+};
+/* Written by a sender into its receiver's mailbox: stamp = seq << 2 | status. */
+struct answer {
+    uint64_t start_off, uid;
+    uint64_t stamp;
+};
+/* mailbox[p] in this PE's heap: what p writes here. */
+struct mailbox {
+    struct post post[RING];     /* p receives from this PE */
+    struct answer answer[RING]; /* p sends to this PE */
+};
+
+struct pair {
+    uint64_t sends_made, recvs_made, answers_seen;
+    struct gshmemi_preq *sends;  /* not matched yet, in pair order */
+    struct gshmemi_preq *recvs;  /* not answered yet, in pair order */
+    int active;                  /* in the active list */
+};
+
+pthread_mutex_t gshmemi_part_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    struct mailbox *boxes; /* [n_pes], in the heap */
+    uint64_t *pool;        /* [n_flags], in the heap */
+    unsigned char *used;   /* [n_flags] */
+    size_t n_flags;
+    struct pair *pairs;    /* [n_pes] */
+    int *active;           /* peers with queued requests */
+    int n_active;
+    uint32_t uids;
+    struct gshmemi_preq *all; /* every request not yet dropped */
+    struct gshmemi_preq *pending; /* sends with partitions to move */
+} pt;
+
+void gshmemi_part_fail(const char *call, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    GSHMEMI_ERROR(PART, "%s: %s", call, reason);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
+
+/* From other waits (barriers, wait_until, collectives): a PE that waits
+ * there still answers its peers' posts and writes the starts it owes.  A
+ * try, so that a wait inside progress itself, or a thread holding the lock,
+ * costs nothing. */
+static void progress_while_waiting(const char *call)
+{
+    if (pthread_mutex_trylock(&gshmemi_part_lock) != 0)
+        return;
+    gshmemi_part_progress(call);
+    pthread_mutex_unlock(&gshmemi_part_lock);
+}
+
+int gshmemi_partitioned_init(void)
+{
+    const long n = gshmemi_env.PARTITION_FLAGS;
+    const size_t n_pes = (size_t)gshmemi_rt.n_pes;
+    if (n < 1 || n > FLAGS_MAX) {
+        GSHMEMI_ERROR(PART, "GSHMEM_PARTITION_FLAGS is %ld: it must be from 1 to %d", n, FLAGS_MAX);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
+    pt.n_flags = (size_t)n;
+    pt.used = calloc(pt.n_flags, 1);
+    pt.pairs = calloc(n_pes, sizeof(*pt.pairs));
+    pt.active = calloc(n_pes, sizeof(*pt.active));
+    if (pt.used == NULL || pt.pairs == NULL || pt.active == NULL) {
+        gshmemi_partitioned_fini();
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    pt.boxes = gshmemi_heap_alloc_internal("partitioned transfers' mailboxes",
+                                           n_pes * sizeof(struct mailbox));
+    pt.pool = pt.boxes == NULL ? NULL
+                               : gshmemi_heap_alloc_internal("partitioned transfers' flags",
+                                                             pt.n_flags * sizeof(uint64_t));
+    if (pt.pool == NULL) {
+        gshmemi_partitioned_fini();
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    gshmemi_wait_progress_set(progress_while_waiting);
+    return 0;
+}
+
+static void drop(struct gshmemi_preq *q)
+{
+    for (struct gshmemi_preq **at = &pt.pending; q->in_pending && *at != NULL;
+         at = &(*at)->pending_next)
+        if (*at == q) {
+            *at = q->pending_next;
+            break;
+        }
+    if (q->all_prev != NULL)
+        q->all_prev->all_next = q->all_next;
+    else
+        pt.all = q->all_next;
+    if (q->all_next != NULL)
+        q->all_next->all_prev = q->all_prev;
+    free(q->marked);
+    free(q->pending);
+    free(q);
+}
+
+void gshmemi_partitioned_fini(void)
+{
+    gshmemi_wait_progress_set(NULL);
+    while (pt.all != NULL)
+        drop(pt.all);
+    free(pt.used);
+    free(pt.pairs);
+    free(pt.active);
+    memset(&pt, 0, sizeof(pt)); /* the mailboxes and the pool go with the heap */
+}
+
+uint64_t gshmemi_part_load(const char *call, const uint64_t *word)
+{
+    uint64_t v;
+    gshmemi_heap.access->read(call, &v, word, sizeof(v));
+    return v;
+}
+
+/* n zeroed words of the pool (first fit), or NULL. */
+static uint64_t *pool_take(const char *call, size_t n, size_t *first)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < pt.n_flags; i++) {
+        run = pt.used[i] ? 0 : run + 1;
+        if (run == n) {
+            *first = i + 1 - n;
+            memset(pt.used + *first, 1, n);
+            gshmemi_heap.access->memset(call, pt.pool + *first, 0, n * sizeof(uint64_t));
+            return pt.pool + *first;
+        }
+    }
+    return NULL;
+}
+
+static void pool_give(size_t first, size_t n) { memset(pt.used + first, 0, n); }
+
+static void activate(int peer)
+{
+    if (!pt.pairs[peer].active) {
+        pt.pairs[peer].active = 1;
+        pt.active[pt.n_active++] = peer;
+    }
+}
+
+static void append(struct gshmemi_preq **list, struct gshmemi_preq *q)
+{
+    while (*list != NULL)
+        list = &(*list)->next;
+    q->next = NULL;
+    *list = q;
+}
+
+static uint64_t off(const void *p) { return (uint64_t)((const char *)p - gshmemi_heap.my_base); }
+
+int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
+{
+    struct pair *pr = &pt.pairs[q->peer];
+    const size_t words = q->is_send ? 1 : (size_t)q->partitions;
+    uint64_t *w = pool_take(call, words, &q->pool_first);
+    if (w == NULL) {
+        GSHMEMI_ERROR(PART, "%s: the pool of partition flags has no %zu free words in a row "
+                      "(GSHMEM_PARTITION_FLAGS is %zu): free requests or raise it",
+                      call, words, pt.n_flags);
+        return GSHMEM_ERR_NO_MEMORY;
+    }
+    if (pt.uids == UINT32_MAX)
+        gshmemi_part_fail(call, "this PE has made 2^32 - 1 partitioned requests, the most it can");
+    q->pool_count = words;
+    q->uid = ++pt.uids;
+    q->all_prev = NULL;
+    q->all_next = pt.all;
+    if (pt.all != NULL)
+        pt.all->all_prev = q;
+    pt.all = q;
+    if (q->is_send) {
+        q->start = w;
+        q->seq = ++pr->sends_made;
+        append(&pr->sends, q);
+    } else {
+        q->flags = w;
+        q->seq = ++pr->recvs_made;
+        append(&pr->recvs, q);
+    }
+    activate(q->peer);
+    return 0;
+}
+
+/* pe's mailbox for this PE, as a symmetric address (valid at every PE). */
+static struct mailbox *box_at(int writer) { return &pt.boxes[writer]; }
+
+static void write_post(const char *call, struct gshmemi_preq *q)
+{
+    struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->seq % RING];
+    const struct post p = {.partitions = (uint64_t)q->partitions, .bytes = q->bytes,
+                           .dest_off = off(q->dest), .flags_off = off(q->flags), .uid = q->uid,
+                           .freed = (uint64_t)q->user_freed};
+    gshmemi_rma_put(call, slot, &p, offsetof(struct post, stamp), q->peer, 1);
+    gshmemi_signal_op(call, &slot->stamp, q->seq, GSHMEM_SIGNAL_SET, q->peer);
+    q->posted = 1;
+}
+
+static void write_answer(const char *call, int peer, uint64_t seq, enum answer_status status,
+                         const struct gshmemi_preq *q)
+{
+    struct answer *slot = &box_at(gshmemi_rt.my_pe)->answer[seq % RING];
+    const struct answer a = {.start_off = q != NULL ? off(q->start) : 0,
+                             .uid = q != NULL ? q->uid : 0};
+    gshmemi_rma_put(call, slot, &a, offsetof(struct answer, stamp), peer, 1);
+    gshmemi_signal_op(call, &slot->stamp, seq << 2 | status, GSHMEM_SIGNAL_SET, peer);
+}
+
+static void release(struct gshmemi_preq *q)
+{
+    pool_give(q->pool_first, q->pool_count);
+    drop(q);
+}
+
+/* A peer writes only words whose owner cannot have freed them yet (flags
+ * of a round the receiver started; the start word, while the sender's
+ * request runs as many rounds as the receiver's), so a freed request tells
+ * its peer nothing once matched: a peer still using it times out, naming
+ * what it waits for. */
+void gshmemi_part_free(const char *call, struct gshmemi_preq *q)
+{
+    if (q->match != PREQ_UNMATCHED) {
+        release(q);
+        return;
+    }
+    q->user_freed = 1;
+    if (!q->is_send && q->posted) { /* a sender yet to take the post sees it freed */
+        struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->seq % RING];
+        const uint64_t one = 1;
+        gshmemi_rma_put(call, &slot->freed, &one, sizeof(one), q->peer, 1);
+    }
+}
+
+/* Sends to `peer`: the next unmatched one takes its post once it is here. */
+static void match_sends(const char *call, int peer, struct pair *pr)
+{
+    struct gshmemi_preq *q;
+    while ((q = pr->sends) != NULL) {
+        const struct post *slot = &pt.boxes[peer].post[q->seq % RING];
+        if (gshmemi_part_load(call, &slot->stamp) != q->seq)
+            return;
+        struct post p;
+        gshmemi_heap.access->read(call, &p, slot, sizeof(p));
+        pr->sends = q->next;
+        if (p.freed) { /* the receiver needs no answer but the ring's */
+            write_answer(call, peer, q->seq, ANSWER_ACCEPTED, NULL);
+            q->match = PREQ_PEER_FREED;
+        } else if (q->user_freed) {
+            write_answer(call, peer, q->seq, ANSWER_SEND_FREED, NULL);
+        } else if (p.partitions != (uint64_t)q->partitions || p.bytes != q->bytes ||
+                   p.dest_off != off(q->dest)) {
+            write_answer(call, peer, q->seq, ANSWER_REFUSED, NULL);
+            gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d (sender) "
+                              "has %d partitions of %zu bytes into heap offset %" PRIu64 ", pe %d "
+                              "(receiver) has %" PRIu64 " partitions of %" PRIu64 " bytes into "
+                              "heap offset %" PRIu64,
+                              q->seq, gshmemi_rt.my_pe, q->partitions, q->bytes, off(q->dest),
+                              peer, p.partitions, p.bytes, p.dest_off);
+        } else {
+            q->flags = (uint64_t *)(gshmemi_heap.my_base + p.flags_off);
+            q->peer_uid = (uint32_t)p.uid;
+            q->match = PREQ_MATCHED;
+            write_answer(call, peer, q->seq, ANSWER_ACCEPTED, q);
+        }
+        if (q->user_freed)
+            release(q);
+    }
+}
+
+/* Receives from `peer`: answers in pair order, then posts that now fit. */
+static void read_answers(const char *call, int peer, struct pair *pr)
+{
+    struct gshmemi_preq *q;
+    while ((q = pr->recvs) != NULL && q->posted) {
+        const struct answer *slot = &pt.boxes[peer].answer[q->seq % RING];
+        uint64_t stamp = gshmemi_part_load(call, &slot->stamp);
+        if (stamp >> 2 != q->seq)
+            break;
+        struct answer a;
+        gshmemi_heap.access->read(call, &a, slot, sizeof(a));
+        pr->recvs = q->next;
+        pr->answers_seen = q->seq;
+        if (q->user_freed) {
+            release(q);
+            continue;
+        }
+        switch (stamp & 3) {
+        case ANSWER_ACCEPTED:
+            q->start = (uint64_t *)(gshmemi_heap.my_base + a.start_off);
+            q->peer_uid = (uint32_t)a.uid;
+            q->match = PREQ_MATCHED;
+            if (q->open)
+                gshmemi_part_send_start(call, q);
+            break;
+        case ANSWER_SEND_FREED: q->match = PREQ_PEER_FREED; break;
+        case ANSWER_REFUSED:
+            gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d "
+                              "(sender) refused this receive (its gshmemx_psend_init differs "
+                              "in partitions, bytes or dest)",
+                              q->seq, peer);
+        default:
+            gshmemi_part_fail(call, "internal error: answer %" PRIu64 " from pe %d",
+                              stamp, peer);
+        }
+    }
+    for (q = pr->recvs; q != NULL && q->seq <= pr->answers_seen + RING; q = q->next)
+        if (!q->posted)
+            write_post(call, q);
+}
+
+void gshmemi_part_progress(const char *call)
+{
+    for (struct gshmemi_preq **at = &pt.pending; *at != NULL;) {
+        struct gshmemi_preq *q = *at;
+        if (q->n_pending > 0 && q->match == PREQ_MATCHED)
+            gshmemi_part_flush(call, q);
+        if (q->n_pending == 0) {
+            *at = q->pending_next;
+            q->in_pending = 0;
+        } else {
+            at = &q->pending_next;
+        }
+    }
+    for (int i = 0; i < pt.n_active;) {
+        const int peer = pt.active[i];
+        struct pair *pr = &pt.pairs[peer];
+        match_sends(call, peer, pr);
+        read_answers(call, peer, pr);
+        if (pr->sends == NULL && pr->recvs == NULL) {
+            pr->active = 0;
+            pt.active[i] = pt.active[--pt.n_active];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* The receiver's start of the current round has arrived (send). */
+static int start_arrived(const char *call, struct gshmemi_preq *q)
+{
+    if (q->start_seen >= q->round)
+        return 1;
+    uint64_t w = gshmemi_part_load(call, q->start);
+    if (!preq_word_reached(w, q->uid, q->round))
+        return 0;
+    q->start_seen = w & 0xffffffffu;
+    return 1;
+}
+
+void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
+{
+    if (q->n_pending == 0 || q->match != PREQ_MATCHED || !start_arrived(call, q)) {
+        if (q->n_pending > 0 && !q->in_pending) {
+            q->in_pending = 1;
+            q->pending_next = pt.pending;
+            pt.pending = q;
+        }
+        return;
+    }
+    const uint64_t word = preq_word(q->peer_uid, q->round);
+    for (int i = 0; i < q->n_pending; i++) {
+        const size_t at = (size_t)q->pending[i] * q->bytes;
+        gshmemi_rma_put(call, q->dest + at, q->source + at, q->bytes, q->peer, 0);
+        gshmemi_signal_op(call, &q->flags[q->pending[i]], word, GSHMEM_SIGNAL_SET, q->peer);
+    }
+    q->n_pending = 0;
+}
+
+void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)
+{
+    if (q->match != PREQ_MATCHED || q->start_sent >= q->round)
+        return;
+    gshmemi_signal_op(call, q->start, preq_word(q->peer_uid, q->round), GSHMEM_SIGNAL_SET,
+                      q->peer);
+    q->start_sent = q->round;
+}

@@ -1,0 +1,374 @@
+/* The partitioned API on the host: requests, rounds, ready and arrival.
+ * A sender's partition moves once the receiver has started the round: put
+ * its data, then set the receiver's flag for it to the round (a signal,
+ * after the data).  Flags only grow, so rounds need no reset. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem.h>
+#include <gshmemx.h>
+
+#include "core/env.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "heap/heap.h"
+#include "partitioned/partitioned_priv.h"
+#include "rma/rma.h"
+#include "sync/wait.h"
+
+static void lock(void) { pthread_mutex_lock(&gshmemi_part_lock); }
+static void unlock(void) { pthread_mutex_unlock(&gshmemi_part_lock); }
+
+static void check_pe(const char *call, int pe)
+{
+    gshmemi_rma_check_pe(call, pe);
+    if (pe == gshmemi_rt.my_pe)
+        gshmemi_part_fail(call, "pe %d is this PE: a partitioned pair needs two PEs", pe);
+}
+
+static size_t check_shape(const char *call, int partitions, size_t bytes)
+{
+    size_t total;
+    if (partitions < 1)
+        gshmemi_part_fail(call, "partitions is %d: it must be at least 1", partitions);
+    if (__builtin_mul_overflow((size_t)partitions, bytes, &total))
+        gshmemi_part_fail(call, "%d partitions of %zu bytes overflow the address space",
+                          partitions, bytes);
+    return total;
+}
+
+static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *req)
+{
+    lock();
+    int st = gshmemi_part_enqueue(call, q);
+    if (st == 0)
+        gshmemi_part_progress(call);
+    unlock();
+    if (st != 0) {
+        free(q->marked);
+        free(q->pending);
+        free(q);
+        q = NULL;
+    }
+    *req = q;
+    return st;
+}
+
+GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
+                                  size_t bytes_per_partition, int pe, gshmemx_prequest_t *req)
+{
+    const char *call = __func__;
+    if (req == NULL)
+        gshmemi_part_fail(call, "req is NULL");
+    check_pe(call, pe);
+    size_t total = check_shape(call, partitions, bytes_per_partition);
+    (void)gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), pe);
+    gshmemi_rma_check_local(call, "source", source, total);
+    struct gshmemi_preq *q = calloc(1, sizeof(*q));
+    if (q == NULL || (q->marked = calloc((size_t)partitions, sizeof(uint64_t))) == NULL ||
+        (q->pending = malloc((size_t)partitions * sizeof(int))) == NULL)
+        gshmemi_part_fail(call, "out of host memory for a request of %d partitions", partitions);
+    *q = (struct gshmemi_preq){.is_send = 1, .peer = pe, .partitions = partitions,
+                               .bytes = bytes_per_partition, .dest = dest, .source = source,
+                               .marked = q->marked, .pending = q->pending};
+    return make(call, q, req);
+}
+
+GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_partition, int pe,
+                                  gshmemx_prequest_t *req)
+{
+    const char *call = __func__;
+    if (req == NULL)
+        gshmemi_part_fail(call, "req is NULL");
+    check_pe(call, pe);
+    size_t total = check_shape(call, partitions, bytes_per_partition);
+    (void)gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), gshmemi_rt.my_pe);
+    struct gshmemi_preq *q = calloc(1, sizeof(*q));
+    if (q == NULL)
+        gshmemi_part_fail(call, "out of host memory for a request");
+    *q = (struct gshmemi_preq){.peer = pe, .partitions = partitions, .bytes = bytes_per_partition,
+                               .dest = dest};
+    return make(call, q, req);
+}
+
+static void check_req(const char *call, gshmemx_prequest_t q)
+{
+    if (q == NULL)
+        gshmemi_part_fail(call, "the request is NULL");
+}
+
+GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req)
+{
+    const char *call = __func__;
+    if (req == NULL)
+        gshmemi_part_fail(call, "req is NULL");
+    struct gshmemi_preq *q = *req;
+    check_req(call, q);
+    lock();
+    if (q->open)
+        gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
+                          q->round);
+    gshmemi_part_progress(call);
+    gshmemi_part_free(call, q);
+    unlock();
+    *req = NULL;
+    return 0;
+}
+
+GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t q)
+{
+    const char *call = __func__;
+    check_req(call, q);
+    lock();
+    if (q->open)
+        gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
+                          q->round);
+    if (q->round == UINT32_MAX)
+        gshmemi_part_fail(call, "the request has run %" PRIu64 " rounds, the most it can",
+                          q->round);
+    q->round++;
+    q->open = 1;
+    if (!q->is_send)
+        gshmemi_part_send_start(call, q);
+    gshmemi_part_progress(call);
+    unlock();
+}
+
+/* Waits, moving every pair on, until done(q) holds; past GSHMEM_TIMEOUT,
+ * late(q) ends the job saying what is missing. */
+static void wait_for(const char *call, struct gshmemi_preq *q,
+                     int (*done)(const char *, struct gshmemi_preq *),
+                     void (*late)(const char *, struct gshmemi_preq *))
+{
+    struct gshmemi_backoff backoff = {0};
+    uint64_t deadline = 0;
+    for (;;) {
+        lock();
+        gshmemi_part_progress(call);
+        int ok = done(call, q);
+        unlock();
+        if (ok)
+            return;
+        gshmemi_backoff_wait(&backoff);
+        if (backoff.spins < 64)
+            continue;
+        if (deadline == 0)
+            deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+        gshmemi_watch_peers(call);
+        if (gshmemi_now_ns() >= deadline) {
+            lock();
+            late(call, q);
+        }
+    }
+}
+
+/* A wait past GSHMEM_TIMEOUT: logs `call timed out ...: <what>`, ends the job. */
+__attribute__((noreturn, format(printf, 2, 3))) static void timed_out(const char *call,
+                                                                      const char *fmt, ...)
+{
+    char what[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    GSHMEMI_ERROR(PART, "%s timed out after %g s (GSHMEM_TIMEOUT): %s", call, gshmemi_env.TIMEOUT,
+                  what);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
+
+static int not_pending(const char *call, struct gshmemi_preq *q)
+{
+    (void)call;
+    return q->match == PREQ_PEER_FREED || q->n_pending == 0;
+}
+
+static void peer_freed(const char *call, struct gshmemi_preq *q)
+{
+    gshmemi_part_fail(call, "pe %d freed its %s request %" PRIu64 " before it matched this %s",
+                      q->peer, q->is_send ? "receive" : "send", q->seq,
+                      q->is_send ? "send" : "receive");
+}
+
+static void not_matched(const char *call, struct gshmemi_preq *q)
+{
+    if (q->is_send)
+        timed_out(call, "pe %d has not made receive request %" PRIu64 " of the pair "
+                  "(gshmemx_precv_init with pe %d)",
+                  q->peer, q->seq, gshmemi_rt.my_pe);
+    /* the sender matches in its partitioned calls and waits */
+    timed_out(call, "pe %d has not matched receive request %" PRIu64 " of the pair (its "
+              "gshmemx_psend_init with pe %d, then a partitioned call or a wait there)",
+              q->peer, q->seq, gshmemi_rt.my_pe);
+}
+
+/* Send: partitions still pending past the deadline. */
+static void not_moved(const char *call, struct gshmemi_preq *q)
+{
+    if (q->match == PREQ_UNMATCHED)
+        not_matched(call, q);
+    timed_out(call, "pe %d has not started round %" PRIu64 " of the pair's request %" PRIu64
+              " (gshmemx_pstart)",
+              q->peer, q->round, q->seq);
+}
+
+/* The checks of a ready call, under the lock: a send with a round open. */
+static void check_ready(const char *call, struct gshmemi_preq *q)
+{
+    check_req(call, q);
+    if (!q->is_send)
+        gshmemi_part_fail(call, "the request is a receive: only the sender marks partitions "
+                          "ready");
+    if (!q->open)
+        gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
+}
+
+static void check_partition(const char *call, struct gshmemi_preq *q, int p)
+{
+    if (p < 0 || p >= q->partitions)
+        gshmemi_part_fail(call, "partition %d is out of range: the request has %d partitions "
+                          "(0 to %d)",
+                          p, q->partitions, q->partitions - 1);
+}
+
+/* Marks partitions list[0..n) (or lo..lo+n-1 where list is NULL), checked
+ * whole before any is marked, and moves them now where the receiver has
+ * started the round; else the next partitioned call on this PE does (a
+ * ready call never waits for the receiver, as MPI's Pready does not). */
+static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const int *list)
+{
+    lock();
+    check_ready(call, q);
+    if (q->match == PREQ_PEER_FREED)
+        peer_freed(call, q);
+    const uint64_t r = q->round;
+    for (int i = 0; i < n; i++) {
+        int p = list != NULL ? list[i] : lo + i;
+        check_partition(call, q, p);
+        if (q->marked[p] == r)
+            gshmemi_part_fail(call, "partition %d was already marked ready in round %" PRIu64, p,
+                              r);
+    }
+    for (int i = 0; i < n; i++) {
+        int p = list != NULL ? list[i] : lo + i;
+        q->marked[p] = r;
+        q->pending[q->n_pending++] = p;
+    }
+    gshmemi_part_flush(call, q);
+    gshmemi_part_progress(call);
+    unlock();
+}
+
+GSHMEM_API void gshmemx_pready(gshmemx_prequest_t req, int partition)
+{
+    ready(__func__, req, partition, 1, NULL);
+}
+
+GSHMEM_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi)
+{
+    const char *call = __func__;
+    check_req(call, req);
+    if (lo < 0 || hi < lo || hi >= req->partitions)
+        gshmemi_part_fail(call, "partitions %d..%d are not a range within 0..%d", lo, hi,
+                          req->partitions - 1);
+    ready(call, req, lo, hi - lo + 1, NULL);
+}
+
+GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list)
+{
+    const char *call = __func__;
+    check_req(call, req);
+    if (n < 0 || (n > 0 && list == NULL))
+        gshmemi_part_fail(call, "n is %d with list %s", n, list == NULL ? "NULL" : "given");
+    /* a duplicate would pass the per-partition check (marked once) */
+    for (int i = 0; i < n; i++) {
+        check_partition(call, req, list[i]);
+        for (int j = 0; j < i; j++)
+            if (list[j] == list[i])
+                gshmemi_part_fail(call, "partition %d is listed twice", list[i]);
+    }
+    ready(call, req, 0, n, list);
+}
+
+/* Receive: matched, its start written, and every flag holds the round. */
+static int all_arrived(const char *call, struct gshmemi_preq *q)
+{
+    if (q->match != PREQ_MATCHED)
+        return q->match == PREQ_PEER_FREED; /* gshmemx_pwait then says why */
+    gshmemi_part_send_start(call, q);
+    const struct gshmemi_wait w = {.call = call, .ivars = q->flags, .nelems = (size_t)q->partitions,
+                                   .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_EQ,
+                                   .value = preq_word(q->uid, q->round),
+                                   .access = gshmemi_heap.access};
+    return gshmemi_wait_test(&w, GSHMEMI_WAIT_ALL, NULL) == 1;
+}
+
+static void not_arrived(const char *call, struct gshmemi_preq *q)
+{
+    if (q->match == PREQ_UNMATCHED)
+        not_matched(call, q);
+    int missing = 0, first = -1;
+    for (int p = 0; p < q->partitions; p++)
+        if (!preq_word_reached(gshmemi_part_load(call, &q->flags[p]), q->uid, q->round)) {
+            missing++;
+            first = first < 0 ? p : first;
+        }
+    timed_out(call, "round %" PRIu64 " of the pair's request %" PRIu64 " from pe %d is missing %d "
+              "of %d partitions (the first: %d)",
+              q->round, q->seq, q->peer, missing, q->partitions,
+                      first);
+}
+
+GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t q)
+{
+    const char *call = __func__;
+    check_req(call, q);
+    lock();
+    if (!q->open)
+        gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
+    if (q->is_send) {
+        int missing = 0, first = -1;
+        for (int p = 0; p < q->partitions; p++)
+            if (q->marked[p] != q->round) {
+                missing++;
+                first = first < 0 ? p : first;
+            }
+        if (missing > 0)
+            gshmemi_part_fail(call, "round %" PRIu64 " ends with %d of %d partitions not marked "
+                              "ready (the first: %d)",
+                              q->round, missing, q->partitions, first);
+    }
+    unlock();
+    wait_for(call, q, q->is_send ? not_pending : all_arrived, q->is_send ? not_moved : not_arrived);
+    lock();
+    if (q->match == PREQ_PEER_FREED)
+        peer_freed(call, q);
+    unlock();
+    if (q->is_send)
+        gshmemi_heap.access->quiet(call); /* the source may be reused */
+    lock();
+    q->open = 0;
+    gshmemi_part_progress(call);
+    unlock();
+}
+
+GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t q, int partition)
+{
+    const char *call = __func__;
+    check_req(call, q);
+    if (q->is_send)
+        gshmemi_part_fail(call, "the request is a send: only the receiver tests arrival");
+    lock();
+    if (q->round == 0)
+        gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
+    check_partition(call, q, partition);
+    gshmemi_part_progress(call);
+    int open = q->open;
+    unlock();
+    if (!open)
+        return 1;
+    return preq_word_reached(gshmemi_part_load(call, &q->flags[partition]), q->uid, q->round);
+}
