@@ -1077,7 +1077,8 @@ static int misuse(const char *c)
                         (void *)req);
                 gshmem_global_exit(3);
             }
-            memset(buf, POISON, 32);
+            memset(got, POISON, sizeof(got));
+            spmd_store(buf, got, sizeof(got)); /* (buf may be GPU memory) */
             if (gshmemx_precv_init(buf, 4, 8, 1, &req) != 0 || req == NULL)
                 gshmem_global_exit(3);
             gshmemx_pstart(req);
