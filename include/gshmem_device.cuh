@@ -37,6 +37,7 @@
 
 #include "gshmem.h"
 #include "gshmem/internal/device_state.h"
+#include "gshmem/internal/partitioned.h"
 #include "gshmemx.h"
 
 /* The families, one header each, in an order where each uses only those
@@ -50,6 +51,7 @@
 #include "gshmem/device/sync.cuh"
 #include "gshmem/device/amo.cuh"
 #include "gshmem/device/barrier.cuh"
+#include "gshmem/device/partitioned.cuh"
 #include "gshmem/device/coll/team.cuh"
 #include "gshmem/device/coll/ll.cuh"
 #include "gshmem/device/coll/collectives.cuh"

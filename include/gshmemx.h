@@ -224,12 +224,21 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
 GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_partition, int pe,
                                   gshmemx_prequest_t *req);
 GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req);
-GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t req);
-GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t req);
-GSHMEM_API void gshmemx_pready(gshmemx_prequest_t req, int partition);
-GSHMEM_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi);
-GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list);
-GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition);
+/* These also in kernels (gshmem_device.cuh; with _warp and _block forms of
+ * the ready calls and parrived).  A round's partitions are marked either
+ * from the host or from kernels, not both.  In a kernel a ready call waits,
+ * under GSHMEM_TIMEOUT, for the receiver to start the round; pstart and
+ * pwait are one thread's calls. */
+GSHMEMI_HD_API void gshmemx_pstart(gshmemx_prequest_t req);
+GSHMEMI_HD_API void gshmemx_pwait(gshmemx_prequest_t req);
+GSHMEMI_HD_API void gshmemx_pready(gshmemx_prequest_t req, int partition);
+GSHMEMI_HD_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi);
+GSHMEMI_HD_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list);
+GSHMEMI_HD_API int gshmemx_parrived(gshmemx_prequest_t req, int partition);
+/* A round's start and wait in stream order (the heap in GPU memory): kernels
+ * of one thread, capturable in CUDA graphs (each replay a round). */
+GSHMEM_API void gshmemx_pstart_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream);
+GSHMEM_API void gshmemx_pwait_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 
 #include <gshmem.h>
 #include <gshmem/internal/device_state.h>
+#include <gshmem/internal/partitioned.h>
 #include <gshmemx.h>
 
 #include "core/api.h"
@@ -304,6 +305,59 @@ void gshmemi_coll_args_differ(int which, int next_pe, uint64_t theirs, uint64_t 
              fields[which >= 0 && which < GSHMEMI_COLL_ARGS ? which : GSHMEMI_COLL_ARG_ROOT], a, b);
 }
 
+/* A partitioned call's failure (include/gshmem/internal/partitioned.h), in
+ * the host forms' words. */
+static void partitioned_text(const struct gshmemi_device_failure *f, char *buf, size_t n)
+{
+    const unsigned long long p = (unsigned long long)f->addr, parts = f->size,
+                             r = f->expected, count = f->found;
+    switch (f->cmp) {
+    case GSHMEMI_PREQ_FAIL_NULL: snprintf(buf, n, "the request is NULL"); break;
+    case GSHMEMI_PREQ_FAIL_ROLE:
+        snprintf(buf, n, "%s", strstr(f->call, "parrived") != NULL
+                                   ? "the request is a send: only the receiver tests arrival"
+                                   : "the request is a receive: only the sender marks "
+                                     "partitions ready");
+        break;
+    case GSHMEMI_PREQ_FAIL_NO_ROUND:
+        snprintf(buf, n, "no round is open: call gshmemx_pstart first");
+        break;
+    case GSHMEMI_PREQ_FAIL_OPEN:
+        snprintf(buf, n, "round %llu is still open: call gshmemx_pwait first", r);
+        break;
+    case GSHMEMI_PREQ_FAIL_RANGE:
+        snprintf(buf, n, "partition %lld is out of range: the request has %llu partitions (0 to "
+                 "%llu)", (long long)(int)p, parts, parts - 1);
+        break;
+    case GSHMEMI_PREQ_FAIL_TWICE:
+        snprintf(buf, n, "partition %llu was already marked ready in round %llu", p, r);
+        break;
+    case GSHMEMI_PREQ_FAIL_NOT_MARKED:
+        snprintf(buf, n, "round %llu ends with %llu of %llu partitions not marked ready (the "
+                 "first: %llu)", r, count, parts, p);
+        break;
+    case GSHMEMI_PREQ_FAIL_NOT_MATCHED:
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s): pe %d has not made receive request "
+                 "%llu of the pair (gshmemx_precv_init with pe %d)", gshmemi_env.TIMEOUT, f->pe,
+                 count, gshmemi_rt.my_pe);
+        break;
+    case GSHMEMI_PREQ_FAIL_NOT_STARTED:
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s): pe %d has not started round %llu of "
+                 "the pair's request %llu (gshmemx_pstart)", gshmemi_env.TIMEOUT, f->pe, r, count);
+        break;
+    case GSHMEMI_PREQ_FAIL_MISSING:
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s): round %llu from pe %d is missing "
+                 "%llu of %llu partitions (the first: %llu)", gshmemi_env.TIMEOUT, r, f->pe,
+                 count, parts, p);
+        break;
+    case GSHMEMI_PREQ_FAIL_PEER_FREED:
+        snprintf(buf, n, "pe %d freed its receive request %llu before it matched this send", f->pe,
+                 count);
+        break;
+    default: snprintf(buf, n, "partitioned failure %d", f->cmp);
+    }
+}
+
 static const char *reason_text(const struct gshmemi_device_failure *f, char *buf, size_t n)
 {
     switch (f->reason) {
@@ -361,6 +415,9 @@ static const char *reason_text(const struct gshmemi_device_failure *f, char *buf
                  rules[f->cmp >= 0 && f->cmp < 4 ? f->cmp : 0]);
         break;
     }
+    case GSHMEMI_DEV_FAIL_PARTITIONED:
+        partitioned_text(f, buf, n);
+        break;
     default:
         snprintf(buf, n, "failure %d", f->reason);
     }
@@ -598,6 +655,16 @@ int gshmemi_device_teams_open(int n_teams, uint64_t words_off, uint64_t sizes_of
     publish_locked("gshmem_init");
     pthread_mutex_unlock(&ds.lock);
     return 0;
+}
+
+void gshmemi_device_state_load_units(const char *call)
+{
+    pthread_mutex_lock(&ds.lock);
+    if (ds.state.initialized && !ds.state.load_units) {
+        ds.state.load_units = 1;
+        publish_locked(call);
+    }
+    pthread_mutex_unlock(&ds.lock);
 }
 
 void gshmemi_device_team_set(int slot, const int *pes, int n, int my, int mapped, int generation)

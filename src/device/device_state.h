@@ -8,6 +8,11 @@
 /* After the heap and the transports are up (GPU heap only; else nothing). */
 int gshmemi_device_state_start(void);
 void gshmemi_device_state_stop(void);
+/* From now on every translation unit using the device API has all its
+ * kernels loaded (now, and as units register): kernels are about to wait
+ * on peers' kernels (partitioned rounds), and under CUDA's lazy loading a
+ * first launch meanwhile would wait for them. */
+void gshmemi_device_state_load_units(const char *call);
 
 /* GSHMEM_DEBUG_CHECKS' message for a collective whose next member passed
  * other arguments (word `which`, GSHMEMI_COLL_ARG_*): host and device

@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gshmem.h>
 
 #include "core/env.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "device/device_state.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "partitioned/partitioned.h"
 #include "partitioned/partitioned_priv.h"
@@ -55,6 +58,16 @@ struct pair {
 
 pthread_mutex_t gshmemi_part_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Where the heap is on the GPU, kernels mark partitions and start rounds
+ * while the host may be in no gshmem call at all (waiting for a stream):
+ * a thread of the module's own moves the pairs on meanwhile, from the
+ * first request on. */
+static struct {
+    pthread_t thread;
+    int running;
+    int stop;
+} pg;
+
 static struct {
     struct mailbox *boxes; /* [n_pes], in the heap */
     uint64_t *pool;        /* [n_flags], in the heap */
@@ -91,6 +104,32 @@ static void progress_while_waiting(const char *call)
     pthread_mutex_unlock(&gshmemi_part_lock);
 }
 
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    gshmemi_gpu_bind_thread("the partitioned transfers' progress");
+    while (!__atomic_load_n(&pg.stop, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&gshmemi_part_lock);
+        gshmemi_part_progress("the partitioned transfers' progress");
+        const int busy = pt.all != NULL;
+        pthread_mutex_unlock(&gshmemi_part_lock);
+        const struct timespec nap = {0, busy ? 20 * 1000 : 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+static void progress_thread_start(const char *call)
+{
+    if (pg.running || !gshmemi_heap.on_device)
+        return;
+    int err = pthread_create(&pg.thread, NULL, progress_main, NULL);
+    if (err != 0)
+        gshmemi_part_fail(call, "cannot start the progress thread kernels' requests need: %s",
+                          strerror(err));
+    pg.running = 1;
+}
+
 int gshmemi_partitioned_init(void)
 {
     const long n = gshmemi_env.PARTITION_FLAGS;
@@ -120,6 +159,35 @@ int gshmemi_partitioned_init(void)
     return 0;
 }
 
+struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions)
+{
+    /* marked[] after the request; where the heap is on the GPU, both in
+     * pinned memory kernels reach */
+    const size_t head = GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_preq), 8);
+    const size_t size = head + (is_send ? (size_t)partitions * sizeof(uint64_t) : 0);
+    const int pinned = gshmemi_heap.on_device;
+    struct gshmemi_preq *q = pinned ? gshmemi_gpu_host_alloc(size) : calloc(1, size);
+    if (q == NULL || (is_send && (q->pending = malloc((size_t)partitions * sizeof(int))) == NULL))
+        gshmemi_part_fail(call, "out of %s memory for a request of %d partitions",
+                          pinned ? "pinned host" : "host", partitions);
+    if (pinned)
+        gshmemi_device_state_load_units(call);
+    q->pinned = pinned;
+    q->d.is_send = is_send;
+    q->d.partitions = partitions;
+    q->d.marked = is_send ? (uint64_t *)((char *)q + head) : NULL;
+    return q;
+}
+
+void gshmemi_part_delete(struct gshmemi_preq *q)
+{
+    free(q->pending);
+    if (q->pinned)
+        gshmemi_gpu_host_free(q);
+    else
+        free(q);
+}
+
 static void drop(struct gshmemi_preq *q)
 {
     for (struct gshmemi_preq **at = &pt.pending; q->in_pending && *at != NULL;
@@ -134,14 +202,17 @@ static void drop(struct gshmemi_preq *q)
         pt.all = q->all_next;
     if (q->all_next != NULL)
         q->all_next->all_prev = q->all_prev;
-    free(q->marked);
-    free(q->pending);
-    free(q);
+    gshmemi_part_delete(q);
 }
 
 void gshmemi_partitioned_fini(void)
 {
     gshmemi_wait_progress_set(NULL);
+    if (pg.running) {
+        __atomic_store_n(&pg.stop, 1, __ATOMIC_RELEASE);
+        pthread_join(pg.thread, NULL);
+    }
+    memset(&pg, 0, sizeof(pg));
     while (pt.all != NULL)
         drop(pt.all);
     free(pt.used);
@@ -195,8 +266,8 @@ static uint64_t off(const void *p) { return (uint64_t)((const char *)p - gshmemi
 
 int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
 {
-    struct pair *pr = &pt.pairs[q->peer];
-    const size_t words = q->is_send ? 1 : (size_t)q->partitions;
+    struct pair *pr = &pt.pairs[q->d.peer];
+    const size_t words = q->d.is_send ? 1 : (size_t)q->d.partitions;
     uint64_t *w = pool_take(call, words, &q->pool_first);
     if (w == NULL) {
         GSHMEMI_ERROR(PART, "%s: the pool of partition flags has no %zu free words in a row "
@@ -207,22 +278,23 @@ int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
     if (pt.uids == UINT32_MAX)
         gshmemi_part_fail(call, "this PE has made 2^32 - 1 partitioned requests, the most it can");
     q->pool_count = words;
-    q->uid = ++pt.uids;
+    q->d.uid = ++pt.uids;
     q->all_prev = NULL;
     q->all_next = pt.all;
     if (pt.all != NULL)
         pt.all->all_prev = q;
     pt.all = q;
-    if (q->is_send) {
-        q->start = w;
-        q->seq = ++pr->sends_made;
+    if (q->d.is_send) {
+        q->d.start = w;
+        q->d.seq = ++pr->sends_made;
         append(&pr->sends, q);
     } else {
-        q->flags = w;
-        q->seq = ++pr->recvs_made;
+        q->d.flags = w;
+        q->d.seq = ++pr->recvs_made;
         append(&pr->recvs, q);
     }
-    activate(q->peer);
+    activate(q->d.peer);
+    progress_thread_start(call);
     return 0;
 }
 
@@ -231,12 +303,12 @@ static struct mailbox *box_at(int writer) { return &pt.boxes[writer]; }
 
 static void write_post(const char *call, struct gshmemi_preq *q)
 {
-    struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->seq % RING];
-    const struct post p = {.partitions = (uint64_t)q->partitions, .bytes = q->bytes,
-                           .dest_off = off(q->dest), .flags_off = off(q->flags), .uid = q->uid,
+    struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->d.seq % RING];
+    const struct post p = {.partitions = (uint64_t)q->d.partitions, .bytes = q->d.bytes,
+                           .dest_off = off(q->d.dest), .flags_off = off(q->d.flags), .uid = q->d.uid,
                            .freed = (uint64_t)q->user_freed};
-    gshmemi_rma_put(call, slot, &p, offsetof(struct post, stamp), q->peer, 1);
-    gshmemi_signal_op(call, &slot->stamp, q->seq, GSHMEM_SIGNAL_SET, q->peer);
+    gshmemi_rma_put(call, slot, &p, offsetof(struct post, stamp), q->d.peer, 1);
+    gshmemi_signal_op(call, &slot->stamp, q->d.seq, GSHMEM_SIGNAL_SET, q->d.peer);
     q->posted = 1;
 }
 
@@ -244,8 +316,8 @@ static void write_answer(const char *call, int peer, uint64_t seq, enum answer_s
                          const struct gshmemi_preq *q)
 {
     struct answer *slot = &box_at(gshmemi_rt.my_pe)->answer[seq % RING];
-    const struct answer a = {.start_off = q != NULL ? off(q->start) : 0,
-                             .uid = q != NULL ? q->uid : 0};
+    const struct answer a = {.start_off = q != NULL ? off(q->d.start) : 0,
+                             .uid = q != NULL ? q->d.uid : 0};
     gshmemi_rma_put(call, slot, &a, offsetof(struct answer, stamp), peer, 1);
     gshmemi_signal_op(call, &slot->stamp, seq << 2 | status, GSHMEM_SIGNAL_SET, peer);
 }
@@ -263,15 +335,15 @@ static void release(struct gshmemi_preq *q)
  * what it waits for. */
 void gshmemi_part_free(const char *call, struct gshmemi_preq *q)
 {
-    if (q->match != PREQ_UNMATCHED) {
+    if (q->d.match != PREQ_UNMATCHED) {
         release(q);
         return;
     }
     q->user_freed = 1;
-    if (!q->is_send && q->posted) { /* a sender yet to take the post sees it freed */
-        struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->seq % RING];
+    if (!q->d.is_send && q->posted) { /* a sender yet to take the post sees it freed */
+        struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->d.seq % RING];
         const uint64_t one = 1;
-        gshmemi_rma_put(call, &slot->freed, &one, sizeof(one), q->peer, 1);
+        gshmemi_rma_put(call, &slot->freed, &one, sizeof(one), q->d.peer, 1);
     }
 }
 
@@ -280,31 +352,31 @@ static void match_sends(const char *call, int peer, struct pair *pr)
 {
     struct gshmemi_preq *q;
     while ((q = pr->sends) != NULL) {
-        const struct post *slot = &pt.boxes[peer].post[q->seq % RING];
-        if (gshmemi_part_load(call, &slot->stamp) != q->seq)
+        const struct post *slot = &pt.boxes[peer].post[q->d.seq % RING];
+        if (gshmemi_part_load(call, &slot->stamp) != q->d.seq)
             return;
         struct post p;
         gshmemi_heap.access->read(call, &p, slot, sizeof(p));
         pr->sends = q->next;
         if (p.freed) { /* the receiver needs no answer but the ring's */
-            write_answer(call, peer, q->seq, ANSWER_ACCEPTED, NULL);
-            q->match = PREQ_PEER_FREED;
+            write_answer(call, peer, q->d.seq, ANSWER_ACCEPTED, NULL);
+            q->d.match = PREQ_PEER_FREED;
         } else if (q->user_freed) {
-            write_answer(call, peer, q->seq, ANSWER_SEND_FREED, NULL);
-        } else if (p.partitions != (uint64_t)q->partitions || p.bytes != q->bytes ||
-                   p.dest_off != off(q->dest)) {
-            write_answer(call, peer, q->seq, ANSWER_REFUSED, NULL);
+            write_answer(call, peer, q->d.seq, ANSWER_SEND_FREED, NULL);
+        } else if (p.partitions != (uint64_t)q->d.partitions || p.bytes != q->d.bytes ||
+                   p.dest_off != off(q->d.dest)) {
+            write_answer(call, peer, q->d.seq, ANSWER_REFUSED, NULL);
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d (sender) "
                               "has %d partitions of %zu bytes into heap offset %" PRIu64 ", pe %d "
                               "(receiver) has %" PRIu64 " partitions of %" PRIu64 " bytes into "
                               "heap offset %" PRIu64,
-                              q->seq, gshmemi_rt.my_pe, q->partitions, q->bytes, off(q->dest),
+                              q->d.seq, gshmemi_rt.my_pe, q->d.partitions, q->d.bytes, off(q->d.dest),
                               peer, p.partitions, p.bytes, p.dest_off);
         } else {
-            q->flags = (uint64_t *)(gshmemi_heap.my_base + p.flags_off);
-            q->peer_uid = (uint32_t)p.uid;
-            q->match = PREQ_MATCHED;
-            write_answer(call, peer, q->seq, ANSWER_ACCEPTED, q);
+            q->d.flags = (uint64_t *)(gshmemi_heap.my_base + p.flags_off);
+            q->d.peer_uid = (uint32_t)p.uid;
+            __atomic_store_n(&q->d.match, PREQ_MATCHED, __ATOMIC_RELEASE); /* kernels read it */
+            write_answer(call, peer, q->d.seq, ANSWER_ACCEPTED, q);
         }
         if (q->user_freed)
             release(q);
@@ -316,47 +388,51 @@ static void read_answers(const char *call, int peer, struct pair *pr)
 {
     struct gshmemi_preq *q;
     while ((q = pr->recvs) != NULL && q->posted) {
-        const struct answer *slot = &pt.boxes[peer].answer[q->seq % RING];
+        const struct answer *slot = &pt.boxes[peer].answer[q->d.seq % RING];
         uint64_t stamp = gshmemi_part_load(call, &slot->stamp);
-        if (stamp >> 2 != q->seq)
+        if (stamp >> 2 != q->d.seq)
             break;
         struct answer a;
         gshmemi_heap.access->read(call, &a, slot, sizeof(a));
         pr->recvs = q->next;
-        pr->answers_seen = q->seq;
+        pr->answers_seen = q->d.seq;
         if (q->user_freed) {
             release(q);
             continue;
         }
         switch (stamp & 3) {
         case ANSWER_ACCEPTED:
-            q->start = (uint64_t *)(gshmemi_heap.my_base + a.start_off);
-            q->peer_uid = (uint32_t)a.uid;
-            q->match = PREQ_MATCHED;
-            if (q->open)
-                gshmemi_part_send_start(call, q);
+            q->d.start = (uint64_t *)(gshmemi_heap.my_base + a.start_off);
+            q->d.peer_uid = (uint32_t)a.uid;
+            __atomic_store_n(&q->d.match, PREQ_MATCHED, __ATOMIC_RELEASE);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before open is read (a kernel's pstart) */
+            gshmemi_part_send_start(call, q);
             break;
-        case ANSWER_SEND_FREED: q->match = PREQ_PEER_FREED; break;
+        case ANSWER_SEND_FREED: q->d.match = PREQ_PEER_FREED; break;
         case ANSWER_REFUSED:
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d "
                               "(sender) refused this receive (its gshmemx_psend_init differs "
                               "in partitions, bytes or dest)",
-                              q->seq, peer);
+                              q->d.seq, peer);
         default:
             gshmemi_part_fail(call, "internal error: answer %" PRIu64 " from pe %d",
                               stamp, peer);
         }
     }
-    for (q = pr->recvs; q != NULL && q->seq <= pr->answers_seen + RING; q = q->next)
+    for (q = pr->recvs; q != NULL && q->d.seq <= pr->answers_seen + RING; q = q->next)
         if (!q->posted)
             write_post(call, q);
 }
 
 void gshmemi_part_progress(const char *call)
 {
+    /* a round a kernel started while the match was still to come */
+    for (struct gshmemi_preq *q = pt.all; q != NULL; q = q->all_next)
+        if (!q->d.is_send && q->d.match == PREQ_MATCHED && q->pinned)
+            gshmemi_part_send_start(call, q);
     for (struct gshmemi_preq **at = &pt.pending; *at != NULL;) {
         struct gshmemi_preq *q = *at;
-        if (q->n_pending > 0 && q->match == PREQ_MATCHED)
+        if (q->n_pending > 0 && q->d.match == PREQ_MATCHED)
             gshmemi_part_flush(call, q);
         if (q->n_pending == 0) {
             *at = q->pending_next;
@@ -382,10 +458,10 @@ void gshmemi_part_progress(const char *call)
 /* The receiver's start of the current round has arrived (send). */
 static int start_arrived(const char *call, struct gshmemi_preq *q)
 {
-    if (q->start_seen >= q->round)
+    if (q->start_seen >= q->d.round)
         return 1;
-    uint64_t w = gshmemi_part_load(call, q->start);
-    if (!preq_word_reached(w, q->uid, q->round))
+    uint64_t w = gshmemi_part_load(call, q->d.start);
+    if (!preq_word_reached(w, q->d.uid, q->d.round))
         return 0;
     q->start_seen = w & 0xffffffffu;
     return 1;
@@ -393,7 +469,7 @@ static int start_arrived(const char *call, struct gshmemi_preq *q)
 
 void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
 {
-    if (q->n_pending == 0 || q->match != PREQ_MATCHED || !start_arrived(call, q)) {
+    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED || !start_arrived(call, q)) {
         if (q->n_pending > 0 && !q->in_pending) {
             q->in_pending = 1;
             q->pending_next = pt.pending;
@@ -401,20 +477,23 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         }
         return;
     }
-    const uint64_t word = preq_word(q->peer_uid, q->round);
+    const uint64_t word = preq_word(q->d.peer_uid, q->d.round);
     for (int i = 0; i < q->n_pending; i++) {
-        const size_t at = (size_t)q->pending[i] * q->bytes;
-        gshmemi_rma_put(call, q->dest + at, q->source + at, q->bytes, q->peer, 0);
-        gshmemi_signal_op(call, &q->flags[q->pending[i]], word, GSHMEM_SIGNAL_SET, q->peer);
+        const size_t at = (size_t)q->pending[i] * q->d.bytes;
+        gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, q->d.bytes, q->d.peer, 0);
+        gshmemi_signal_op(call, &q->d.flags[q->pending[i]], word, GSHMEM_SIGNAL_SET, q->d.peer);
     }
     q->n_pending = 0;
 }
 
 void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)
 {
-    if (q->match != PREQ_MATCHED || q->start_sent >= q->round)
+    /* (a kernel's pstart writes round, then open; announcing a round that
+     * kernel has announced too writes the same word again) */
+    const int open = __atomic_load_n(&q->d.open, __ATOMIC_ACQUIRE);
+    const uint64_t r = __atomic_load_n(&q->d.round, __ATOMIC_ACQUIRE);
+    if (q->d.match != PREQ_MATCHED || !open || q->start_sent >= r)
         return;
-    gshmemi_signal_op(call, q->start, preq_word(q->peer_uid, q->round), GSHMEM_SIGNAL_SET,
-                      q->peer);
-    q->start_sent = q->round;
+    gshmemi_signal_op(call, q->d.start, preq_word(q->d.peer_uid, r), GSHMEM_SIGNAL_SET, q->d.peer);
+    q->start_sent = r;
 }

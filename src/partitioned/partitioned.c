@@ -15,7 +15,9 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
+#include "partitioned/partitioned_launch.h"
 #include "partitioned/partitioned_priv.h"
 #include "rma/rma.h"
 #include "sync/wait.h"
@@ -49,9 +51,7 @@ static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *re
         gshmemi_part_progress(call);
     unlock();
     if (st != 0) {
-        free(q->marked);
-        free(q->pending);
-        free(q);
+        gshmemi_part_delete(q);
         q = NULL;
     }
     *req = q;
@@ -68,13 +68,11 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
     size_t total = check_shape(call, partitions, bytes_per_partition);
     (void)gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), pe);
     gshmemi_rma_check_local(call, "source", source, total);
-    struct gshmemi_preq *q = calloc(1, sizeof(*q));
-    if (q == NULL || (q->marked = calloc((size_t)partitions, sizeof(uint64_t))) == NULL ||
-        (q->pending = malloc((size_t)partitions * sizeof(int))) == NULL)
-        gshmemi_part_fail(call, "out of host memory for a request of %d partitions", partitions);
-    *q = (struct gshmemi_preq){.is_send = 1, .peer = pe, .partitions = partitions,
-                               .bytes = bytes_per_partition, .dest = dest, .source = source,
-                               .marked = q->marked, .pending = q->pending};
+    struct gshmemi_preq *q = gshmemi_part_new(call, 1, partitions);
+    q->d.peer = pe;
+    q->d.bytes = bytes_per_partition;
+    q->d.dest = dest;
+    q->d.source = source;
     return make(call, q, req);
 }
 
@@ -87,11 +85,10 @@ GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_p
     check_pe(call, pe);
     size_t total = check_shape(call, partitions, bytes_per_partition);
     (void)gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), gshmemi_rt.my_pe);
-    struct gshmemi_preq *q = calloc(1, sizeof(*q));
-    if (q == NULL)
-        gshmemi_part_fail(call, "out of host memory for a request");
-    *q = (struct gshmemi_preq){.peer = pe, .partitions = partitions, .bytes = bytes_per_partition,
-                               .dest = dest};
+    struct gshmemi_preq *q = gshmemi_part_new(call, 0, partitions);
+    q->d.peer = pe;
+    q->d.bytes = bytes_per_partition;
+    q->d.dest = dest;
     return make(call, q, req);
 }
 
@@ -109,9 +106,9 @@ GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req)
     struct gshmemi_preq *q = *req;
     check_req(call, q);
     lock();
-    if (q->open)
+    if (q->d.open)
         gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
-                          q->round);
+                          q->d.round);
     gshmemi_part_progress(call);
     gshmemi_part_free(call, q);
     unlock();
@@ -124,15 +121,15 @@ GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t q)
     const char *call = __func__;
     check_req(call, q);
     lock();
-    if (q->open)
+    if (q->d.open)
         gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
-                          q->round);
-    if (q->round == UINT32_MAX)
+                          q->d.round);
+    if (q->d.round == UINT32_MAX)
         gshmemi_part_fail(call, "the request has run %" PRIu64 " rounds, the most it can",
-                          q->round);
-    q->round++;
-    q->open = 1;
-    if (!q->is_send)
+                          q->d.round);
+    q->d.round++;
+    q->d.open = 1;
+    if (!q->d.is_send)
         gshmemi_part_send_start(call, q);
     gshmemi_part_progress(call);
     unlock();
@@ -183,55 +180,55 @@ __attribute__((noreturn, format(printf, 2, 3))) static void timed_out(const char
 static int not_pending(const char *call, struct gshmemi_preq *q)
 {
     (void)call;
-    return q->match == PREQ_PEER_FREED || q->n_pending == 0;
+    return q->d.match == PREQ_PEER_FREED || q->n_pending == 0;
 }
 
 static void peer_freed(const char *call, struct gshmemi_preq *q)
 {
     gshmemi_part_fail(call, "pe %d freed its %s request %" PRIu64 " before it matched this %s",
-                      q->peer, q->is_send ? "receive" : "send", q->seq,
-                      q->is_send ? "send" : "receive");
+                      q->d.peer, q->d.is_send ? "receive" : "send", q->d.seq,
+                      q->d.is_send ? "send" : "receive");
 }
 
 static void not_matched(const char *call, struct gshmemi_preq *q)
 {
-    if (q->is_send)
+    if (q->d.is_send)
         timed_out(call, "pe %d has not made receive request %" PRIu64 " of the pair "
                   "(gshmemx_precv_init with pe %d)",
-                  q->peer, q->seq, gshmemi_rt.my_pe);
+                  q->d.peer, q->d.seq, gshmemi_rt.my_pe);
     /* the sender matches in its partitioned calls and waits */
     timed_out(call, "pe %d has not matched receive request %" PRIu64 " of the pair (its "
               "gshmemx_psend_init with pe %d, then a partitioned call or a wait there)",
-              q->peer, q->seq, gshmemi_rt.my_pe);
+              q->d.peer, q->d.seq, gshmemi_rt.my_pe);
 }
 
 /* Send: partitions still pending past the deadline. */
 static void not_moved(const char *call, struct gshmemi_preq *q)
 {
-    if (q->match == PREQ_UNMATCHED)
+    if (q->d.match == PREQ_UNMATCHED)
         not_matched(call, q);
     timed_out(call, "pe %d has not started round %" PRIu64 " of the pair's request %" PRIu64
               " (gshmemx_pstart)",
-              q->peer, q->round, q->seq);
+              q->d.peer, q->d.round, q->d.seq);
 }
 
 /* The checks of a ready call, under the lock: a send with a round open. */
 static void check_ready(const char *call, struct gshmemi_preq *q)
 {
     check_req(call, q);
-    if (!q->is_send)
+    if (!q->d.is_send)
         gshmemi_part_fail(call, "the request is a receive: only the sender marks partitions "
                           "ready");
-    if (!q->open)
+    if (!q->d.open)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
 }
 
 static void check_partition(const char *call, struct gshmemi_preq *q, int p)
 {
-    if (p < 0 || p >= q->partitions)
+    if (p < 0 || p >= q->d.partitions)
         gshmemi_part_fail(call, "partition %d is out of range: the request has %d partitions "
                           "(0 to %d)",
-                          p, q->partitions, q->partitions - 1);
+                          p, q->d.partitions, q->d.partitions - 1);
 }
 
 /* Marks partitions list[0..n) (or lo..lo+n-1 where list is NULL), checked
@@ -242,19 +239,19 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
 {
     lock();
     check_ready(call, q);
-    if (q->match == PREQ_PEER_FREED)
+    if (q->d.match == PREQ_PEER_FREED)
         peer_freed(call, q);
-    const uint64_t r = q->round;
+    const uint64_t r = q->d.round;
     for (int i = 0; i < n; i++) {
         int p = list != NULL ? list[i] : lo + i;
         check_partition(call, q, p);
-        if (q->marked[p] == r)
+        if (q->d.marked[p] == r)
             gshmemi_part_fail(call, "partition %d was already marked ready in round %" PRIu64, p,
                               r);
     }
     for (int i = 0; i < n; i++) {
         int p = list != NULL ? list[i] : lo + i;
-        q->marked[p] = r;
+        q->d.marked[p] = r;
         q->pending[q->n_pending++] = p;
     }
     gshmemi_part_flush(call, q);
@@ -271,9 +268,9 @@ GSHMEM_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi)
 {
     const char *call = __func__;
     check_req(call, req);
-    if (lo < 0 || hi < lo || hi >= req->partitions)
+    if (lo < 0 || hi < lo || hi >= req->d.partitions)
         gshmemi_part_fail(call, "partitions %d..%d are not a range within 0..%d", lo, hi,
-                          req->partitions - 1);
+                          req->d.partitions - 1);
     ready(call, req, lo, hi - lo + 1, NULL);
 }
 
@@ -296,29 +293,29 @@ GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *li
 /* Receive: matched, its start written, and every flag holds the round. */
 static int all_arrived(const char *call, struct gshmemi_preq *q)
 {
-    if (q->match != PREQ_MATCHED)
-        return q->match == PREQ_PEER_FREED; /* gshmemx_pwait then says why */
+    if (q->d.match != PREQ_MATCHED)
+        return q->d.match == PREQ_PEER_FREED; /* gshmemx_pwait then says why */
     gshmemi_part_send_start(call, q);
-    const struct gshmemi_wait w = {.call = call, .ivars = q->flags, .nelems = (size_t)q->partitions,
+    const struct gshmemi_wait w = {.call = call, .ivars = q->d.flags, .nelems = (size_t)q->d.partitions,
                                    .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_EQ,
-                                   .value = preq_word(q->uid, q->round),
+                                   .value = preq_word(q->d.uid, q->d.round),
                                    .access = gshmemi_heap.access};
     return gshmemi_wait_test(&w, GSHMEMI_WAIT_ALL, NULL) == 1;
 }
 
 static void not_arrived(const char *call, struct gshmemi_preq *q)
 {
-    if (q->match == PREQ_UNMATCHED)
+    if (q->d.match == PREQ_UNMATCHED)
         not_matched(call, q);
     int missing = 0, first = -1;
-    for (int p = 0; p < q->partitions; p++)
-        if (!preq_word_reached(gshmemi_part_load(call, &q->flags[p]), q->uid, q->round)) {
+    for (int p = 0; p < q->d.partitions; p++)
+        if (!preq_word_reached(gshmemi_part_load(call, &q->d.flags[p]), q->d.uid, q->d.round)) {
             missing++;
             first = first < 0 ? p : first;
         }
     timed_out(call, "round %" PRIu64 " of the pair's request %" PRIu64 " from pe %d is missing %d "
               "of %d partitions (the first: %d)",
-              q->round, q->seq, q->peer, missing, q->partitions,
+              q->d.round, q->d.seq, q->d.peer, missing, q->d.partitions,
                       first);
 }
 
@@ -327,30 +324,30 @@ GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t q)
     const char *call = __func__;
     check_req(call, q);
     lock();
-    if (!q->open)
+    if (!q->d.open)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
-    if (q->is_send) {
+    if (q->d.is_send) {
         int missing = 0, first = -1;
-        for (int p = 0; p < q->partitions; p++)
-            if (q->marked[p] != q->round) {
+        for (int p = 0; p < q->d.partitions; p++)
+            if (q->d.marked[p] != q->d.round) {
                 missing++;
                 first = first < 0 ? p : first;
             }
         if (missing > 0)
             gshmemi_part_fail(call, "round %" PRIu64 " ends with %d of %d partitions not marked "
                               "ready (the first: %d)",
-                              q->round, missing, q->partitions, first);
+                              q->d.round, missing, q->d.partitions, first);
     }
     unlock();
-    wait_for(call, q, q->is_send ? not_pending : all_arrived, q->is_send ? not_moved : not_arrived);
+    wait_for(call, q, q->d.is_send ? not_pending : all_arrived, q->d.is_send ? not_moved : not_arrived);
     lock();
-    if (q->match == PREQ_PEER_FREED)
+    if (q->d.match == PREQ_PEER_FREED)
         peer_freed(call, q);
     unlock();
-    if (q->is_send)
+    if (q->d.is_send)
         gshmemi_heap.access->quiet(call); /* the source may be reused */
     lock();
-    q->open = 0;
+    q->d.open = 0;
     gshmemi_part_progress(call);
     unlock();
 }
@@ -359,16 +356,38 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t q, int partition)
 {
     const char *call = __func__;
     check_req(call, q);
-    if (q->is_send)
+    if (q->d.is_send)
         gshmemi_part_fail(call, "the request is a send: only the receiver tests arrival");
     lock();
-    if (q->round == 0)
+    if (q->d.round == 0)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
     check_partition(call, q, partition);
     gshmemi_part_progress(call);
-    int open = q->open;
+    int open = q->d.open;
     unlock();
     if (!open)
         return 1;
-    return preq_word_reached(gshmemi_part_load(call, &q->flags[partition]), q->uid, q->round);
+    return preq_word_reached(gshmemi_part_load(call, &q->d.flags[partition]), q->d.uid, q->d.round);
+}
+
+/* The stream forms: the kernels check the round as the device forms do;
+ * here, what the host can (the request, the heap). */
+static void on_stream(const char *call, gshmemx_prequest_t q, struct CUstream_st *stream,
+                      int (*launch)(void *, gshmemx_prequest_t))
+{
+    check_req(call, q);
+    gshmemi_rma_need_device_heap(call);
+    int err = launch(stream, q);
+    if (err != 0)
+        gshmemi_gpu_launch_failed(call, "the partitioned round's kernel", err);
+}
+
+GSHMEM_API void gshmemx_pstart_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream)
+{
+    on_stream(__func__, req, stream, gshmemi_launch_pstart);
+}
+
+GSHMEM_API void gshmemx_pwait_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream)
+{
+    on_stream(__func__, req, stream, gshmemi_launch_pwait);
 }

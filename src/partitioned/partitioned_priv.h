@@ -9,50 +9,30 @@
 #include <stdint.h>
 
 #include <gshmemx.h>
+#include <gshmem/internal/partitioned.h>
 
-/* A request's match with its peer's. */
-enum preq_match {
-    PREQ_UNMATCHED, /* waiting for the peer's post (send) or answer (receive) */
-    PREQ_MATCHED,
-    PREQ_PEER_FREED, /* the peer freed its request before the match */
-};
+#define PREQ_UNMATCHED GSHMEMI_PREQ_UNMATCHED
+#define PREQ_MATCHED GSHMEMI_PREQ_MATCHED
+#define PREQ_PEER_FREED GSHMEMI_PREQ_PEER_FREED
 
-/* One side of a pair.  Words a peer writes here carry this request's uid
- * in their upper half and a round in the lower, so that a write meant for
- * a freed request, landing in a word handed out again, is never taken for
- * this one's. */
+/* One side of a pair: the part kernels use first (gshmemx_prequest_t
+ * points at it), then the host's bookkeeping. */
 struct gshmemi_preq {
-    int is_send;
-    int peer;
-    int partitions;
-    size_t bytes;
-    char *dest;         /* the receiver's buffer (symmetric address) */
-    const char *source; /* sender */
-    uint64_t seq;       /* its number among the pair's requests, from 1 */
-    uint32_t uid;       /* unique among this PE's requests */
-    uint32_t peer_uid;  /* the matched peer request's */
-    int match;          /* enum preq_match */
-    int user_freed;     /* freed before the match: kept until it resolves */
-    int posted;         /* receive: its post has gone out */
-    uint64_t round;     /* the current (or last) round, from 1 */
-    int open;           /* a round is open */
-    /* receive: its flags here; send: the receiver's (symmetric address) */
-    uint64_t *flags;
-    /* send: the word here the receiver writes its round starts into;
-     * receive: that word at the sender (symmetric address) */
-    uint64_t *start;
+    struct gshmemi_preq_dev d;
+    int user_freed;      /* freed before the match: kept until it resolves */
+    int posted;          /* receive: its post has gone out */
     uint64_t start_sent; /* receive: the last round start written */
     uint64_t start_seen; /* send: the last round start read */
     size_t pool_first, pool_count; /* the pool words it holds */
-    uint64_t *marked;    /* send: per partition, the round it was last marked */
-    /* send: partitions marked this round and not moved yet (the match or
-     * the receiver's start is still to come), and its place among the
-     * requests that have some */
+    /* send: partitions marked this round from the host and not moved yet
+     * (the match or the receiver's start is still to come), and its place
+     * among the requests that have some */
     int *pending, n_pending;
     struct gshmemi_preq *pending_next;
     int in_pending;
     struct gshmemi_preq *next; /* in its pair's queue */
     struct gshmemi_preq *all_prev, *all_next; /* every request of this PE */
+    int pinned;          /* in pinned host memory (kernels may use it) */
 };
 
 /* A word for a peer: a request's uid and a round. */
@@ -72,6 +52,11 @@ extern pthread_mutex_t gshmemi_part_lock;
 /* Ends the job after logging `call: <reason>`. */
 void gshmemi_part_fail(const char *call, const char *fmt, ...)
     __attribute__((noreturn, cold, format(printf, 2, 3)));
+
+/* A zeroed request (marked[] too, for a send), in pinned host memory where
+ * the heap is on the GPU; ends the job where none can be had. */
+struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions);
+void gshmemi_part_delete(struct gshmemi_preq *q);
 
 /* With the lock held: */
 /* Gives the request its pair number and queues it for matching (a receive

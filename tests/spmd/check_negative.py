@@ -5,6 +5,7 @@ that the other PEs neither hang nor report a lost peer.
 
 usage: check_negative.py GSHMRUN NEGATIVE [CASE...]
        check_negative.py GSHMRUN DEVICE_API --device [CASE...]
+       check_negative.py GSHMRUN GPU_PARTITIONED --gpu-partitioned [CASE...]
        check_negative.py GSHMRUN PROXY_CPU --proxy [CASE...]
        check_negative.py GSHMRUN SPMD_PARTITIONED --partitioned [CASE...]"""
 import os
@@ -293,6 +294,21 @@ partitioned_cases = {
 partitioned_ends = {"timeout-missing": "1", "send-freed-unmatched": "1",
                     "shape-mismatch": "[01]", "dest-mismatch": "[01]"}
 
+# Kernels' bad input to partitioned calls (`gpu_partitioned misuse CASE`):
+# pe 0's kernel fails, its watch thread ends the job with the message.
+gpu_partitioned_cases = {
+    "dev-ready-twice": (D + "gshmemx_pready_list" + K + r"partition 2 was already marked ready "
+                        r"in round 1$", ABORT, {}),
+    "dev-ready-range": (D + "gshmemx_pready" + K + r"partition 96 is out of range: the request "
+                        r"has 96 partitions \(0 to 95\)$", ABORT, {}),
+    "dev-wait-unmarked": (D + "gshmemx_pwait_on_stream" + K + r"round 1 ends with 2 of 96 "
+                          r"partitions not marked ready \(the first: 94\)$", ABORT, {}),
+    "dev-arrived-on-send": (D + "gshmemx_parrived" + K + r"the request is a send: only the "
+                            r"receiver tests arrival$", ABORT, {}),
+    "dev-start-open": (D + "gshmemx_pstart_on_stream" + K + r"round 1 is still open: call "
+                       r"gshmemx_pwait first$", ABORT, {}),
+}
+
 failed = skipped = 0
 only = sys.argv[3:]
 args = []  # before the case's name
@@ -301,6 +317,8 @@ if only[:1] == ["--device"]:
     cases, only = device_cases, only[1:]
 elif only[:1] == ["--proxy"]:
     cases, only = proxy_cases, only[1:]
+elif only[:1] == ["--gpu-partitioned"]:
+    cases, only, args = gpu_partitioned_cases, only[1:], ["misuse"]
 elif only[:1] == ["--partitioned"]:
     cases, only, args, ends = partitioned_cases, only[1:], ["misuse"], partitioned_ends
 # Cases that need a GPU heap run only when named (the GPU suite names them).

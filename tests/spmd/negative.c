@@ -11,25 +11,11 @@
 #include <gshmemx.h>
 #include <shmem.h> /* the OpenSHMEM names' own checks */
 
+#include "spmd_util.h"
+
 static int me, npes;
 static long static_word; /* symmetric unless GSHMEM_SYMMETRIC_DATA=0 */
 static long psync[SHMEM_SYNC_SIZE]; /* the active-set collectives' */
-
-/* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
- * (the runtime keeps areas of its own in the heap: the test does not
- * assume where the application's blocks start or end). */
-static void heap_bounds(char *p, char **lo, char **hi)
-{
-    size_t below = 0, above = 0;
-    for (size_t step = (size_t)1 << 40; step > 0; step >>= 1) {
-        if (below + step <= (size_t)(uintptr_t)p && gshmem_addr_accessible(p - below - step, me))
-            below += step;
-        if (gshmem_addr_accessible(p + above + step, me))
-            above += step;
-    }
-    *lo = p - below;
-    *hi = p + above + 1;
-}
 
 /* The call that must fail is made on PE 0; the job must end (or, for the
  * collective heap calls, go on) as the driver expects. */
@@ -227,7 +213,7 @@ int main(int argc, char **argv)
                                   (long *)heap_ptr + 8, psync);
         } else if (strcmp(c, "timeout") == 0) {
             char *lo, *hi;
-            heap_bounds(heap_ptr, &lo, &hi);
+            spmd_heap_bounds(heap_ptr, &lo, &hi);
             fprintf(stderr, "negative: heap_ptr at heap offset %zu\n", (size_t)(heap_ptr - lo));
             gshmem_long_wait_until((long *)heap_ptr, GSHMEM_CMP_EQ, 1);
         }
@@ -240,7 +226,7 @@ int main(int argc, char **argv)
         /* This block fills the heap after sig (the last block so far):
          * it ends exactly where the heap ends. */
         char *lo, *hi, *after_sig = (char *)sig + 256;
-        heap_bounds(heap_ptr, &lo, &hi);
+        spmd_heap_bounds(heap_ptr, &lo, &hi);
         char *last = gshmem_malloc((size_t)(hi - after_sig));
         if (last != after_sig)
             return 4;

@@ -839,21 +839,6 @@ static void part_threads(void)
 
 /* ---- misuse: one bad call a run ------------------------------------------- */
 
-/* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
- * (as negative.c does). */
-static void heap_bounds(char *p, char **lo, char **hi)
-{
-    size_t below = 0, above = 0;
-    for (size_t step = (size_t)1 << 40; step > 0; step >>= 1) {
-        if (below + step <= (size_t)(uintptr_t)p && gshmem_addr_accessible(p - below - step, me))
-            below += step;
-        if (gshmem_addr_accessible(p + above + step, me))
-            above += step;
-    }
-    *lo = p - below;
-    *hi = p + above + 1;
-}
-
 /* The call before this returned though it should have ended the job. */
 static void not_caught(const char *c)
 {
@@ -882,7 +867,7 @@ static int misuse(const char *c)
     unsigned char *buf = gshmem_malloc(4096), *buf2 = gshmem_malloc(4096);
     if (buf == NULL || buf2 == NULL)
         gshmem_global_exit(3);
-    heap_bounds((char *)buf, &lo, &hi);
+    spmd_heap_bounds((char *)buf, &lo, &hi);
     if (me == 0) {
         fprintf(stderr, "spmd_partitioned: buf at heap offset %zu\n", (size_t)((char *)buf - lo));
         fprintf(stderr, "spmd_partitioned: buf2 at heap offset %zu\n", (size_t)((char *)buf2 - lo));

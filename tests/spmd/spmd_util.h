@@ -14,7 +14,7 @@
 
 #define POISON 0xa5
 
-static int spmd_checks;
+static int spmd_checks __attribute__((unused)); /* (a program may make no CHECK) */
 
 #define CHECK(cond, ...)                                                                   \
     do {                                                                                   \
@@ -127,6 +127,23 @@ static inline int spmd_env_bool(const char *name)
 
 /* Whether only each PE's own heap is mapped (the rest through a transport). */
 static inline int spmd_p2p_disabled(void) { return spmd_env_bool("GSHMEM_DISABLE_P2P"); }
+
+/* This PE's heap as [*lo, *hi), found with gshmem_addr_accessible around p
+ * (the runtime keeps areas of its own in the heap: a test does not assume
+ * where the application's blocks start or end). */
+static inline void spmd_heap_bounds(char *p, char **lo, char **hi)
+{
+    const int me = gshmem_my_pe();
+    size_t below = 0, above = 0;
+    for (size_t step = (size_t)1 << 40; step > 0; step >>= 1) {
+        if (below + step <= (size_t)(uintptr_t)p && gshmem_addr_accessible(p - below - step, me))
+            below += step;
+        if (gshmem_addr_accessible(p + above + step, me))
+            above += step;
+    }
+    *lo = p - below;
+    *hi = p + above + 1;
+}
 
 #define SPMD_DONE()                                                                        \
     do {                                                                                   \

@@ -93,6 +93,7 @@ int main(void)
         "gshmemx_sync_active_set", "gshmemx_psend_init", "gshmemx_precv_init",
         "gshmemx_prequest_free", "gshmemx_pstart", "gshmemx_pwait", "gshmemx_pready",
         "gshmemx_pready_range", "gshmemx_pready_list", "gshmemx_parrived",
+        "gshmemx_pstart_on_stream", "gshmemx_pwait_on_stream",
     };
     GSHMEM_FOR_RMA_TYPES(RMA)
     GSHMEM_FOR_RMA_SIZES(RMA_SIZED)

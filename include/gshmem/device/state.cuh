@@ -22,7 +22,7 @@ __global__ void gshmemi_tu_anchor() {}
 int gshmemi_tu_update(const struct gshmemi_device_state *s, void *stream)
 {
     static bool loaded;
-    if (s->has_proxy && !loaded) {
+    if ((s->has_proxy || s->load_units) && !loaded) {
         cudaFunction_t f;
         loaded = true;
         if (cudaGetFuncBySymbol(&f, reinterpret_cast<const void *>(gshmemi_tu_anchor)) == cudaSuccess)

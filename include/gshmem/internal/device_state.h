@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused with a message at registration. */
-#define GSHMEMI_DEVICE_STATE_VERSION 8
+#define GSHMEMI_DEVICE_STATE_VERSION 9
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 
@@ -89,6 +89,10 @@ enum {
     GSHMEMI_DEV_FAIL_TEAM_GONE,   /* a stream call's team (pe: its handle) was destroyed since it was enqueued */
     GSHMEMI_DEV_FAIL_COLL_OVERLAP, /* a collective's dest [addr, +size) overlaps its source
                                     * [expected, +found); cmp: its in-place form (enum below) */
+    GSHMEMI_DEV_FAIL_PARTITIONED, /* a partitioned call (gshmem/internal/partitioned.h):
+                                   * cmp the enum gshmemi_preq_fail, pe the peer, addr the
+                                   * partition, size the partitions, expected the round,
+                                   * found a count */
 };
 /* Where a collective may run in place (GSHMEMI_DEV_FAIL_COLL_OVERLAP's cmp). */
 enum {
@@ -220,6 +224,11 @@ struct gshmemi_device_state {
     uint64_t timeout_ns;    /* GSHMEM_TIMEOUT, 0 = none */
     struct gshmemi_device_failure *failure;
     int has_proxy;           /* fifo is the proxy's: unmapped PEs are reached through it */
+    /* every unit loads all its kernels now (gshmem/device/state.cuh): with
+     * the proxy in use, or once partitioned requests exist, a running
+     * kernel may wait on work that a first launch, loaded lazily, would
+     * hold up */
+    int load_units;
     struct gshmemi_fifo fifo;
     /* The device barrier's partners, worked out at init so a barrier spends
      * no time on them: round r signals PE (my_pe + 2^r) % n_pes at `word`,

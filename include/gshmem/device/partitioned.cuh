@@ -1,0 +1,279 @@
+/* gshmem device API, part of gshmem_device.cuh: partitioned transfers from
+ * kernels (gshmemx.h's partitioned section): a send's partitions marked
+ * ready, a receive's tested for arrival, and a round started and waited
+ * for, by a thread, or by a warp or block together (_warp, _block).  The
+ * request is the handle the host's init returned: pinned host memory
+ * kernels read; its match is the host's work (the library's progress
+ * thread), the rest is done here.  A ready call in a kernel waits (under
+ * GSHMEM_TIMEOUT) until the request is matched and the receiver has
+ * started the round, then moves its partitions: a put and a flag after it,
+ * by stores where the receiver is mapped, else through the proxy. */
+#ifndef GSHMEMI_DEVICE_UMBRELLA
+#error "include <gshmem_device.cuh>, not <gshmem/device/partitioned.cuh>"
+#endif
+#ifndef GSHMEM_DEVICE_PARTITIONED_CUH
+#define GSHMEM_DEVICE_PARTITIONED_CUH
+
+namespace {
+
+__device__ __noinline__ void gshmemi_preq_fail(const char *call, int kind, int peer,
+                                               uint64_t partition, uint64_t partitions,
+                                               uint64_t round, uint64_t found = 0)
+{
+    gshmemi_fail(call, GSHMEMI_DEV_FAIL_PARTITIONED, peer,
+                 reinterpret_cast<const void *>(partition), partitions, kind, round, found);
+}
+
+__device__ __forceinline__ struct gshmemi_preq_dev *gshmemi_preq(const char *call,
+                                                                 gshmemx_prequest_t req)
+{
+    if (req == nullptr)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NULL, -1, 0, 0, 0);
+    return reinterpret_cast<struct gshmemi_preq_dev *>(req);
+}
+
+/* The fields the host or another agent may change, read from memory. */
+__device__ __forceinline__ uint64_t gshmemi_preq_round(const struct gshmemi_preq_dev *q)
+{
+    return *reinterpret_cast<const volatile uint64_t *>(&q->round);
+}
+__device__ __forceinline__ int gshmemi_preq_open(const struct gshmemi_preq_dev *q)
+{
+    return *reinterpret_cast<const volatile int32_t *>(&q->open);
+}
+__device__ __forceinline__ uint64_t gshmemi_preq_word(uint32_t uid, uint64_t round)
+{
+    return static_cast<uint64_t>(uid) << 32 | round;
+}
+__device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, uint64_t round)
+{
+    return static_cast<uint32_t>(w >> 32) == uid && (w & 0xffffffffu) >= round;
+}
+
+/* A send's ready call, checked (one thread of the group): the round. */
+__device__ __forceinline__ uint64_t gshmemi_preq_ready_check(const char *call,
+                                                             struct gshmemi_preq_dev *q)
+{
+    if (!q->is_send)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, q->peer, 0, 0, 0);
+    if (!gshmemi_preq_open(q))
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, gshmemi_preq_round(q));
+    return gshmemi_preq_round(q);
+}
+
+/* Marks partition p in round r: out of range, or ready twice, fails. */
+__device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
+                                                  int p, uint64_t r)
+{
+    if (p < 0 || p >= q->partitions)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
+                          static_cast<uint64_t>(q->partitions), r);
+    const unsigned long long old = atomicExch_system(
+        reinterpret_cast<unsigned long long *>(&q->marked[p]), static_cast<unsigned long long>(r));
+    if (old == r)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
+                          static_cast<uint64_t>(q->partitions), r);
+}
+
+/* Waits until the request is matched and the receiver has started round r. */
+__device__ __forceinline__ void gshmemi_preq_wait_start(const char *call,
+                                                        struct gshmemi_preq_dev *q, uint64_t r)
+{
+    gshmemi_deadline deadline;
+    int m;
+    for (unsigned spins = 1;
+         (m = gshmemi_load_acquire(&q->match)) == GSHMEMI_PREQ_UNMATCHED; spins++)
+        if ((spins & 255) == 0 && deadline.passed())
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MATCHED, q->peer, 0, 0, r, q->seq);
+    if (m == GSHMEMI_PREQ_PEER_FREED)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, q->peer, 0, 0, r, q->seq);
+    for (unsigned spins = 1; !gshmemi_preq_reached(gshmemi_load_acquire(q->start), q->uid, r);
+         spins++)
+        if ((spins & 255) == 0 && deadline.passed())
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_STARTED, q->peer, 0, 0, r, q->seq);
+}
+
+/* Ready: partitions list[0..n) (lo..lo+n-1 where list is NULL), every
+ * thread of the group calling with the same arguments.  One thread checks
+ * and marks them all, then waits for the receiver; the group moves them. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_prequest_t req, int lo,
+                                               int n, const int *list)
+{
+    unsigned lane, nt;
+    gshmemi_group<SCOPE>(&lane, &nt);
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    if (lane == 0) {
+        const uint64_t r = gshmemi_preq_ready_check(call, q);
+        for (int i = 0; i < n; i++)
+            gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r);
+        gshmemi_preq_wait_start(call, q, r);
+    }
+    gshmemi_group_sync<SCOPE>();
+    const uint64_t word = gshmemi_preq_word(q->peer_uid, gshmemi_preq_round(q));
+    for (int i = 0; i < n; i++) {
+        const int p = list != nullptr ? list[i] : lo + i;
+        const uint64_t at = static_cast<uint64_t>(p) * q->bytes;
+        gshmemi_put_signal<SCOPE, true>(call, q->dest + at, q->source + at, q->bytes,
+                                        &q->flags[p], word, GSHMEM_SIGNAL_SET, q->peer);
+    }
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_pready_range(const char *call, gshmemx_prequest_t req,
+                                                     int lo, int hi)
+{
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    if (lo < 0 || hi < lo || hi >= q->partitions)
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer,
+                          static_cast<uint64_t>(lo < 0 || hi < lo ? lo : hi),
+                          static_cast<uint64_t>(q->partitions), gshmemi_preq_round(q));
+    gshmemi_pready<SCOPE>(call, req, lo, hi - lo + 1, nullptr);
+}
+
+/* Arrival of partition p in the current round (after its wait: true); the
+ * group's threads all get the value one of them read. */
+template <int SCOPE>
+__device__ __forceinline__ int gshmemi_parrived(const char *call, gshmemx_prequest_t req, int p)
+{
+    unsigned lane, nt;
+    gshmemi_group<SCOPE>(&lane, &nt);
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    int got = 0;
+    if (lane == 0) {
+        if (q->is_send)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, q->peer, 0, 0, 0);
+        const uint64_t r = gshmemi_preq_round(q);
+        if (r == 0)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, 0);
+        if (p < 0 || p >= q->partitions)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
+                              static_cast<uint64_t>(q->partitions), r);
+        got = !gshmemi_preq_open(q) ||
+              gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r);
+    }
+    if (SCOPE == GSHMEMI_WARP) {
+        got = __shfl_sync(0xffffffffu, got, 0);
+    } else if (SCOPE == GSHMEMI_BLOCK) {
+        __shared__ int shared_got;
+        if (lane == 0)
+            shared_got = got;
+        __syncthreads();
+        got = shared_got;
+        __syncthreads();
+    }
+    return got;
+}
+
+/* A round's start (one thread): the receiver tells its sender at once
+ * where matched; otherwise the host's progress does once the match is in. */
+__device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_prequest_t req)
+{
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    const uint64_t r = gshmemi_preq_round(q) + 1;
+    if (gshmemi_preq_open(q))
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_OPEN, q->peer, 0, 0, r - 1);
+    *reinterpret_cast<volatile uint64_t *>(&q->round) = r;
+    *reinterpret_cast<volatile int32_t *>(&q->open) = 1;
+    gshmemi_fence_sc(); /* the host reads open after it writes match */
+    if (!q->is_send && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED)
+        (void)gshmemi_signal<true>(call, q->start, gshmemi_preq_word(q->peer_uid, r),
+                                   GSHMEM_SIGNAL_SET, q->peer);
+}
+
+/* A round's end (one thread): a send's partitions all marked, and moved
+ * (quiet); a receive's all arrived. */
+__device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req)
+{
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    const uint64_t r = gshmemi_preq_round(q);
+    if (!gshmemi_preq_open(q))
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, r);
+    if (q->is_send) {
+        int missing = 0, first = -1;
+        for (int p = 0; p < q->partitions; p++)
+            if (*reinterpret_cast<const volatile uint64_t *>(&q->marked[p]) != r) {
+                missing++;
+                first = first < 0 ? p : first;
+            }
+        if (missing > 0)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MARKED, q->peer,
+                              static_cast<uint64_t>(first), static_cast<uint64_t>(q->partitions),
+                              r, static_cast<uint64_t>(missing));
+        gshmemi_fence_sc();
+        gshmemi_proxy_quiet(call); /* the source may be reused */
+    } else {
+        gshmemi_deadline deadline;
+        for (int p = 0; p < q->partitions; p++)
+            for (unsigned spins = 1;
+                 !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r); spins++)
+                if ((spins & 255) == 0 && deadline.passed()) {
+                    int missing = 0;
+                    for (int k = p; k < q->partitions; k++)
+                        missing += !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[k]),
+                                                         q->uid, r);
+                    gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_MISSING, q->peer,
+                                      static_cast<uint64_t>(p),
+                                      static_cast<uint64_t>(q->partitions), r,
+                                      static_cast<uint64_t>(missing));
+                }
+    }
+    *reinterpret_cast<volatile int32_t *>(&q->open) = 0;
+    __threadfence_system();
+}
+
+} // namespace
+
+/* ---- the API ------------------------------------------------------------ */
+
+#ifdef __CUDA_ARCH__
+extern "C" {
+__device__ inline void gshmemx_pready(gshmemx_prequest_t req, int partition)
+{
+    gshmemi_pready<GSHMEMI_THREAD>("gshmemx_pready", req, partition, 1, nullptr);
+}
+__device__ inline void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi)
+{
+    gshmemi_pready_range<GSHMEMI_THREAD>("gshmemx_pready_range", req, lo, hi);
+}
+__device__ inline void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list)
+{
+    gshmemi_pready<GSHMEMI_THREAD>("gshmemx_pready_list", req, 0, n, list);
+}
+__device__ inline int gshmemx_parrived(gshmemx_prequest_t req, int partition)
+{
+    return gshmemi_parrived<GSHMEMI_THREAD>("gshmemx_parrived", req, partition);
+}
+__device__ inline void gshmemx_pstart(gshmemx_prequest_t req)
+{
+    gshmemi_pstart("gshmemx_pstart", req);
+}
+__device__ inline void gshmemx_pwait(gshmemx_prequest_t req) { gshmemi_pwait("gshmemx_pwait", req); }
+} /* extern "C" */
+#endif /* __CUDA_ARCH__ */
+
+/* ---- warp and block forms (device only) ---------------------------------
+ * Every thread of the warp (block) calls with the same arguments. */
+#define GSHMEMI_DEV_PART_GROUP(SUFFIX, SCOPE)                                                    \
+    __device__ inline void gshmemx_pready##SUFFIX(gshmemx_prequest_t req, int partition)        \
+    {                                                                                           \
+        gshmemi_pready<SCOPE>("gshmemx_pready" #SUFFIX, req, partition, 1, nullptr);            \
+    }                                                                                           \
+    __device__ inline void gshmemx_pready_range##SUFFIX(gshmemx_prequest_t req, int lo, int hi) \
+    {                                                                                           \
+        gshmemi_pready_range<SCOPE>("gshmemx_pready_range" #SUFFIX, req, lo, hi);               \
+    }                                                                                           \
+    __device__ inline void gshmemx_pready_list##SUFFIX(gshmemx_prequest_t req, int n,           \
+                                                       const int *list)                         \
+    {                                                                                           \
+        gshmemi_pready<SCOPE>("gshmemx_pready_list" #SUFFIX, req, 0, n, list);                  \
+    }                                                                                           \
+    __device__ inline int gshmemx_parrived##SUFFIX(gshmemx_prequest_t req, int partition)       \
+    {                                                                                           \
+        return gshmemi_parrived<SCOPE>("gshmemx_parrived" #SUFFIX, req, partition);             \
+    }
+GSHMEMI_DEV_PART_GROUP(_warp, GSHMEMI_WARP)
+GSHMEMI_DEV_PART_GROUP(_block, GSHMEMI_BLOCK)
+#undef GSHMEMI_DEV_PART_GROUP
+
+#endif /* GSHMEM_DEVICE_PARTITIONED_CUH */

@@ -1,0 +1,67 @@
+/*
+ * gshmem internal ABI between libgshmem and the device API header: the part
+ * of a partitioned request (gshmemx_prequest_t points at it) that kernels
+ * read and write.  It lives in memory both reach: pinned host memory,
+ * mapped into the GPU, where the heap is on the GPU.  Users never include
+ * this header.  Its layout changes with GSHMEMI_DEVICE_STATE_VERSION.
+ */
+#ifndef GSHMEMI_PARTITIONED_ABI_H
+#define GSHMEMI_PARTITIONED_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A request's match with its peer's. */
+enum gshmemi_preq_match {
+    GSHMEMI_PREQ_UNMATCHED = 0, /* waiting for the peer's post (send) or answer (receive) */
+    GSHMEMI_PREQ_MATCHED = 1,   /* written by the host after the fields it sets */
+    GSHMEMI_PREQ_PEER_FREED = 2, /* the peer freed its request before the match */
+};
+
+/* Words a peer writes carry the owner request's uid in the upper half and
+ * a round in the lower: a write meant for a freed request, landing in a
+ * word handed out again, is never taken for the new owner's. */
+struct gshmemi_preq_dev {
+    int32_t is_send;
+    int32_t peer;
+    int32_t partitions;
+    int32_t match;       /* enum gshmemi_preq_match */
+    uint32_t uid;        /* unique among this PE's requests */
+    uint32_t peer_uid;   /* the matched peer request's */
+    uint64_t bytes;      /* per partition */
+    uint64_t seq;        /* its number among the pair's requests, from 1 */
+    char *dest;          /* the receiver's buffer (symmetric address) */
+    const char *source;  /* send */
+    uint64_t *flags;     /* receive: its flags here; send: the receiver's (symmetric) */
+    uint64_t *start;     /* send: the word here the receiver writes its round starts
+                          * into; receive: that word at the sender (symmetric) */
+    uint64_t *marked;    /* send: per partition, the round it was last marked ready */
+    uint64_t round;      /* the current (or last) round, from 1 */
+    int32_t open;        /* a round is open */
+    int32_t reserved;
+};
+
+/* The device failure of a partitioned call (GSHMEMI_DEV_FAIL_PARTITIONED's
+ * cmp); addr holds the partition (or count), expected the round. */
+enum gshmemi_preq_fail {
+    GSHMEMI_PREQ_FAIL_NULL = 0,      /* the request is NULL */
+    GSHMEMI_PREQ_FAIL_ROLE,          /* a ready on a receive, an arrival test on a send */
+    GSHMEMI_PREQ_FAIL_NO_ROUND,      /* no round is open */
+    GSHMEMI_PREQ_FAIL_OPEN,          /* a start with a round open */
+    GSHMEMI_PREQ_FAIL_RANGE,         /* a partition out of range */
+    GSHMEMI_PREQ_FAIL_TWICE,         /* ready twice in one round */
+    GSHMEMI_PREQ_FAIL_NOT_MARKED,    /* a send's wait with partitions not marked (found: how many) */
+    GSHMEMI_PREQ_FAIL_NOT_MATCHED,   /* a wait past the deadline for the match */
+    GSHMEMI_PREQ_FAIL_NOT_STARTED,   /* ... for the receiver's start of the round */
+    GSHMEMI_PREQ_FAIL_MISSING,       /* ... for partitions (found: how many missing) */
+    GSHMEMI_PREQ_FAIL_PEER_FREED,    /* the peer freed its request before the match */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

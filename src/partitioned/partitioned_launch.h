@@ -1,0 +1,20 @@
+/* Kernels of the stream-ordered partitioned calls (partitioned_kernels.cu;
+ * partitioned_launch_none.c in a build without CUDA, where they fail).
+ * Each returns a cudaError_t (0: launched). */
+#ifndef GSHMEMI_PARTITIONED_LAUNCH_H
+#define GSHMEMI_PARTITIONED_LAUNCH_H
+
+#include <gshmemx.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int gshmemi_launch_pstart(void *stream, gshmemx_prequest_t req);
+int gshmemi_launch_pwait(void *stream, gshmemx_prequest_t req);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
