@@ -210,13 +210,16 @@ GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);
  * - gshmemx_pwait on the sender returns once every partition was marked and
  *   source may be reused; on the receiver, once every partition has arrived.
  * - gshmemx_parrived is nonzero once the partition has arrived in the
- *   current round (after that round's pwait: always); it never blocks.
+ *   current round (after that round's pwait: always); it never waits for
+ *   the peer.
  * - pready_range marks lo..hi inclusive; pready_list the n partitions listed.
  * Misuse (mismatched shapes or dest, a partition out of range, ready twice
  * in one round, a sender's pwait before every partition is ready, a call
  * outside a round, freeing a request with a round open) ends the job with a
- * message naming the PE and the call.  The inits and free return 0; the
- * request handle is NULL after gshmemx_prequest_free. */
+ * message naming the PE and the call.  The inits return 0, or
+ * GSHMEM_ERR_NO_MEMORY with the reason logged and *req NULL where the pool of
+ * flags (GSHMEM_PARTITION_FLAGS) has no room; free returns 0 and sets the
+ * handle to NULL. */
 typedef struct gshmemi_preq *gshmemx_prequest_t;
 
 GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,

@@ -354,6 +354,26 @@ static void partitioned_text(const struct gshmemi_device_failure *f, char *buf, 
         snprintf(buf, n, "pe %d freed its receive request %llu before it matched this send", f->pe,
                  count);
         break;
+    case GSHMEMI_PREQ_FAIL_SEND_FREED:
+        snprintf(buf, n, "pe %d freed its send request %llu before it matched this receive", f->pe,
+                 count);
+        break;
+    case GSHMEMI_PREQ_FAIL_RECV_UNMATCHED:
+        snprintf(buf, n, "waited past GSHMEM_TIMEOUT (%g s): pe %d has not matched receive request "
+                 "%llu of the pair (its gshmemx_psend_init with pe %d, then a partitioned call or "
+                 "a wait there)", gshmemi_env.TIMEOUT, f->pe, count, gshmemi_rt.my_pe);
+        break;
+    case GSHMEMI_PREQ_FAIL_LIST:
+        snprintf(buf, n, "n is %lld with list %s", (long long)(int)count,
+                 f->addr == 0 ? "NULL" : "given");
+        break;
+    case GSHMEMI_PREQ_FAIL_BAD_RANGE:
+        snprintf(buf, n, "partitions %lld..%lld are not a range within 0..%llu", (long long)(int)p,
+                 (long long)(int)count, parts - 1);
+        break;
+    case GSHMEMI_PREQ_FAIL_ROUNDS:
+        snprintf(buf, n, "the request has run %llu rounds, the most it can", r);
+        break;
     default: snprintf(buf, n, "partitioned failure %d", f->cmp);
     }
 }

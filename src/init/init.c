@@ -186,6 +186,7 @@ GSHMEM_API void gshmem_finalize(void)
         return;
     /* Everybody is done with everybody's memory before any goes away. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    gshmemi_partitioned_quiesce(); /* no progress writes to peers past here */
     gshmemi_watch_stop(); /* peers past this barrier leave */
     gshmemi_ctrl_mark_finalizing();
     if (rt->bs->ops->barrier(rt->bs) != 0)

@@ -30,7 +30,12 @@
 #define RING 8
 #define FLAGS_MAX (1 << 24)
 
-enum answer_status { ANSWER_ACCEPTED = 1, ANSWER_REFUSED = 2, ANSWER_SEND_FREED = 3 };
+enum answer_status {
+    ANSWER_RECV_FREED = 0, /* the post said its receive was freed: just the ring's turn */
+    ANSWER_ACCEPTED = 1,
+    ANSWER_REFUSED = 2,
+    ANSWER_SEND_FREED = 3,
+};
 
 /* Written by a receiver into its sender's mailbox; the stamp (the pair
  * number) last, after the rest. */
@@ -78,6 +83,7 @@ static struct {
     int n_active;
     uint32_t uids;
     struct gshmemi_preq *all; /* every request not yet dropped */
+    struct gshmemi_preq *spare; /* pinned blocks to reuse (linked by all_next) */
     struct gshmemi_preq *pending; /* sends with partitions to move */
 } pt;
 
@@ -166,13 +172,30 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
     const size_t head = GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_preq), 8);
     const size_t size = head + (is_send ? (size_t)partitions * sizeof(uint64_t) : 0);
     const int pinned = gshmemi_heap.on_device;
-    struct gshmemi_preq *q = pinned ? gshmemi_gpu_host_alloc(size) : calloc(1, size);
+    struct gshmemi_preq *q = NULL;
+    if (pinned) {
+        gshmemi_device_state_load_units(call);
+        pthread_mutex_lock(&gshmemi_part_lock);
+        for (struct gshmemi_preq **at = &pt.spare; *at != NULL; at = &(*at)->all_next)
+            if ((*at)->alloc_size >= size) {
+                q = *at;
+                *at = q->all_next;
+                break;
+            }
+        pthread_mutex_unlock(&gshmemi_part_lock);
+    }
+    size_t have = size;
+    if (q != NULL) {
+        have = q->alloc_size;
+        memset(q, 0, have);
+    } else {
+        q = pinned ? gshmemi_gpu_host_alloc(size) : calloc(1, size);
+    }
     if (q == NULL || (is_send && (q->pending = malloc((size_t)partitions * sizeof(int))) == NULL))
         gshmemi_part_fail(call, "out of %s memory for a request of %d partitions",
                           pinned ? "pinned host" : "host", partitions);
-    if (pinned)
-        gshmemi_device_state_load_units(call);
     q->pinned = pinned;
+    q->alloc_size = have;
     q->d.is_send = is_send;
     q->d.partitions = partitions;
     q->d.marked = is_send ? (uint64_t *)((char *)q + head) : NULL;
@@ -182,10 +205,13 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
 void gshmemi_part_delete(struct gshmemi_preq *q)
 {
     free(q->pending);
-    if (q->pinned)
-        gshmemi_gpu_host_free(q);
-    else
+    q->pending = NULL;
+    if (q->pinned) {
+        q->all_next = pt.spare;
+        pt.spare = q;
+    } else {
         free(q);
+    }
 }
 
 static void drop(struct gshmemi_preq *q)
@@ -205,7 +231,7 @@ static void drop(struct gshmemi_preq *q)
     gshmemi_part_delete(q);
 }
 
-void gshmemi_partitioned_fini(void)
+void gshmemi_partitioned_quiesce(void)
 {
     gshmemi_wait_progress_set(NULL);
     if (pg.running) {
@@ -213,8 +239,18 @@ void gshmemi_partitioned_fini(void)
         pthread_join(pg.thread, NULL);
     }
     memset(&pg, 0, sizeof(pg));
+}
+
+void gshmemi_partitioned_fini(void)
+{
+    gshmemi_partitioned_quiesce();
     while (pt.all != NULL)
         drop(pt.all);
+    while (pt.spare != NULL) { /* (the GPU is idle here) */
+        struct gshmemi_preq *q = pt.spare;
+        pt.spare = q->all_next;
+        gshmemi_gpu_host_free(q);
+    }
     free(pt.used);
     free(pt.pairs);
     free(pt.active);
@@ -298,7 +334,7 @@ int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
     return 0;
 }
 
-/* pe's mailbox for this PE, as a symmetric address (valid at every PE). */
+/* The mailbox `writer` writes into, at every PE (a symmetric address). */
 static struct mailbox *box_at(int writer) { return &pt.boxes[writer]; }
 
 static void write_post(const char *call, struct gshmemi_preq *q)
@@ -359,15 +395,15 @@ static void match_sends(const char *call, int peer, struct pair *pr)
         gshmemi_heap.access->read(call, &p, slot, sizeof(p));
         pr->sends = q->next;
         if (p.freed) { /* the receiver needs no answer but the ring's */
-            write_answer(call, peer, q->d.seq, ANSWER_ACCEPTED, NULL);
-            q->d.match = PREQ_PEER_FREED;
+            write_answer(call, peer, q->d.seq, ANSWER_RECV_FREED, NULL);
+            __atomic_store_n(&q->d.match, PREQ_PEER_FREED, __ATOMIC_RELEASE);
         } else if (q->user_freed) {
             write_answer(call, peer, q->d.seq, ANSWER_SEND_FREED, NULL);
         } else if (p.partitions != (uint64_t)q->d.partitions || p.bytes != q->d.bytes ||
                    p.dest_off != off(q->d.dest)) {
             write_answer(call, peer, q->d.seq, ANSWER_REFUSED, NULL);
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d (sender) "
-                              "has %d partitions of %zu bytes into heap offset %" PRIu64 ", pe %d "
+                              "has %d partitions of %" PRIu64 " bytes into heap offset %" PRIu64 ", pe %d "
                               "(receiver) has %" PRIu64 " partitions of %" PRIu64 " bytes into "
                               "heap offset %" PRIu64,
                               q->d.seq, gshmemi_rt.my_pe, q->d.partitions, q->d.bytes, off(q->d.dest),
@@ -408,7 +444,9 @@ static void read_answers(const char *call, int peer, struct pair *pr)
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before open is read (a kernel's pstart) */
             gshmemi_part_send_start(call, q);
             break;
-        case ANSWER_SEND_FREED: q->d.match = PREQ_PEER_FREED; break;
+        case ANSWER_SEND_FREED:
+            __atomic_store_n(&q->d.match, PREQ_PEER_FREED, __ATOMIC_RELEASE);
+            break;
         case ANSWER_REFUSED:
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d "
                               "(sender) refused this receive (its gshmemx_psend_init differs "
@@ -456,12 +494,12 @@ void gshmemi_part_progress(const char *call)
 }
 
 /* The receiver's start of the current round has arrived (send). */
-static int start_arrived(const char *call, struct gshmemi_preq *q)
+static int start_arrived(const char *call, struct gshmemi_preq *q, uint64_t round)
 {
-    if (q->start_seen >= q->d.round)
+    if (q->start_seen >= round)
         return 1;
     uint64_t w = gshmemi_part_load(call, q->d.start);
-    if (!preq_word_reached(w, q->d.uid, q->d.round))
+    if (!preq_word_reached(w, q->d.uid, round))
         return 0;
     q->start_seen = w & 0xffffffffu;
     return 1;
@@ -469,7 +507,8 @@ static int start_arrived(const char *call, struct gshmemi_preq *q)
 
 void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
 {
-    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED || !start_arrived(call, q)) {
+    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
+        !start_arrived(call, q, q->pending_round)) {
         if (q->n_pending > 0 && !q->in_pending) {
             q->in_pending = 1;
             q->pending_next = pt.pending;
@@ -477,7 +516,7 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         }
         return;
     }
-    const uint64_t word = preq_word(q->d.peer_uid, q->d.round);
+    const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
     for (int i = 0; i < q->n_pending; i++) {
         const size_t at = (size_t)q->pending[i] * q->d.bytes;
         gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, q->d.bytes, q->d.peer, 0);

@@ -51,7 +51,9 @@ static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *re
         gshmemi_part_progress(call);
     unlock();
     if (st != 0) {
+        lock();
         gshmemi_part_delete(q);
+        unlock();
         q = NULL;
     }
     *req = q;
@@ -124,6 +126,10 @@ GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t q)
     if (q->d.open)
         gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
                           q->d.round);
+    if (q->n_pending > 0)
+        gshmemi_part_fail(call, "%d partitions marked from the host in round %" PRIu64 " never "
+                          "moved: a round marked from the host ends with gshmemx_pwait on the host",
+                          q->n_pending, q->pending_round);
     if (q->d.round == UINT32_MAX)
         gshmemi_part_fail(call, "the request has run %" PRIu64 " rounds, the most it can",
                           q->d.round);
@@ -242,6 +248,10 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
     if (q->d.match == PREQ_PEER_FREED)
         peer_freed(call, q);
     const uint64_t r = q->d.round;
+    if (q->n_pending > 0 && q->pending_round != r)
+        gshmemi_part_fail(call, "%d partitions marked from the host in round %" PRIu64 " never "
+                          "moved: a round marked from the host ends with gshmemx_pwait on the host",
+                          q->n_pending, q->pending_round);
     for (int i = 0; i < n; i++) {
         int p = list != NULL ? list[i] : lo + i;
         check_partition(call, q, p);
@@ -254,6 +264,7 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
         q->d.marked[p] = r;
         q->pending[q->n_pending++] = p;
     }
+    q->pending_round = r;
     gshmemi_part_flush(call, q);
     gshmemi_part_progress(call);
     unlock();
@@ -281,12 +292,15 @@ GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *li
     if (n < 0 || (n > 0 && list == NULL))
         gshmemi_part_fail(call, "n is %d with list %s", n, list == NULL ? "NULL" : "given");
     /* a duplicate would pass the per-partition check (marked once) */
+    unsigned char *seen = calloc((size_t)req->d.partitions, 1);
+    if (seen == NULL)
+        gshmemi_part_fail(call, "out of host memory");
     for (int i = 0; i < n; i++) {
         check_partition(call, req, list[i]);
-        for (int j = 0; j < i; j++)
-            if (list[j] == list[i])
-                gshmemi_part_fail(call, "partition %d is listed twice", list[i]);
+        if (seen[list[i]]++)
+            gshmemi_part_fail(call, "partition %d is listed twice", list[i]);
     }
+    free(seen);
     ready(call, req, 0, n, list);
 }
 
@@ -345,7 +359,7 @@ GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t q)
         peer_freed(call, q);
     unlock();
     if (q->d.is_send)
-        gshmemi_heap.access->quiet(call); /* the source may be reused */
+        gshmem_quiet(); /* the source may be reused (partitions a kernel sent through the proxy too) */
     lock();
     q->d.open = 0;
     gshmemi_part_progress(call);
@@ -363,6 +377,8 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t q, int partition)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
     check_partition(call, q, partition);
     gshmemi_part_progress(call);
+    if (q->d.match == PREQ_PEER_FREED)
+        peer_freed(call, q);
     int open = q->d.open;
     unlock();
     if (!open)

@@ -33,6 +33,8 @@ struct gshmemi_preq {
     struct gshmemi_preq *next; /* in its pair's queue */
     struct gshmemi_preq *all_prev, *all_next; /* every request of this PE */
     int pinned;          /* in pinned host memory (kernels may use it) */
+    size_t alloc_size;   /* the block's bytes (pinned blocks are kept for reuse) */
+    uint64_t pending_round; /* the round of the partitions pending */
 };
 
 /* A word for a peer: a request's uid and a round. */
@@ -54,8 +56,12 @@ void gshmemi_part_fail(const char *call, const char *fmt, ...)
     __attribute__((noreturn, cold, format(printf, 2, 3)));
 
 /* A zeroed request (marked[] too, for a send), in pinned host memory where
- * the heap is on the GPU; ends the job where none can be had. */
+ * the heap is on the GPU; ends the job where none can be had.  Takes the
+ * lock itself. */
 struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions);
+/* With the lock held.  A pinned block is kept for the next request, never
+ * freed before fini: cudaFreeHost waits for the whole GPU, and a kernel
+ * may be waiting on this lock's holder (its progress). */
 void gshmemi_part_delete(struct gshmemi_preq *q);
 
 /* With the lock held: */

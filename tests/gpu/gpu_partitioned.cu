@@ -140,7 +140,9 @@ __global__ void misuse(gshmemx_prequest_t send, int which)
     case 0: gshmemx_pready_list(send, 2, twice); break;
     case 1: gshmemx_pready(send, PARTS); break;
     case 2: gshmemx_pready_range(send, 0, PARTS - 3); break;
-    default: (void)gshmemx_parrived(send, 0);
+    case 3: (void)gshmemx_parrived(send, 0); break;
+    case 5: gshmemx_pready_list_warp(send, 2, nullptr); break;
+    default: gshmemx_pready_range_block(send, 3, 1);
     }
 }
 
@@ -174,11 +176,12 @@ static void check_round(const char *dest, uint64_t r, const char *what)
 // pe 0 misuses its send request (pe 1 has started its receive's round).
 static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_t recv)
 {
-    static const char *const cases[] = {"dev-ready-twice", "dev-ready-range",
-                                        "dev-wait-unmarked", "dev-arrived-on-send",
-                                        "dev-start-open"};
+    static const char *const cases[] = {"dev-ready-twice",     "dev-ready-range",
+                                        "dev-wait-unmarked",   "dev-arrived-on-send",
+                                        "dev-start-open",      "dev-list-null",
+                                        "dev-range-reversed"};
     int which = -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         if (std::strcmp(c, cases[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", c);
@@ -191,7 +194,7 @@ static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_
         if (which == 4) {
             gshmemx_pstart_on_stream(send, s);
         } else {
-            misuse<<<1, 1, 0, s>>>(send, which);
+            misuse<<<1, which == 5 ? 32 : which == 6 ? 64 : 1, 0, s>>>(send, which);
             if (which == 2)
                 gshmemx_pwait_on_stream(send, s);
         }

@@ -278,6 +278,9 @@ partitioned_cases = {
                              r"before it matched this send$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
     "recv-freed-unposted": (PT + r"gshmemx_pready: pe 1 freed its receive request 9 before it "
                             r"matched this send$", ABORT, {}),
+    # the same, seen by a receiver polling parrived
+    "arrived-send-freed": (PT1 + r"gshmemx_parrived: pe 0 freed its send request 1 before it "
+                           r"matched this receive$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
     # a send freed before the receive was made
     "send-freed-unmatched": (PT1 + r"gshmemx_pwait: pe 0 freed its send request 1 before it "
                              r"matched this receive$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
@@ -292,7 +295,7 @@ partitioned_cases = {
 }
 # The PE whose failure ends the job, where it is not pe 0 (a pattern).
 partitioned_ends = {"timeout-missing": "1", "send-freed-unmatched": "1",
-                    "shape-mismatch": "[01]", "dest-mismatch": "[01]"}
+                    "arrived-send-freed": "1", "shape-mismatch": "[01]", "dest-mismatch": "[01]"}
 
 # Kernels' bad input to partitioned calls (`gpu_partitioned misuse CASE`):
 # pe 0's kernel fails, its watch thread ends the job with the message.
@@ -307,6 +310,11 @@ gpu_partitioned_cases = {
                             r"receiver tests arrival$", ABORT, {}),
     "dev-start-open": (D + "gshmemx_pstart_on_stream" + K + r"round 1 is still open: call "
                        r"gshmemx_pwait first$", ABORT, {}),
+    "dev-list-null": (D + "gshmemx_pready_list_warp" + r" in a kernel \(block 0,0,0 thread \d+,0,0\) "
+                      r"failed: n is 2 with list NULL$", ABORT, {}),
+    "dev-range-reversed": (D + "gshmemx_pready_range_block" + r" in a kernel \(block 0,0,0 thread "
+                           r"\d+,0,0\) failed: partitions 3\.\.1 are not a range within 0\.\.95$",
+                           ABORT, {}),
 }
 
 failed = skipped = 0

@@ -1031,6 +1031,22 @@ static int misuse(const char *c)
             gshmemx_pready(req, 0);
             not_caught(c);
         }
+    } else if (!strcmp(c, "arrived-send-freed")) {
+        /* the receiver polls parrived: it must not poll forever */
+        if (S) {
+            gshmemx_psend_init(buf, src, 4, 64, 1, &req);
+            gshmemx_prequest_free(&req);
+        }
+        gshmem_barrier_all();
+        if (R) {
+            gshmemx_precv_init(buf, 4, 64, 0, &req);
+            gshmemx_pstart(req);
+            while (!gshmemx_parrived(req, 0))
+                ;
+            not_caught(c);
+        }
+        gshmem_barrier_all(); /* pe 0 answers the post from here */
+        sleep(20);
     } else if (!strcmp(c, "send-freed-unmatched")) {
         /* the send freed before the receive is made */
         if (S) {

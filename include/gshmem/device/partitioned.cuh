@@ -107,7 +107,8 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         const uint64_t r = gshmemi_preq_ready_check(call, q);
         for (int i = 0; i < n; i++)
             gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r);
-        gshmemi_preq_wait_start(call, q, r);
+        if (n > 0)
+            gshmemi_preq_wait_start(call, q, r);
     }
     gshmemi_group_sync<SCOPE>();
     const uint64_t word = gshmemi_preq_word(q->peer_uid, gshmemi_preq_round(q));
@@ -125,10 +126,23 @@ __device__ __forceinline__ void gshmemi_pready_range(const char *call, gshmemx_p
 {
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
     if (lo < 0 || hi < lo || hi >= q->partitions)
-        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer,
-                          static_cast<uint64_t>(lo < 0 || hi < lo ? lo : hi),
-                          static_cast<uint64_t>(q->partitions), gshmemi_preq_round(q));
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_BAD_RANGE, q->peer,
+                          static_cast<uint64_t>(static_cast<uint32_t>(lo)),
+                          static_cast<uint64_t>(q->partitions), gshmemi_preq_round(q),
+                          static_cast<uint64_t>(static_cast<uint32_t>(hi)));
     gshmemi_pready<SCOPE>(call, req, lo, hi - lo + 1, nullptr);
+}
+
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_pready_list(const char *call, gshmemx_prequest_t req,
+                                                    int n, const int *list)
+{
+    struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    if (n < 0 || (n > 0 && list == nullptr))
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_LIST, q->peer, list != nullptr, 0,
+                          gshmemi_preq_round(q), static_cast<uint64_t>(static_cast<uint32_t>(n)));
+    if (n > 0)
+        gshmemi_pready<SCOPE>(call, req, 0, n, list);
 }
 
 /* Arrival of partition p in the current round (after its wait: true); the
@@ -143,6 +157,8 @@ __device__ __forceinline__ int gshmemi_parrived(const char *call, gshmemx_preque
     if (lane == 0) {
         if (q->is_send)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, q->peer, 0, 0, 0);
+        if (gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_PEER_FREED)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_SEND_FREED, q->peer, 0, 0, 0, q->seq);
         const uint64_t r = gshmemi_preq_round(q);
         if (r == 0)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, 0);
@@ -173,16 +189,20 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
     const uint64_t r = gshmemi_preq_round(q) + 1;
     if (gshmemi_preq_open(q))
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_OPEN, q->peer, 0, 0, r - 1);
+    if (r >= 0xffffffffu) /* (words for peers hold the round in 32 bits) */
+        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROUNDS, q->peer, 0, 0, r - 1);
     *reinterpret_cast<volatile uint64_t *>(&q->round) = r;
-    *reinterpret_cast<volatile int32_t *>(&q->open) = 1;
+    /* open after round, for the host's progress, which reads open first */
+    asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->open), "r"(1) : "memory");
     gshmemi_fence_sc(); /* the host reads open after it writes match */
     if (!q->is_send && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED)
         (void)gshmemi_signal<true>(call, q->start, gshmemi_preq_word(q->peer_uid, r),
                                    GSHMEM_SIGNAL_SET, q->peer);
 }
 
-/* A round's end (one thread): a send's partitions all marked, and moved
- * (quiet); a receive's all arrived. */
+/* A round's end (one thread): a send's partitions all marked (each ready
+ * call has moved its partitions before it returned), then a quiet; a
+ * receive's all arrived. */
 __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req)
 {
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
@@ -208,6 +228,12 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
             for (unsigned spins = 1;
                  !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r); spins++)
                 if ((spins & 255) == 0 && deadline.passed()) {
+                    const int m = gshmemi_load_acquire(&q->match);
+                    if (m != GSHMEMI_PREQ_MATCHED)
+                        gshmemi_preq_fail(call, m == GSHMEMI_PREQ_PEER_FREED
+                                                    ? GSHMEMI_PREQ_FAIL_SEND_FREED
+                                                    : GSHMEMI_PREQ_FAIL_RECV_UNMATCHED,
+                                          q->peer, 0, 0, r, q->seq);
                     int missing = 0;
                     for (int k = p; k < q->partitions; k++)
                         missing += !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[k]),
@@ -238,7 +264,7 @@ __device__ inline void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int 
 }
 __device__ inline void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list)
 {
-    gshmemi_pready<GSHMEMI_THREAD>("gshmemx_pready_list", req, 0, n, list);
+    gshmemi_pready_list<GSHMEMI_THREAD>("gshmemx_pready_list", req, n, list);
 }
 __device__ inline int gshmemx_parrived(gshmemx_prequest_t req, int partition)
 {
@@ -266,7 +292,7 @@ __device__ inline void gshmemx_pwait(gshmemx_prequest_t req) { gshmemi_pwait("gs
     __device__ inline void gshmemx_pready_list##SUFFIX(gshmemx_prequest_t req, int n,           \
                                                        const int *list)                         \
     {                                                                                           \
-        gshmemi_pready<SCOPE>("gshmemx_pready_list" #SUFFIX, req, 0, n, list);                  \
+        gshmemi_pready_list<SCOPE>("gshmemx_pready_list" #SUFFIX, req, n, list);                \
     }                                                                                           \
     __device__ inline int gshmemx_parrived##SUFFIX(gshmemx_prequest_t req, int partition)       \
     {                                                                                           \

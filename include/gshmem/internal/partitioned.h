@@ -57,7 +57,12 @@ enum gshmemi_preq_fail {
     GSHMEMI_PREQ_FAIL_NOT_MATCHED,   /* a wait past the deadline for the match */
     GSHMEMI_PREQ_FAIL_NOT_STARTED,   /* ... for the receiver's start of the round */
     GSHMEMI_PREQ_FAIL_MISSING,       /* ... for partitions (found: how many missing) */
-    GSHMEMI_PREQ_FAIL_PEER_FREED,    /* the peer freed its request before the match */
+    GSHMEMI_PREQ_FAIL_PEER_FREED,    /* the receiver freed its request before the match */
+    GSHMEMI_PREQ_FAIL_SEND_FREED,    /* the sender freed its request before the match */
+    GSHMEMI_PREQ_FAIL_RECV_UNMATCHED, /* a receive's wait past the deadline, never matched */
+    GSHMEMI_PREQ_FAIL_LIST,          /* a list call with n < 0, or NULL (found: n) */
+    GSHMEMI_PREQ_FAIL_BAD_RANGE,     /* a range lo..hi (addr, found) not within the partitions */
+    GSHMEMI_PREQ_FAIL_ROUNDS,        /* a start past the last round a request can run */
 };
 
 #ifdef __cplusplus
