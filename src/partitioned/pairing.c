@@ -527,11 +527,12 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
 
 void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)
 {
-    /* (a kernel's pstart writes round, then open; announcing a round that
-     * kernel has announced too writes the same word again) */
+    /* (a kernel's pstart writes round, then open, and announced once it
+     * has written the start itself) */
     const int open = __atomic_load_n(&q->d.open, __ATOMIC_ACQUIRE);
     const uint64_t r = __atomic_load_n(&q->d.round, __ATOMIC_ACQUIRE);
-    if (q->d.match != PREQ_MATCHED || !open || q->start_sent >= r)
+    if (q->d.match != PREQ_MATCHED || !open || q->start_sent >= r ||
+        __atomic_load_n(&q->d.announced, __ATOMIC_ACQUIRE) >= r)
         return;
     gshmemi_signal_op(call, q->d.start, preq_word(q->d.peer_uid, r), GSHMEM_SIGNAL_SET, q->d.peer);
     q->start_sent = r;

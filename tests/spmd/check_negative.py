@@ -310,8 +310,8 @@ gpu_partitioned_cases = {
                             r"receiver tests arrival$", ABORT, {}),
     "dev-start-open": (D + "gshmemx_pstart_on_stream" + K + r"round 1 is still open: call "
                        r"gshmemx_pwait first$", ABORT, {}),
-    "dev-list-null": (D + "gshmemx_pready_list_warp" + r" in a kernel \(block 0,0,0 thread \d+,0,0\) "
-                      r"failed: n is 2 with list NULL$", ABORT, {}),
+    "dev-list-null": (D + "gshmemx_pready_list_warp" + r" in a kernel \(block 0,0,0 thread "
+                      r"\d+,0,0\) failed: n is 2 with list NULL$", ABORT, {}),
     "dev-range-reversed": (D + "gshmemx_pready_range_block" + r" in a kernel \(block 0,0,0 thread "
                            r"\d+,0,0\) failed: partitions 3\.\.1 are not a range within 0\.\.95$",
                            ABORT, {}),

@@ -103,15 +103,26 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     unsigned lane, nt;
     gshmemi_group<SCOPE>(&lane, &nt);
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    uint64_t r = 0;
     if (lane == 0) {
-        const uint64_t r = gshmemi_preq_ready_check(call, q);
+        r = gshmemi_preq_ready_check(call, q);
         for (int i = 0; i < n; i++)
             gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r);
         if (n > 0)
             gshmemi_preq_wait_start(call, q, r);
     }
+    /* every thread tags with the round the first one checked */
+    if (SCOPE == GSHMEMI_WARP) {
+        r = __shfl_sync(0xffffffffu, r, 0);
+    } else if (SCOPE == GSHMEMI_BLOCK) {
+        __shared__ uint64_t shared_round;
+        if (lane == 0)
+            shared_round = r;
+        __syncthreads();
+        r = shared_round;
+    }
     gshmemi_group_sync<SCOPE>();
-    const uint64_t word = gshmemi_preq_word(q->peer_uid, gshmemi_preq_round(q));
+    const uint64_t word = gshmemi_preq_word(q->peer_uid, r);
     for (int i = 0; i < n; i++) {
         const int p = list != nullptr ? list[i] : lo + i;
         const uint64_t at = static_cast<uint64_t>(p) * q->bytes;
@@ -195,9 +206,13 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
     /* open after round, for the host's progress, which reads open first */
     asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->open), "r"(1) : "memory");
     gshmemi_fence_sc(); /* the host reads open after it writes match */
-    if (!q->is_send && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED)
+    if (!q->is_send && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED) {
         (void)gshmemi_signal<true>(call, q->start, gshmemi_preq_word(q->peer_uid, r),
                                    GSHMEM_SIGNAL_SET, q->peer);
+        /* the host's progress need not write it again (a late second write
+         * of an older round would set the sender's word back) */
+        *reinterpret_cast<volatile uint64_t *>(&q->announced) = r;
+    }
 }
 
 /* A round's end (one thread): a send's partitions all marked (each ready

@@ -42,6 +42,7 @@ struct gshmemi_preq_dev {
     uint64_t round;      /* the current (or last) round, from 1 */
     int32_t open;        /* a round is open */
     int32_t reserved;
+    uint64_t announced;  /* receive: the last round whose start a kernel wrote to the sender */
 };
 
 /* The device failure of a partitioned call (GSHMEMI_DEV_FAIL_PARTITIONED's
