@@ -47,6 +47,18 @@ __device__ __forceinline__ void team_alive(const char *call, gshmem_team_t team,
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM_GONE, team, nullptr, 0);
 }
 
+// A kernel's team check: team_alive, or, where the flag packets run
+// (`packets`), the slot alone, since they compare the generation
+// themselves once their stores have gone (gshmemi_ll_alive).
+__device__ __forceinline__ void team_check(const char *call, gshmem_team_t team, int generation,
+                                           bool packets)
+{
+    if (!packets)
+        team_alive(call, team, generation);
+    else if (generation != 0)
+        team_slot(call, team);
+}
+
 __global__ void team_sync_kernel(gshmem_team_t team, int generation, int quiet)
 {
     gshmemi_wait_previous();
@@ -69,23 +81,23 @@ __global__ void move_kernel(int shape, gshmem_team_t team, void *dest, const voi
                             size_t esize, struct gshmemi_ll_areas ll)
 {
     gshmemi_wait_previous();
-    if (ll.generation != 0)
-        team_slot(move_names[shape], team);
-    if (ll.n > 0 && (shape == GSHMEMI_COLL_SHAPE_BROADCAST || shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
-                     shape == GSHMEMI_COLL_SHAPE_ALLTOALL)) {
+    const char *call = move_names[shape];
+    const bool packets = ll.n > 0 && (shape == GSHMEMI_COLL_SHAPE_BROADCAST ||
+                                      shape == GSHMEMI_COLL_SHAPE_FCOLLECT ||
+                                      shape == GSHMEMI_COLL_SHAPE_ALLTOALL);
+    team_check(call, team, ll.generation, packets);
+    if (packets) {
         const int form = shape == GSHMEMI_COLL_SHAPE_BROADCAST  ? GSHMEMI_LL_BROADCAST
                          : shape == GSHMEMI_COLL_SHAPE_FCOLLECT ? GSHMEMI_LL_FCOLLECT
                                                                 : GSHMEMI_LL_ALLTOALL;
         if (gridDim.x == 1) // (the shares' arithmetic compiled out)
-            gshmemi_ll_move<GSHMEMI_BLOCK, false>(move_names[shape], team, gshmemi_s().teams[team],
-                                                  form, dest, src, nbytes, root, &ll);
+            gshmemi_ll_move<GSHMEMI_BLOCK, false>(call, team, gshmemi_s().teams[team], form, dest,
+                                                  src, nbytes, root, &ll);
         else
-            gshmemi_ll_move<GSHMEMI_BLOCK, true>(move_names[shape], team, gshmemi_s().teams[team],
-                                                 form, dest, src, nbytes, root, &ll);
+            gshmemi_ll_move<GSHMEMI_BLOCK, true>(call, team, gshmemi_s().teams[team], form, dest,
+                                                 src, nbytes, root, &ll);
         return;
     }
-    const char *call = move_names[shape];
-    team_alive(call, team, ll.generation);
     switch (shape) {
     case GSHMEMI_COLL_SHAPE_BROADCAST:
         gshmemi_coll_broadcast<GSHMEMI_BLOCK>(call, team, dest, src, nbytes, root);
@@ -174,11 +186,9 @@ __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const
 {
     gshmemi_wait_previous();
     const char *call = reduce_names[name];
-    if (!((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0))
-        team_alive(call, team, ll.generation);
-    else if (ll.generation != 0)
-        team_slot(call, team); /* (the generation: gshmemi_ll_alive) */
-    if ((SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0)
+    const bool packets = (SHAPE == SHAPE_REDUCE || SHAPE == SHAPE_REDUCESCATTER) && ll.n > 0;
+    team_check(call, team, ll.generation, packets);
+    if (packets)
         if (gridDim.x == 1)
             gshmemi_ll_reduce<GSHMEMI_BLOCK, T, OP, false>(call, team, gshmemi_s().teams[team], dest,
                                                            src, n, SHAPE == SHAPE_REDUCESCATTER,
