@@ -76,6 +76,11 @@
       "Words of each PE's pool for partitioned transfers (gshmemx_psend_init and "           \
       "gshmemx_precv_init): a receive holds one per partition, a send one; from 1 to "      \
       "16777216, taken from the symmetric heap at init.")                                   \
+    X(PARTITION_CE_MIN, SIZE, "1m",                                                         \
+      "Partitions of a send at least this large, to a PE whose GPU heap this PE maps, are " \
+      "moved by the copy engines: a kernel's ready call marks them and returns at once, "   \
+      "and the library's progress thread starts each copy and its flag. Smaller ones are "  \
+      "moved by the calling thread, warp or block with stores. 0: never.")                 \
     X(COLL_ALGO, STRING, "auto",                                                            \
       "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \
       "packets in kernels up to GSHMEM_COLL_LL_MAX bytes per member and in stream order up " \

@@ -598,6 +598,8 @@ int gshmemi_gpu_stream_finish(void *stream)
     return (int)cudaStreamSynchronize((cudaStream_t)stream);
 }
 
+int gshmemi_gpu_sets_need_no_sm(void) { return gpu.write64 != NULL; }
+
 /* A set is a stream memory operation, which needs no SM: it lands even when
  * the application's kernels occupy every SM.  An add needs a kernel. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
@@ -789,7 +791,11 @@ void gshmemi_gpu_host_free(void *p)
 void *gshmemi_gpu_dev_alloc(size_t n)
 {
     void *p = NULL;
-    if (cudaMalloc(&p, n) != cudaSuccess || cudaMemset(p, 0, n) != cudaSuccess) {
+    /* zeroed on the runtime's stream, not the legacy one: that would wait
+     * for the application's kernels */
+    if (cudaMalloc(&p, n) != cudaSuccess ||
+        (gpu.ops != NULL ? cudaMemsetAsync(p, 0, n, gpu.ops) : cudaMemset(p, 0, n)) != cudaSuccess ||
+        (gpu.ops != NULL && cudaStreamSynchronize(gpu.ops) != cudaSuccess)) {
         cudaGetLastError();
         if (p != NULL)
             cudaFree(p);
@@ -917,6 +923,7 @@ void *gshmemi_gpu_stream_new(const char *call) { no_gpu(call); return NULL; }
 void gshmemi_gpu_stream_free(void *s) { (void)s; }
 void gshmemi_gpu_stream_sync(const char *call, void *s) { (void)s; no_gpu(call); }
 int gshmemi_gpu_stream_finish(void *s) { (void)s; return -1; }
+int gshmemi_gpu_sets_need_no_sm(void) { return 0; }
 void gshmemi_gpu_launch_failed(const char *call, const char *what, int err)
 { (void)what; (void)err; no_gpu(call); for (;;) {} }
 int gshmemi_launch_wait(void *s, const uint64_t *a, int c, uint64_t v, uint64_t t, int pe)

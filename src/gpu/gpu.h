@@ -98,6 +98,9 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
  * complete by the next quiet). */
 void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, size_t n,
                          uint64_t *old);
+/* Whether gshmemi_gpu_signal's set is a stream memory operation (lands
+ * with every SM busy). */
+int gshmemi_gpu_sets_need_no_sm(void);
 /* Signal set or add on a 64-bit word, after every earlier operation. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
 /* Waits for every operation issued so far. */

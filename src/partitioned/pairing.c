@@ -7,7 +7,9 @@
  * does not fit in the ring, a post not yet arrived and an answer not yet
  * read are picked up by the next partitioned call on the PE (progress). */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,7 @@ static struct {
     pthread_t thread;
     int running;
     int stop;
+    int spin; /* a send the host moves for kernels has a round open: no naps */
 } pg;
 
 static struct {
@@ -85,6 +88,7 @@ static struct {
     struct gshmemi_preq *all; /* every request not yet dropped */
     struct gshmemi_preq *spare; /* pinned blocks to reuse (linked by all_next) */
     struct gshmemi_preq *pending; /* sends with partitions to move */
+    void *push_stream; /* where the heap is on the GPU: the requests' pushes */
 } pt;
 
 void gshmemi_part_fail(const char *call, const char *fmt, ...)
@@ -117,10 +121,13 @@ static void *progress_main(void *arg)
     while (!__atomic_load_n(&pg.stop, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&gshmemi_part_lock);
         gshmemi_part_progress("the partitioned transfers' progress");
-        const int busy = pt.all != NULL;
+        const int busy = pt.all != NULL, spin = pg.spin;
         pthread_mutex_unlock(&gshmemi_part_lock);
         const struct timespec nap = {0, busy ? 20 * 1000 : 1000 * 1000};
-        nanosleep(&nap, NULL);
+        if (spin) /* a copy waits on this thread's next look */
+            sched_yield();
+        else
+            nanosleep(&nap, NULL);
     }
     return NULL;
 }
@@ -165,17 +172,22 @@ int gshmemi_partitioned_init(void)
     return 0;
 }
 
+/* The block's marked[] starts here, in both copies. */
+static size_t head_bytes(void) { return GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_preq), 8); }
+
 struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions)
 {
-    /* marked[] after the request; where the heap is on the GPU, both in
-     * pinned memory kernels reach */
-    const size_t head = GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_preq), 8);
+    /* marked[] after the request; where the heap is on the GPU, the block
+     * is in pinned host memory and a copy of it in GPU memory (the handle) */
+    const size_t head = head_bytes();
     const size_t size = head + (is_send ? (size_t)partitions * sizeof(uint64_t) : 0);
     const int pinned = gshmemi_heap.on_device;
     struct gshmemi_preq *q = NULL;
     if (pinned) {
         gshmemi_device_state_load_units(call);
         pthread_mutex_lock(&gshmemi_part_lock);
+        if (pt.push_stream == NULL && (pt.push_stream = gshmemi_gpu_stream_new(call)) == NULL)
+            gshmemi_part_fail(call, "no stream for the requests' copies in GPU memory");
         for (struct gshmemi_preq **at = &pt.spare; *at != NULL; at = &(*at)->all_next)
             if ((*at)->alloc_size >= size) {
                 q = *at;
@@ -185,16 +197,23 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
         pthread_mutex_unlock(&gshmemi_part_lock);
     }
     size_t have = size;
+    void *dev = NULL;
     if (q != NULL) {
         have = q->alloc_size;
+        dev = q->dev;
         memset(q, 0, have);
     } else {
         q = pinned ? gshmemi_gpu_host_alloc(size) : calloc(1, size);
+        if (q != NULL && pinned && (dev = gshmemi_gpu_dev_alloc(size)) == NULL) {
+            gshmemi_gpu_host_free(q);
+            q = NULL;
+        }
     }
     if (q == NULL || (is_send && (q->pending = malloc((size_t)partitions * sizeof(int))) == NULL))
         gshmemi_part_fail(call, "out of %s memory for a request of %d partitions",
-                          pinned ? "pinned host" : "host", partitions);
+                          pinned ? "pinned host or GPU" : "host", partitions);
     q->pinned = pinned;
+    q->dev = dev;
     q->alloc_size = have;
     q->d.is_send = is_send;
     q->d.partitions = partitions;
@@ -206,6 +225,8 @@ void gshmemi_part_delete(struct gshmemi_preq *q)
 {
     free(q->pending);
     q->pending = NULL;
+    free(q->issued);
+    q->issued = NULL;
     if (q->pinned) {
         q->all_next = pt.spare;
         pt.spare = q;
@@ -249,8 +270,11 @@ void gshmemi_partitioned_fini(void)
     while (pt.spare != NULL) { /* (the GPU is idle here) */
         struct gshmemi_preq *q = pt.spare;
         pt.spare = q->all_next;
+        gshmemi_gpu_free(q->dev);
         gshmemi_gpu_host_free(q);
     }
+    if (pt.push_stream != NULL)
+        gshmemi_gpu_stream_free(pt.push_stream);
     free(pt.used);
     free(pt.pairs);
     free(pt.active);
@@ -262,6 +286,56 @@ uint64_t gshmemi_part_load(const char *call, const uint64_t *word)
     uint64_t v;
     gshmemi_heap.access->read(call, &v, word, sizeof(v));
     return v;
+}
+
+/* Pushes go on a stream of their own: the runtime's carries the copies of
+ * partitions, which a push must not wait behind. */
+void gshmemi_part_push(const char *call, struct gshmemi_preq *q, const void *field, size_t n)
+{
+    if (q->dev == NULL)
+        return;
+    gshmemi_gpu_copy_on(call, (char *)q->dev + ((const char *)field - (const char *)q), field, n,
+                        pt.push_stream);
+    gshmemi_gpu_stream_sync(call, pt.push_stream);
+}
+
+/* The whole request to the GPU's copy, where it has one: the host's, with
+ * the GPU's own marked[] and the way back to the host's. */
+static void push_all(const char *call, struct gshmemi_preq *q)
+{
+    if (q->dev == NULL)
+        return;
+    struct gshmemi_preq_dev d = q->d;
+    d.marked = q->d.is_send ? (uint64_t *)((char *)q->dev + head_bytes()) : NULL;
+    d.mirror = &q->d;
+    d.mirror_marked = q->d.marked;
+    gshmemi_gpu_copy(call, q->dev, &d, sizeof(d), 1);
+    if (q->d.is_send)
+        gshmemi_part_push(call, q, q->d.marked, (size_t)q->d.partitions * sizeof(uint64_t));
+}
+
+/* What the match set (the peer's uid, flags or start word), then the match:
+ * a kernel that sees it matched reads the rest. */
+static void push_match(const char *call, struct gshmemi_preq *q)
+{
+    if (q->dev == NULL)
+        return;
+    gshmemi_part_push(call, q, &q->d.uid, offsetof(struct gshmemi_preq_dev, marked) -
+                                              offsetof(struct gshmemi_preq_dev, uid));
+    gshmemi_part_push(call, q, &q->d.match, sizeof(q->d.match));
+}
+
+gshmemx_prequest_t gshmemi_part_handle(struct gshmemi_preq *q)
+{
+    return q->dev != NULL ? (gshmemx_prequest_t)q->dev : q;
+}
+
+struct gshmemi_preq *gshmemi_part_find(gshmemx_prequest_t req)
+{
+    for (struct gshmemi_preq *q = pt.all; q != NULL; q = q->all_next)
+        if (gshmemi_part_handle(q) == req && !q->user_freed)
+            return q;
+    return NULL;
 }
 
 /* n zeroed words of the pool (first fit), or NULL. */
@@ -330,6 +404,7 @@ int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
         append(&pr->recvs, q);
     }
     activate(q->d.peer);
+    push_all(call, q);
     progress_thread_start(call);
     return 0;
 }
@@ -397,6 +472,7 @@ static void match_sends(const char *call, int peer, struct pair *pr)
         if (p.freed) { /* the receiver needs no answer but the ring's */
             write_answer(call, peer, q->d.seq, ANSWER_RECV_FREED, NULL);
             __atomic_store_n(&q->d.match, PREQ_PEER_FREED, __ATOMIC_RELEASE);
+            push_match(call, q);
         } else if (q->user_freed) {
             write_answer(call, peer, q->d.seq, ANSWER_SEND_FREED, NULL);
         } else if (p.partitions != (uint64_t)q->d.partitions || p.bytes != q->d.bytes ||
@@ -411,7 +487,8 @@ static void match_sends(const char *call, int peer, struct pair *pr)
         } else {
             q->d.flags = (uint64_t *)(gshmemi_heap.my_base + p.flags_off);
             q->d.peer_uid = (uint32_t)p.uid;
-            __atomic_store_n(&q->d.match, PREQ_MATCHED, __ATOMIC_RELEASE); /* kernels read it */
+            __atomic_store_n(&q->d.match, PREQ_MATCHED, __ATOMIC_RELEASE);
+            push_match(call, q); /* kernels read it */
             write_answer(call, peer, q->d.seq, ANSWER_ACCEPTED, q);
         }
         if (q->user_freed)
@@ -441,11 +518,13 @@ static void read_answers(const char *call, int peer, struct pair *pr)
             q->d.start = (uint64_t *)(gshmemi_heap.my_base + a.start_off);
             q->d.peer_uid = (uint32_t)a.uid;
             __atomic_store_n(&q->d.match, PREQ_MATCHED, __ATOMIC_RELEASE);
-            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before open is read (a kernel's pstart) */
+            push_match(call, q);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before owed is read (a kernel's pstart) */
             gshmemi_part_send_start(call, q);
             break;
         case ANSWER_SEND_FREED:
             __atomic_store_n(&q->d.match, PREQ_PEER_FREED, __ATOMIC_RELEASE);
+            push_match(call, q);
             break;
         case ANSWER_REFUSED:
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d "
@@ -462,12 +541,41 @@ static void read_answers(const char *call, int peer, struct pair *pr)
             write_post(call, q);
 }
 
+/* A send the host moves for kernels (d.ce): the partitions they marked in
+ * the open round, not taken yet, join the pending ones. */
+static void take_marked(const char *call, struct gshmemi_preq *q)
+{
+    if (!__atomic_load_n(&q->d.open, __ATOMIC_ACQUIRE))
+        return;
+    const uint64_t r = __atomic_load_n(&q->d.round, __ATOMIC_ACQUIRE);
+    if (q->n_pending > 0 && q->pending_round != r)
+        return; /* (the host's pwait of that round reports them) */
+    int left = 0;
+    for (int p = 0; p < q->d.partitions; p++)
+        if (q->issued[p] != r) {
+            if (__atomic_load_n(&q->d.marked[p], __ATOMIC_ACQUIRE) != r) {
+                left++;
+                continue;
+            }
+            q->issued[p] = r;
+            q->pending[q->n_pending++] = p;
+            q->pending_round = r;
+        }
+    if (left > 0) /* a kernel will mark more: look again without a nap */
+        pg.spin = 1;
+    gshmemi_part_flush(call, q);
+}
+
 void gshmemi_part_progress(const char *call)
 {
-    /* a round a kernel started while the match was still to come */
-    for (struct gshmemi_preq *q = pt.all; q != NULL; q = q->all_next)
+    pg.spin = 0;
+    for (struct gshmemi_preq *q = pt.all; q != NULL; q = q->all_next) {
+        /* a round a kernel started while the match was still to come */
         if (!q->d.is_send && q->d.match == PREQ_MATCHED && q->pinned)
             gshmemi_part_send_start(call, q);
+        if (q->d.ce && q->d.match == PREQ_MATCHED && !q->user_freed)
+            take_marked(call, q);
+    }
     for (struct gshmemi_preq **at = &pt.pending; *at != NULL;) {
         struct gshmemi_preq *q = *at;
         if (q->n_pending > 0 && q->d.match == PREQ_MATCHED)
@@ -522,17 +630,20 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, q->d.bytes, q->d.peer, 0);
         gshmemi_signal_op(call, &q->d.flags[q->pending[i]], word, GSHMEM_SIGNAL_SET, q->d.peer);
     }
+    q->moved += (uint64_t)q->n_pending;
     q->n_pending = 0;
+    if (q->d.ce) /* for a kernel's pwait: after the copies, in the same stream */
+        gshmemi_gpu_signal(call, &q->dev->moved, q->moved, GSHMEM_SIGNAL_SET);
 }
 
 void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)
 {
-    /* (a kernel's pstart writes round, then open, and announced once it
-     * has written the start itself) */
-    const int open = __atomic_load_n(&q->d.open, __ATOMIC_ACQUIRE);
+    /* A round the host started, or one a kernel started before the match
+     * (owed): a kernel that saw the match wrote the start itself, and two
+     * writers could set the sender's word back to an older round. */
     const uint64_t r = __atomic_load_n(&q->d.round, __ATOMIC_ACQUIRE);
-    if (q->d.match != PREQ_MATCHED || !open || q->start_sent >= r ||
-        __atomic_load_n(&q->d.announced, __ATOMIC_ACQUIRE) >= r)
+    if (q->d.match != PREQ_MATCHED || q->start_sent >= r ||
+        (q->host_started < r && __atomic_load_n(&q->d.owed, __ATOMIC_ACQUIRE) < r))
         return;
     gshmemi_signal_op(call, q->d.start, preq_word(q->d.peer_uid, r), GSHMEM_SIGNAL_SET, q->d.peer);
     q->start_sent = r;

@@ -4,6 +4,7 @@
  * after the data).  Flags only grow, so rounds need no reset. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *re
         unlock();
         q = NULL;
     }
-    *req = q;
+    *req = q != NULL ? gshmemi_part_handle(q) : NULL;
     return st;
 }
 
@@ -68,13 +69,24 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
         gshmemi_part_fail(call, "req is NULL");
     check_pe(call, pe);
     size_t total = check_shape(call, partitions, bytes_per_partition);
-    (void)gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), pe);
+    const int mapped = gshmemi_rma_target(call, "dest", dest, GSHMEMI_MAX(total, 1), pe) != NULL;
     gshmemi_rma_check_local(call, "source", source, total);
     struct gshmemi_preq *q = gshmemi_part_new(call, 1, partitions);
     q->d.peer = pe;
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
     q->d.source = source;
+    /* large partitions to a mapped GPU heap: the copy engines, not the
+     * kernel's threads, move what a kernel marks */
+    const size_t ce_min = gshmemi_env.PARTITION_CE_MIN;
+    if (q->dev != NULL && mapped && ce_min != 0 && bytes_per_partition >= ce_min &&
+        gshmemi_gpu_sets_need_no_sm()) { /* (a kernel's pwait may fill the GPU) */
+        q->issued = calloc((size_t)partitions, sizeof(uint64_t));
+        if (q->issued == NULL)
+            gshmemi_part_fail(call, "out of host memory for a request of %d partitions",
+                              partitions);
+        q->d.ce = 1;
+    }
     return make(call, q, req);
 }
 
@@ -94,10 +106,18 @@ GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_p
     return make(call, q, req);
 }
 
-static void check_req(const char *call, gshmemx_prequest_t q)
+/* The request of a handle: one of this PE's live requests, or the job ends. */
+static struct gshmemi_preq *req_of(const char *call, gshmemx_prequest_t req)
 {
-    if (q == NULL)
+    if (req == NULL)
         gshmemi_part_fail(call, "the request is NULL");
+    lock();
+    struct gshmemi_preq *q = gshmemi_part_find(req);
+    unlock();
+    if (q == NULL)
+        gshmemi_part_fail(call, "the request is not one of this PE's live requests (freed, or "
+                          "never made)");
+    return q;
 }
 
 GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req)
@@ -105,8 +125,7 @@ GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req)
     const char *call = __func__;
     if (req == NULL)
         gshmemi_part_fail(call, "req is NULL");
-    struct gshmemi_preq *q = *req;
-    check_req(call, q);
+    struct gshmemi_preq *q = req_of(call, *req);
     lock();
     if (q->d.open)
         gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
@@ -118,10 +137,10 @@ GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req)
     return 0;
 }
 
-GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t q)
+GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t req)
 {
     const char *call = __func__;
-    check_req(call, q);
+    struct gshmemi_preq *q = req_of(call, req);
     lock();
     if (q->d.open)
         gshmemi_part_fail(call, "round %" PRIu64 " is still open: call gshmemx_pwait first",
@@ -135,6 +154,10 @@ GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t q)
                           q->d.round);
     q->d.round++;
     q->d.open = 1;
+    q->host_started = q->d.round;
+    gshmemi_part_push(call, q, &q->d.round,
+                      offsetof(struct gshmemi_preq_dev, open) + sizeof(q->d.open) -
+                          offsetof(struct gshmemi_preq_dev, round));
     if (!q->d.is_send)
         gshmemi_part_send_start(call, q);
     gshmemi_part_progress(call);
@@ -183,10 +206,14 @@ __attribute__((noreturn, format(printf, 2, 3))) static void timed_out(const char
     gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
 }
 
+/* Send: every partition of the round moved (a send the host moves for
+ * kernels counts them: they are never pending before progress takes them). */
 static int not_pending(const char *call, struct gshmemi_preq *q)
 {
     (void)call;
-    return q->d.match == PREQ_PEER_FREED || q->n_pending == 0;
+    return q->d.match == PREQ_PEER_FREED ||
+           (q->n_pending == 0 &&
+            (!q->d.ce || q->moved >= q->d.round * (uint64_t)q->d.partitions));
 }
 
 static void peer_freed(const char *call, struct gshmemi_preq *q)
@@ -221,7 +248,6 @@ static void not_moved(const char *call, struct gshmemi_preq *q)
 /* The checks of a ready call, under the lock: a send with a round open. */
 static void check_ready(const char *call, struct gshmemi_preq *q)
 {
-    check_req(call, q);
     if (!q->d.is_send)
         gshmemi_part_fail(call, "the request is a receive: only the sender marks partitions "
                           "ready");
@@ -263,7 +289,13 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
         int p = list != NULL ? list[i] : lo + i;
         q->d.marked[p] = r;
         q->pending[q->n_pending++] = p;
+        if (q->issued != NULL) /* (taken here, not by progress's look for a kernel's) */
+            q->issued[p] = r;
+        if (list != NULL)
+            gshmemi_part_push(call, q, &q->d.marked[p], sizeof(uint64_t));
     }
+    if (list == NULL && n > 0)
+        gshmemi_part_push(call, q, &q->d.marked[lo], (size_t)n * sizeof(uint64_t));
     q->pending_round = r;
     gshmemi_part_flush(call, q);
     gshmemi_part_progress(call);
@@ -272,36 +304,36 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
 
 GSHMEM_API void gshmemx_pready(gshmemx_prequest_t req, int partition)
 {
-    ready(__func__, req, partition, 1, NULL);
+    ready(__func__, req_of(__func__, req), partition, 1, NULL);
 }
 
 GSHMEM_API void gshmemx_pready_range(gshmemx_prequest_t req, int lo, int hi)
 {
     const char *call = __func__;
-    check_req(call, req);
-    if (lo < 0 || hi < lo || hi >= req->d.partitions)
+    struct gshmemi_preq *q = req_of(call, req);
+    if (lo < 0 || hi < lo || hi >= q->d.partitions)
         gshmemi_part_fail(call, "partitions %d..%d are not a range within 0..%d", lo, hi,
-                          req->d.partitions - 1);
-    ready(call, req, lo, hi - lo + 1, NULL);
+                          q->d.partitions - 1);
+    ready(call, q, lo, hi - lo + 1, NULL);
 }
 
 GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *list)
 {
     const char *call = __func__;
-    check_req(call, req);
+    struct gshmemi_preq *q = req_of(call, req);
     if (n < 0 || (n > 0 && list == NULL))
         gshmemi_part_fail(call, "n is %d with list %s", n, list == NULL ? "NULL" : "given");
     /* a duplicate would pass the per-partition check (marked once) */
-    unsigned char *seen = calloc((size_t)req->d.partitions, 1);
+    unsigned char *seen = calloc((size_t)q->d.partitions, 1);
     if (seen == NULL)
         gshmemi_part_fail(call, "out of host memory");
     for (int i = 0; i < n; i++) {
-        check_partition(call, req, list[i]);
+        check_partition(call, q, list[i]);
         if (seen[list[i]]++)
             gshmemi_part_fail(call, "partition %d is listed twice", list[i]);
     }
     free(seen);
-    ready(call, req, 0, n, list);
+    ready(call, q, 0, n, list);
 }
 
 /* Receive: matched, its start written, and every flag holds the round. */
@@ -333,10 +365,10 @@ static void not_arrived(const char *call, struct gshmemi_preq *q)
                       first);
 }
 
-GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t q)
+GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t req)
 {
     const char *call = __func__;
-    check_req(call, q);
+    struct gshmemi_preq *q = req_of(call, req);
     lock();
     if (!q->d.open)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
@@ -362,14 +394,15 @@ GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t q)
         gshmem_quiet(); /* the source may be reused (partitions a kernel sent through the proxy too) */
     lock();
     q->d.open = 0;
+    gshmemi_part_push(call, q, &q->d.open, sizeof(q->d.open));
     gshmemi_part_progress(call);
     unlock();
 }
 
-GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t q, int partition)
+GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition)
 {
     const char *call = __func__;
-    check_req(call, q);
+    struct gshmemi_preq *q = req_of(call, req);
     if (q->d.is_send)
         gshmemi_part_fail(call, "the request is a send: only the receiver tests arrival");
     lock();
@@ -388,12 +421,12 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t q, int partition)
 
 /* The stream forms: the kernels check the round as the device forms do;
  * here, what the host can (the request, the heap). */
-static void on_stream(const char *call, gshmemx_prequest_t q, struct CUstream_st *stream,
+static void on_stream(const char *call, gshmemx_prequest_t req, struct CUstream_st *stream,
                       int (*launch)(void *, gshmemx_prequest_t))
 {
-    check_req(call, q);
+    (void)req_of(call, req);
     gshmemi_rma_need_device_heap(call);
-    int err = launch(stream, q);
+    int err = launch(stream, req);
     if (err != 0)
         gshmemi_gpu_launch_failed(call, "the partitioned round's kernel", err);
 }

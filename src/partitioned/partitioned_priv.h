@@ -15,26 +15,33 @@
 #define PREQ_MATCHED GSHMEMI_PREQ_MATCHED
 #define PREQ_PEER_FREED GSHMEMI_PREQ_PEER_FREED
 
-/* One side of a pair: the part kernels use first (gshmemx_prequest_t
- * points at it), then the host's bookkeeping. */
+/* One side of a pair: the part kernels use first, then the host's
+ * bookkeeping.  gshmemx_prequest_t points at it where the heap is in host
+ * memory, else at its copy in GPU memory (dev). */
 struct gshmemi_preq {
     struct gshmemi_preq_dev d;
     int user_freed;      /* freed before the match: kept until it resolves */
     int posted;          /* receive: its post has gone out */
     uint64_t start_sent; /* receive: the last round start written */
+    uint64_t host_started; /* the last round gshmemx_pstart (the host's) started */
     uint64_t start_seen; /* send: the last round start read */
     size_t pool_first, pool_count; /* the pool words it holds */
-    /* send: partitions marked this round from the host and not moved yet
-     * (the match or the receiver's start is still to come), and its place
-     * among the requests that have some */
+    /* send: partitions of this round to move from the host and not moved
+     * yet (the match or the receiver's start is still to come): marked by
+     * the host, or by kernels where the host moves them (d.ce); and its
+     * place among the requests that have some */
     int *pending, n_pending;
     struct gshmemi_preq *pending_next;
     int in_pending;
     struct gshmemi_preq *next; /* in its pair's queue */
     struct gshmemi_preq *all_prev, *all_next; /* every request of this PE */
-    int pinned;          /* in pinned host memory (kernels may use it) */
+    int pinned;          /* in pinned host memory, with a copy in GPU memory */
+    struct gshmemi_preq_dev *dev; /* that copy (the handle kernels get), or NULL */
     size_t alloc_size;   /* the block's bytes (pinned blocks are kept for reuse) */
     uint64_t pending_round; /* the round of the partitions pending */
+    uint64_t *issued;    /* send whose partitions the host moves (d.ce): per partition,
+                          * the round it was last taken for moving in */
+    uint64_t moved;      /* send: partitions moved from the host, over all rounds */
 };
 
 /* A word for a peer: a request's uid and a round. */
@@ -81,6 +88,13 @@ void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q);
  * match has resolved, else once it does (keeping its place in the pair's
  * order; a receive's post not yet taken is marked freed). */
 void gshmemi_part_free(const char *call, struct gshmemi_preq *q);
+/* The handle the user gets: the GPU's copy where there is one. */
+gshmemx_prequest_t gshmemi_part_handle(struct gshmemi_preq *q);
+/* The live request (not freed by the user) of a handle, or NULL. */
+struct gshmemi_preq *gshmemi_part_find(gshmemx_prequest_t req);
+/* Copies n bytes at `field` (in q's block) to the same place of its GPU
+ * copy, where it has one; after the host changes what kernels read. */
+void gshmemi_part_push(const char *call, struct gshmemi_preq *q, const void *field, size_t n);
 /* A word of this PE's heap, read as polls read it. */
 uint64_t gshmemi_part_load(const char *call, const uint64_t *word);
 

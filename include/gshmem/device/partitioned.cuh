@@ -2,9 +2,11 @@
  * kernels (gshmemx.h's partitioned section): a send's partitions marked
  * ready, a receive's tested for arrival, and a round started and waited
  * for, by a thread, or by a warp or block together (_warp, _block).  The
- * request is the handle the host's init returned: pinned host memory
- * kernels read; its match is the host's work (the library's progress
- * thread), the rest is done here.  A ready call in a kernel waits (under
+ * request is the handle the host's init returned; its match is the host's
+ * work (the library's progress
+ * thread), the rest is done here.  The request kernels get is the GPU's
+ * copy; what they change (a round, open, owed, a partition's mark)
+ * they write to the host's copy too (mirror).  A ready call in a kernel waits (under
  * GSHMEM_TIMEOUT) until the request is matched and the receiver has
  * started the round, then moves its partitions: a put and a flag after it,
  * by stores where the receiver is mapped, else through the proxy. */
@@ -68,8 +70,11 @@ __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshme
     if (p < 0 || p >= q->partitions)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(q->partitions), r);
-    const unsigned long long old = atomicExch_system(
-        reinterpret_cast<unsigned long long *>(&q->marked[p]), static_cast<unsigned long long>(r));
+    /* (the GPU's copy: only this GPU's kernels use it) */
+    const unsigned long long old = atomicExch(reinterpret_cast<unsigned long long *>(&q->marked[p]),
+                                              static_cast<unsigned long long>(r));
+    if (q->mirror_marked != nullptr)
+        *reinterpret_cast<volatile uint64_t *>(&q->mirror_marked[p]) = r;
     if (old == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(q->partitions), r);
@@ -95,7 +100,9 @@ __device__ __forceinline__ void gshmemi_preq_wait_start(const char *call,
 
 /* Ready: partitions list[0..n) (lo..lo+n-1 where list is NULL), every
  * thread of the group calling with the same arguments.  One thread checks
- * and marks them all, then waits for the receiver; the group moves them. */
+ * and marks them all, then waits for the receiver; the group moves them.
+ * Where the host moves them (ce: large partitions to a mapped GPU heap,
+ * by the copy engines), marking is all: the call returns at once. */
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_prequest_t req, int lo,
                                                int n, const int *list)
@@ -104,12 +111,25 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     gshmemi_group<SCOPE>(&lane, &nt);
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
     uint64_t r = 0;
+    if (q->ce) {
+        /* the host copies the partitions once it sees them marked: the
+         * group's writes of them first, then the marks */
+        gshmemi_group_sync<SCOPE>();
+        if (lane == 0)
+            __threadfence_system();
+    }
     if (lane == 0) {
         r = gshmemi_preq_ready_check(call, q);
+        if (q->ce && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_PEER_FREED)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, q->peer, 0, 0, r, q->seq);
         for (int i = 0; i < n; i++)
             gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r);
-        if (n > 0)
+        if (n > 0 && !q->ce)
             gshmemi_preq_wait_start(call, q, r);
+    }
+    if (q->ce) {
+        gshmemi_group_sync<SCOPE>();
+        return;
     }
     /* every thread tags with the round the first one checked */
     if (SCOPE == GSHMEMI_WARP) {
@@ -203,21 +223,33 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
     if (r >= 0xffffffffu) /* (words for peers hold the round in 32 bits) */
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROUNDS, q->peer, 0, 0, r - 1);
     *reinterpret_cast<volatile uint64_t *>(&q->round) = r;
-    /* open after round, for the host's progress, which reads open first */
+    /* open after round: a ready call reads open, then round */
     asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->open), "r"(1) : "memory");
-    gshmemi_fence_sc(); /* the host reads open after it writes match */
-    if (!q->is_send && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED) {
+    if (q->mirror != nullptr) {
+        *reinterpret_cast<volatile uint64_t *>(&q->mirror->round) = r;
+        /* open after round, for the host's progress, which reads open first */
+        asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->mirror->open), "r"(1)
+                     : "memory");
+    }
+    if (q->is_send)
+        return;
+    if (gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_MATCHED) {
         (void)gshmemi_signal<true>(call, q->start, gshmemi_preq_word(q->peer_uid, r),
                                    GSHMEM_SIGNAL_SET, q->peer);
-        /* the host's progress need not write it again (a late second write
-         * of an older round would set the sender's word back) */
-        *reinterpret_cast<volatile uint64_t *>(&q->announced) = r;
+    } else {
+        /* the host's progress writes it once matched: one writer a round,
+         * so that no late write of an older round sets the sender's word
+         * back */
+        *reinterpret_cast<volatile uint64_t *>(&q->owed) = r;
+        if (q->mirror != nullptr)
+            *reinterpret_cast<volatile uint64_t *>(&q->mirror->owed) = r;
     }
 }
 
-/* A round's end (one thread): a send's partitions all marked (each ready
- * call has moved its partitions before it returned), then a quiet; a
- * receive's all arrived. */
+/* A round's end (one thread): a send's partitions all marked and moved
+ * (each ready call has moved its own before it returned; where the host
+ * moves them, its count of moved partitions reaches the round's), then a
+ * quiet; a receive's all arrived. */
 __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req)
 {
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
@@ -236,6 +268,21 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
                               static_cast<uint64_t>(first), static_cast<uint64_t>(q->partitions),
                               r, static_cast<uint64_t>(missing));
         gshmemi_fence_sc();
+        if (q->ce) { /* the host moves them: its count, written after the copies */
+            const uint64_t all = r * static_cast<uint64_t>(q->partitions);
+            gshmemi_deadline deadline;
+            for (unsigned spins = 1; gshmemi_load_acquire(&q->moved) < all; spins++) {
+                if ((spins & 255) != 0)
+                    continue;
+                const int m = gshmemi_load_acquire(&q->match);
+                if (m == GSHMEMI_PREQ_PEER_FREED)
+                    gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, q->peer, 0, 0, r, q->seq);
+                if (deadline.passed())
+                    gshmemi_preq_fail(call, m == GSHMEMI_PREQ_MATCHED ? GSHMEMI_PREQ_FAIL_NOT_STARTED
+                                                                     : GSHMEMI_PREQ_FAIL_NOT_MATCHED,
+                                      q->peer, 0, 0, r, q->seq);
+            }
+        }
         gshmemi_proxy_quiet(call); /* the source may be reused */
     } else {
         gshmemi_deadline deadline;
@@ -260,6 +307,8 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
                 }
     }
     *reinterpret_cast<volatile int32_t *>(&q->open) = 0;
+    if (q->mirror != nullptr)
+        *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
     __threadfence_system();
 }
 

@@ -1,9 +1,13 @@
 /*
  * gshmem internal ABI between libgshmem and the device API header: the part
- * of a partitioned request (gshmemx_prequest_t points at it) that kernels
- * read and write.  It lives in memory both reach: pinned host memory,
- * mapped into the GPU, where the heap is on the GPU.  Users never include
- * this header.  Its layout changes with GSHMEMI_DEVICE_STATE_VERSION.
+ * of a partitioned request that kernels read and write.  Where the heap is
+ * on the GPU there are two copies: the one gshmemx_prequest_t points at is
+ * in GPU memory, where kernels read it at the speed of their own memory;
+ * the host's is in pinned host memory (its `mirror`).  The host writes its
+ * copy and then the GPU's (a copy engine's write); a kernel writes the GPU's
+ * copy and then the host's (a store the GPU does not wait for), so each
+ * side reads only the memory nearest it.  Users never include this header.
+ * Its layout changes with GSHMEMI_DEVICE_STATE_VERSION.
  */
 #ifndef GSHMEMI_PARTITIONED_ABI_H
 #define GSHMEMI_PARTITIONED_ABI_H
@@ -41,8 +45,16 @@ struct gshmemi_preq_dev {
     uint64_t *marked;    /* send: per partition, the round it was last marked ready */
     uint64_t round;      /* the current (or last) round, from 1 */
     int32_t open;        /* a round is open */
-    int32_t reserved;
-    uint64_t announced;  /* receive: the last round whose start a kernel wrote to the sender */
+    int32_t ce;          /* send: the host's progress moves the partitions kernels mark,
+                          * with the copy engines (GSHMEM_PARTITION_CE_MIN) */
+    uint64_t owed;       /* receive: a round a kernel started before the match, whose start
+                          * the host's progress writes to the sender once matched */
+    /* the GPU's copy: the host's copy, and its marked[] (kernels write
+     * round, open, owed and marked[] to both); NULL in the host's */
+    struct gshmemi_preq_dev *mirror;
+    uint64_t *mirror_marked;
+    uint64_t moved;      /* send: partitions the host has moved, over all rounds (the
+                          * GPU's copy: written after them, in their stream's order) */
 };
 
 /* The device failure of a partitioned call (GSHMEMI_DEV_FAIL_PARTITIONED's
