@@ -1,0 +1,336 @@
+// partitioned: how much of a transfer partitioned sends hide behind the
+// kernel that produces the data (issue 22).  PE 0 produces, PE 1 receives.
+//
+//   gshmrun -n 2 ./bench/partitioned [--sizes 65536,...] [--parts 1,2,...]
+//
+// The producer is one kernel of fixed total work per size: every word of
+// the buffer is K rounds of integer mixing, in tiles of up to 8 KiB that
+// the grid's blocks take in order (block b: tiles b, b + grid, ...), so
+// partitions fill one after the other and the compute's time does not
+// depend on their number.  K is chosen per size so that the compute alone
+// takes about as long as the transfer alone (where overlap matters most).
+// Times are from the producer's start until PE 0's stream has seen every
+// byte delivered (its quiet, or the send's pwait, which quiets), between
+// two events on PE 0's stream, median of RUNS runs after a warm-up.  PE 1
+// runs nothing meanwhile: on one GPU shared by both PEs, a kernel of PE
+// 1's would take turns with PE 0's rather than run beside it.
+//   compute   the producer alone, nothing sent;
+//   transfer  putmem_signal_on_stream of the whole buffer alone;
+//   serial    (a) the producer, then that putmem_signal_on_stream;
+//   hand      (b) the block that finishes a partition's last tile sends it
+//             with putmem_signal_block, a flag per partition;
+//   api       (c) the same block calls gshmemx_pready_block on a
+//             partitioned send (both sides start the round before).
+// ideal = max(compute, transfer); overlap = (serial - t) / (serial - ideal),
+// the share of what could be hidden that was (1: all of it).  PE 1 checks a
+// sample of every variant's data (every partition's first and last word
+// and 65536 random words) against words computed on its host, after
+// poisoning the buffer, and that every flag holds the round (api: its
+// receive's pwait).  One RESULT line per size and partition count.
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "bench_api.cuh"
+
+#define RUNS 7
+#define MAX_PARTS 256
+#define SAMPLES 65536
+
+// Word w of a round's output, after k rounds of mixing: integer only, so
+// the host computes the same words.
+__host__ __device__ inline uint32_t part_word(uint64_t w, uint32_t round, int k)
+{
+    uint32_t x = (uint32_t)((w * 0x9E3779B97F4A7C15ull) >> 32) ^ (round * 0x85EBCA6Bu);
+    for (int j = 0; j < k; j++)
+        x = (x ^ (x >> 15)) * 0x2C1B3C6Du + (uint32_t)j;
+    return x;
+}
+
+enum mode { COMPUTE, HAND, API };
+
+// The producer: tile t (tile_vecs 16-byte vectors) by block t % grid;
+// with HAND and API the block that finishes a partition's last tile sends
+// the partition.
+template <int MODE>
+__global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, size_t tiles,
+                                               size_t tiles_per_part, int k, uint32_t round,
+                                               unsigned *done, char *dest, uint64_t *flags,
+                                               gshmemx_prequest_t req)
+{
+    __shared__ int last;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        uint4 *o = out + t * tile_vecs;
+        for (size_t v = threadIdx.x; v < tile_vecs; v += blockDim.x) {
+            const uint64_t w = 4 * (t * tile_vecs + v);
+            o[v] = make_uint4(part_word(w, round, k), part_word(w + 1, round, k), part_word(w + 2, round, k),
+                              part_word(w + 3, round, k));
+        }
+        if (MODE == COMPUTE)
+            continue;
+        const size_t p = t / tiles_per_part;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence(); // this tile, before the count says so
+            last = atomicAdd(&done[p], 1u) == tiles_per_part - 1;
+            if (last)
+                __threadfence(); // every tile of the partition, before it is read
+        }
+        __syncthreads();
+        if (!last)
+            continue;
+        const size_t bytes = tiles_per_part * tile_vecs * 16;
+        if (MODE == HAND)
+            gshmemx_putmem_signal_block(dest + p * bytes, (const char *)out + p * bytes, bytes, &flags[p], round,
+                                        GSHMEM_SIGNAL_SET, 1);
+        else
+            gshmemx_pready_block(req, (int)p);
+    }
+}
+
+static int me;
+
+struct setup {
+    char *src, *dest;
+    uint64_t *flags;
+    unsigned *done;
+    int *kbox;
+    int grid;
+    cudaStream_t s;
+    uint32_t round;
+};
+
+// One variant's run: what PE 0 does between its events.  Both PEs start
+// their round (api) before they meet; PE 1 ends it after they meet again.
+struct variant {
+    const char *name;
+    int mode;        // the producer's, or -1: none
+    bool whole;      // a putmem_signal_on_stream of the whole buffer after it
+    bool partitioned;
+};
+
+static double run_variant(setup &st, const variant &v, size_t bytes, int parts, int k, bool check_run,
+                          gshmemx_prequest_t req)
+{
+    const size_t part_vecs = bytes / parts / 16;
+    size_t tile_vecs = std::min<size_t>(512, part_vecs);
+    while (part_vecs % tile_vecs != 0)
+        tile_vecs--;
+    const size_t tiles = bytes / 16 / tile_vecs, tiles_per_part = part_vecs / tile_vecs;
+    const dim3 grid(st.grid), block(512);
+    cudaEvent_t a, b;
+    CUDA(cudaEventCreate(&a));
+    CUDA(cudaEventCreate(&b));
+    std::vector<double> t;
+    for (int r = check_run ? 0 : -1; r < (check_run ? 1 : RUNS); r++) {
+        const uint32_t round = ++st.round;
+        if (me == 1) {
+            if (check_run)
+                CUDA(cudaMemsetAsync(st.dest, 0xA5, bytes, st.s));
+            if (v.partitioned)
+                gshmemx_pstart_on_stream(req, st.s);
+            CUDA(cudaStreamSynchronize(st.s));
+            gshmem_barrier_all();
+            gshmem_barrier_all(); // PE 0 has seen its round delivered
+            if (v.partitioned)
+                gshmemx_pwait_on_stream(req, st.s);
+            CUDA(cudaStreamSynchronize(st.s));
+            continue;
+        }
+        CUDA(cudaMemsetAsync(st.done, 0, MAX_PARTS * sizeof(unsigned), st.s));
+        if (v.partitioned)
+            gshmemx_pstart_on_stream(req, st.s);
+        CUDA(cudaStreamSynchronize(st.s));
+        gshmem_barrier_all();
+        CUDA(cudaEventRecord(a, st.s));
+        switch (v.mode) {
+        case COMPUTE:
+            produce<COMPUTE><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
+                                                       st.done, st.dest, st.flags, nullptr);
+            break;
+        case HAND:
+            produce<HAND><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
+                                                    st.done, st.dest, st.flags, nullptr);
+            break;
+        case API:
+            produce<API><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
+                                                   st.done, st.dest, st.flags, req);
+            break;
+        default:
+            break;
+        }
+        CUDA(cudaGetLastError());
+        if (v.whole)
+            gshmemx_putmem_signal_on_stream(st.dest, st.src, bytes, &st.flags[0], round, GSHMEM_SIGNAL_SET, 1,
+                                            st.s);
+        if (v.partitioned)
+            gshmemx_pwait_on_stream(req, st.s); // quiets: the partitions are delivered
+        else if (v.mode != COMPUTE || v.whole)
+            gshmemx_quiet_on_stream(st.s);
+        CUDA(cudaEventRecord(b, st.s));
+        CUDA(cudaStreamSynchronize(st.s));
+        gshmem_barrier_all();
+        float ms;
+        CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (r >= 0)
+            t.push_back(ms * 1e3);
+    }
+    CUDA(cudaEventDestroy(a));
+    CUDA(cudaEventDestroy(b));
+    if (me != 0)
+        return 0;
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// PE 1: the words of the last round (k rounds of mixing) at a sample of
+// places, against the host's.
+static void check(setup &st, const variant &v, size_t bytes, int parts, int k)
+{
+    const char *what = v.name;
+    gshmem_barrier_all();
+    if (me != 1)
+        return;
+    if (!v.partitioned) { // the flags (a receive's pwait checked its own)
+        const int n = v.whole ? 1 : parts;
+        std::vector<uint64_t> f(n);
+        CUDA(cudaMemcpy(f.data(), st.flags, n * sizeof(uint64_t), cudaMemcpyDefault));
+        for (int p = 0; p < n; p++)
+            if (f[p] != st.round) {
+                std::fprintf(stderr, "partitioned: pe 1: %s, %zu bytes in %d partitions: flag %d holds %llu, "
+                             "not the round %u\n", what, bytes, parts, p, (unsigned long long)f[p], st.round);
+                gshmem_global_exit(1);
+            }
+    }
+    const size_t words = bytes / 4, wpp = words / parts;
+    std::vector<uint64_t> at;
+    for (int p = 0; p < parts; p++) {
+        at.push_back((uint64_t)p * wpp);
+        at.push_back((uint64_t)p * wpp + wpp - 1);
+    }
+    std::mt19937_64 rng(0x5EEDull + bytes + parts);
+    for (int i = 0; i < SAMPLES && i < (int)words; i++)
+        at.push_back(rng() % words);
+    std::vector<uint32_t> got(words);
+    CUDA(cudaMemcpy(got.data(), st.dest, bytes, cudaMemcpyDefault));
+    size_t bad = 0;
+    uint64_t first = 0;
+    for (uint64_t w : at)
+        if (got[w] != part_word(w, st.round, k) && bad++ == 0)
+            first = w;
+    if (bad != 0) {
+        std::fprintf(stderr, "partitioned: pe 1: %s, %zu bytes in %d partitions: %zu of %zu sampled words "
+                     "wrong, first word %llu (got %#x, expected %#x)\n", what, bytes, parts, bad, at.size(),
+                     (unsigned long long)first, got[first], part_word(first, st.round, k));
+        gshmem_global_exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    me = bench_start("partitioned");
+    std::vector<size_t> sizes;
+    std::vector<int> parts_list;
+    {
+        const char *sv = bench_opt(argc, argv, "--sizes", nullptr);
+        if (sv != nullptr) {
+            for (const char *p = sv; *p != '\0';) {
+                char *e;
+                sizes.push_back((size_t)std::strtoull(p, &e, 0));
+                p = *e == ',' ? e + 1 : e;
+            }
+        } else {
+            for (size_t n = 64 << 10; n <= (256 << 20); n *= 4)
+                sizes.push_back(n);
+        }
+        const char *pv = bench_opt(argc, argv, "--parts", "1,2,4,8,16,32,64,128,256");
+        for (const char *p = pv; *p != '\0';) {
+            char *e;
+            parts_list.push_back((int)std::strtol(p, &e, 0));
+            p = *e == ',' ? e + 1 : e;
+        }
+    }
+    for (int p : parts_list)
+        if (p < 1 || p > MAX_PARTS) {
+            std::fprintf(stderr, "partitioned: --parts: %d is not within 1..%d\n", p, MAX_PARTS);
+            gshmem_global_exit(2);
+        }
+    const size_t max = *std::max_element(sizes.begin(), sizes.end());
+    setup st{};
+    st.src = (char *)gshmem_malloc(max);
+    st.dest = (char *)gshmem_malloc(max);
+    st.flags = (uint64_t *)gshmem_calloc(MAX_PARTS, sizeof(uint64_t));
+    st.kbox = (int *)gshmem_calloc(1, sizeof(int));
+    if (st.src == nullptr || st.dest == nullptr || st.flags == nullptr || st.kbox == nullptr) {
+        std::fprintf(stderr, "partitioned: pe %d: no room in the heap for two buffers of %zu bytes\n", me, max);
+        gshmem_global_exit(2);
+    }
+    CUDA(cudaMalloc(&st.done, MAX_PARTS * sizeof(unsigned)));
+    CUDA(cudaStreamCreateWithFlags(&st.s, cudaStreamNonBlocking));
+    int dev, sms, per_sm = 0;
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, produce<API>, 512, 0));
+    st.grid = sms * std::max(1, std::min(per_sm, 2));
+    const bool mapped = gshmem_ptr(st.dest, 1) != nullptr;
+    if (me == 0)
+        bench_header("partitioned", "us from the producer's start to all data delivered; overlap = "
+                                    "(serial - t) / (serial - max(compute, transfer)); medians of 7 runs");
+
+    const variant compute{"compute", COMPUTE, false, false}, transfer{"transfer", -1, true, false},
+        serial{"serial", COMPUTE, true, false}, hand{"hand", HAND, false, false}, api{"api", API, false, true};
+    for (size_t bytes : sizes) {
+        // k such that the compute alone takes about as long as the transfer
+        // (the whole buffer as one partition), chosen on PE 0
+        const int k0 = 16;
+        const double t_us = run_variant(st, transfer, bytes, 1, 0, false, nullptr);
+        const double c0_us = run_variant(st, compute, bytes, 1, k0, false, nullptr);
+        int k = me == 0 ? std::max(1, (int)(k0 * t_us / c0_us + 0.5)) : 0;
+        if (me == 0)
+            gshmem_int_p(st.kbox, k, 1);
+        gshmem_barrier_all();
+        if (me == 1)
+            CUDA(cudaMemcpy(&k, st.kbox, sizeof(int), cudaMemcpyDefault));
+        for (int parts : parts_list) {
+            if (bytes % ((size_t)parts * 16) != 0)
+                continue;
+            gshmemx_prequest_t req = nullptr;
+            const int rc = me == 0 ? gshmemx_psend_init(st.dest, st.src, parts, bytes / parts, 1, &req)
+                                   : gshmemx_precv_init(st.dest, parts, bytes / parts, 0, &req);
+            if (rc != 0) {
+                std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, parts, rc);
+                gshmem_global_exit(1);
+            }
+            double us[5];
+            const variant *vs[5] = {&compute, &transfer, &serial, &hand, &api};
+            for (int i = 0; i < 5; i++) {
+                us[i] = run_variant(st, *vs[i], bytes, parts, k, false, req);
+                if (i >= 2) {
+                    run_variant(st, *vs[i], bytes, parts, k, true, req);
+                    check(st, *vs[i], bytes, parts, k);
+                }
+            }
+            gshmemx_prequest_free(&req);
+            if (me == 0) {
+                const double ideal = std::max(us[0], us[1]), hideable = us[2] - ideal;
+                std::printf("RESULT bench=partitioned sys=gshmem bytes=%zu parts=%d k=%d mapped=%d compute_us=%.3f "
+                            "transfer_us=%.3f serial_us=%.3f hand_us=%.3f api_us=%.3f ideal_us=%.3f "
+                            "hand_overlap=%.3f api_overlap=%.3f\n",
+                            bytes, parts, k, mapped ? 1 : 0, us[0], us[1], us[2], us[3], us[4], ideal,
+                            hideable > 0 ? (us[2] - us[3]) / hideable : 0.0,
+                            hideable > 0 ? (us[2] - us[4]) / hideable : 0.0);
+                std::fflush(stdout);
+            }
+        }
+    }
+    CUDA(cudaStreamSynchronize(st.s));
+    gshmem_barrier_all();
+    CUDA(cudaStreamDestroy(st.s));
+    CUDA(cudaFree(st.done));
+    gshmem_free(st.kbox);
+    gshmem_free(st.flags);
+    gshmem_free(st.dest);
+    gshmem_free(st.src);
+    gshmem_finalize();
+    return 0;
+}
