@@ -155,6 +155,8 @@ GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t req)
     q->d.round++;
     q->d.open = 1;
     q->host_started = q->d.round;
+    q->d.marks = 0;
+    gshmemi_part_push(call, q, &q->d.marks, sizeof(q->d.marks));
     gshmemi_part_push(call, q, &q->d.round,
                       offsetof(struct gshmemi_preq_dev, open) + sizeof(q->d.open) -
                           offsetof(struct gshmemi_preq_dev, round));

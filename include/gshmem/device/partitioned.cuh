@@ -78,6 +78,7 @@ __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshme
     if (old == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(q->partitions), r);
+    atomicAdd(reinterpret_cast<unsigned long long *>(&q->marks), 1ull);
 }
 
 /* Waits until the request is matched and the receiver has started round r. */
@@ -223,6 +224,7 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
     if (r >= 0xffffffffu) /* (words for peers hold the round in 32 bits) */
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROUNDS, q->peer, 0, 0, r - 1);
     *reinterpret_cast<volatile uint64_t *>(&q->round) = r;
+    *reinterpret_cast<volatile uint64_t *>(&q->marks) = 0;
     /* open after round: a ready call reads open, then round */
     asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->open), "r"(1) : "memory");
     if (q->mirror != nullptr) {
@@ -257,12 +259,16 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
     if (!gshmemi_preq_open(q))
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, r);
     if (q->is_send) {
+        /* each partition is marked once a round: a count of all of them
+         * needs no look at marked[] (one memory round trip a partition) */
         int missing = 0, first = -1;
-        for (int p = 0; p < q->partitions; p++)
-            if (*reinterpret_cast<const volatile uint64_t *>(&q->marked[p]) != r) {
-                missing++;
-                first = first < 0 ? p : first;
-            }
+        if (*reinterpret_cast<const volatile uint64_t *>(&q->marks) !=
+            static_cast<uint64_t>(q->partitions))
+            for (int p = 0; p < q->partitions; p++)
+                if (*reinterpret_cast<const volatile uint64_t *>(&q->marked[p]) != r) {
+                    missing++;
+                    first = first < 0 ? p : first;
+                }
         if (missing > 0)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MARKED, q->peer,
                               static_cast<uint64_t>(first), static_cast<uint64_t>(q->partitions),

@@ -55,6 +55,8 @@ struct gshmemi_preq_dev {
     uint64_t *mirror_marked;
     uint64_t moved;      /* send: partitions the host has moved, over all rounds (the
                           * GPU's copy: written after them, in their stream's order) */
+    uint64_t marks;      /* send, the GPU's copy: partitions kernels marked this round
+                          * (a kernel's pwait reads marked[] only when it is short) */
 };
 
 /* The device failure of a partitioned call (GSHMEMI_DEV_FAIL_PARTITIONED's
