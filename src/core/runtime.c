@@ -3,11 +3,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gshmem.h>
 
+#include "core/log.h"
 #include "core/runtime.h"
 
 struct gshmemi_runtime gshmemi_rt = {.my_pe = -1};
@@ -41,6 +43,14 @@ static void run_hook(enum gshmemi_abort_stage stage, int status, const char *why
 }
 
 int gshmemi_aborting(void) { return __atomic_load_n(&aborting, __ATOMIC_ACQUIRE); }
+
+void gshmemi_vfail(int subsys, const char *call, const char *fmt, va_list ap)
+{
+    char reason[512];
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    gshmemi_log(GSHMEMI_LOG_ERROR, subsys, "%s: %s", call, reason);
+    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+}
 
 void gshmemi_abort_job(int status, const char *why)
 {

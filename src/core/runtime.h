@@ -5,6 +5,7 @@
 #ifndef GSHMEMI_CORE_RUNTIME_H
 #define GSHMEMI_CORE_RUNTIME_H
 
+#include <stdarg.h>
 #include <sys/types.h>
 
 struct gshmemi_bootstrap;
@@ -58,6 +59,10 @@ void gshmemi_abort_hook_set(enum gshmemi_abort_stage stage, gshmemi_abort_hook_f
 /* Ends the whole job with status: runs the hooks, stops node-local peers
  * (SIGTERM), exits.  The caller has logged why. */
 void gshmemi_abort_job(int status, const char *why) __attribute__((noreturn));
+/* A misused call: logs `call: <reason>` under the log subsystem subsys
+ * (GSHMEMI_SUB_*), then ends the job (GSHMEMI_EXIT_ERROR). */
+void gshmemi_vfail(int subsys, const char *call, const char *fmt, va_list ap)
+    __attribute__((noreturn, cold));
 /* A collective step of the runtime's own (the bootstrap's all-gather or
  * barrier, the heap's fd exchange) failed with st.  GSHMEM_ERR_PEER_LOST: a
  * peer is gone, the layer that saw it has named it, and every other PE

@@ -93,13 +93,9 @@ static struct {
 
 void gshmemi_part_fail(const char *call, const char *fmt, ...)
 {
-    char reason[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    GSHMEMI_ERROR(PART, "%s: %s", call, reason);
-    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    gshmemi_vfail(GSHMEMI_SUB_PART, call, fmt, ap);
 }
 
 /* From other waits (barriers, wait_until, collectives): a PE that waits

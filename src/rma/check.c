@@ -10,13 +10,9 @@
 
 void gshmemi_rma_fail(const char *call, const char *fmt, ...)
 {
-    char reason[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    GSHMEMI_ERROR(RMA, "%s: %s", call, reason);
-    gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+    gshmemi_vfail(GSHMEMI_SUB_RMA, call, fmt, ap);
 }
 
 char *gshmemi_rma_static_target(const char *call, const char *what, const void *addr, size_t len,

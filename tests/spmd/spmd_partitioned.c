@@ -847,6 +847,23 @@ static void not_caught(const char *c)
     gshmem_global_exit(4);
 }
 
+/* pe 0 makes a send to pe 1 and frees it; pe 1 then makes the receive it
+ * would have matched and starts a round on it (returned; NULL on pe 0). */
+static gshmemx_prequest_t recv_of_freed_send(int S, int R, void *buf, const void *src)
+{
+    gshmemx_prequest_t req = NULL;
+    if (S) {
+        gshmemx_psend_init(buf, src, 4, 64, 1, &req);
+        gshmemx_prequest_free(&req);
+    }
+    gshmem_barrier_all();
+    if (R) {
+        gshmemx_precv_init(buf, 4, 64, 0, &req);
+        gshmemx_pstart(req);
+    }
+    return req;
+}
+
 static int misuse(const char *c)
 {
     static unsigned char src[4096];
@@ -1033,14 +1050,8 @@ static int misuse(const char *c)
         }
     } else if (!strcmp(c, "arrived-send-freed")) {
         /* the receiver polls parrived: it must not poll forever */
-        if (S) {
-            gshmemx_psend_init(buf, src, 4, 64, 1, &req);
-            gshmemx_prequest_free(&req);
-        }
-        gshmem_barrier_all();
+        req = recv_of_freed_send(S, R, buf, src);
         if (R) {
-            gshmemx_precv_init(buf, 4, 64, 0, &req);
-            gshmemx_pstart(req);
             while (!gshmemx_parrived(req, 0))
                 ;
             not_caught(c);
@@ -1049,14 +1060,8 @@ static int misuse(const char *c)
         sleep(20);
     } else if (!strcmp(c, "send-freed-unmatched")) {
         /* the send freed before the receive is made */
-        if (S) {
-            gshmemx_psend_init(buf, src, 4, 64, 1, &req);
-            gshmemx_prequest_free(&req);
-        }
-        gshmem_barrier_all();
+        req = recv_of_freed_send(S, R, buf, src);
         if (R) {
-            gshmemx_precv_init(buf, 4, 64, 0, &req);
-            gshmemx_pstart(req);
             gshmemx_pwait(req);
             not_caught(c);
         }
