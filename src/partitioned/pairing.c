@@ -621,10 +621,16 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         return;
     }
     const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
-    for (int i = 0; i < q->n_pending; i++) {
+    for (int i = 0, j; i < q->n_pending; i = j) {
+        /* a run of adjacent partitions (a range, or neighbours marked in
+         * turn): one put of their data, then each one's flag after it */
+        for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
+            ;
         const size_t at = (size_t)q->pending[i] * q->d.bytes;
-        gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, q->d.bytes, q->d.peer, 0);
-        gshmemi_signal_op(call, &q->d.flags[q->pending[i]], word, GSHMEM_SIGNAL_SET, q->d.peer);
+        gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, (size_t)(j - i) * q->d.bytes,
+                        q->d.peer, 0);
+        for (int k = i; k < j; k++)
+            gshmemi_signal_op(call, &q->d.flags[q->pending[k]], word, GSHMEM_SIGNAL_SET, q->d.peer);
     }
     q->moved += (uint64_t)q->n_pending;
     q->n_pending = 0;

@@ -338,7 +338,10 @@ GSHMEM_API void gshmemx_pready_list(gshmemx_prequest_t req, int n, const int *li
     ready(call, q, 0, n, list);
 }
 
-/* Receive: matched, its start written, and every flag holds the round. */
+/* Receive: matched, its start written, and every flag holds the round:
+ * equal to the whole word, uid included (parrived's "reached" compares the
+ * uid and then round >=; a flag never runs ahead of its receiver's round,
+ * and a larger word may be another request's, in a reused pool word). */
 static int all_arrived(const char *call, struct gshmemi_preq *q)
 {
     if (q->d.match != PREQ_MATCHED)
