@@ -445,23 +445,29 @@ int gshmemi_gpu_can_access(int dev, int peer_dev)
 
 void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, int blocking)
 {
+    const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, gpu.ops));
     if (blocking)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    gshmemi_gpu_leave(prev);
 }
 
 void gshmemi_gpu_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
                               size_t spitch, size_t esize, size_t count)
 {
+    const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMemcpy2DAsync",
               cudaMemcpy2DAsync(dst, dpitch, src, spitch, esize, count, cudaMemcpyDefault, gpu.ops));
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    gshmemi_gpu_leave(prev);
 }
 
 void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n)
 {
+    const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMemsetAsync", cudaMemsetAsync(dst, value, n, gpu.ops));
     GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    gshmemi_gpu_leave(prev);
 }
 
 /* Through a pinned bounce of fixed size, allocated at init: cudaFreeHost
@@ -469,6 +475,7 @@ void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n)
  * that waits for this thread. */
 void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
 {
+    const int prev = gshmemi_gpu_enter();
     pthread_mutex_lock(&gpu.lock);
     for (size_t done = 0; done < n; done += GPU_BOUNCE) {
         const size_t len = GSHMEMI_MIN(n - done, (size_t)GPU_BOUNCE);
@@ -479,6 +486,7 @@ void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n)
         memcpy((char *)dst + done, gpu.bounce.base, len);
     }
     pthread_mutex_unlock(&gpu.lock);
+    gshmemi_gpu_leave(prev);
 }
 
 void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, size_t n,
@@ -486,10 +494,12 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, si
 {
     if (n == 0)
         return;
+    const int prev = gshmemi_gpu_enter();
     if (old == NULL) {
         int err = gshmemi_launch_amos(gpu.ops, ops, n, NULL);
         if (err != cudaSuccess)
             GPU_FAIL(call, "the atomics kernel", (cudaError_t)err);
+        gshmemi_gpu_leave(prev);
         return;
     }
     pthread_mutex_lock(&gpu.lock);
@@ -500,6 +510,7 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, si
     for (size_t i = 0; i < n; i++)
         old[i] = ops[i].size == 4 ? (uint32_t)gpu.result[i] : gpu.result[i];
     pthread_mutex_unlock(&gpu.lock);
+    gshmemi_gpu_leave(prev);
 }
 
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,
@@ -511,9 +522,8 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
     return old;
 }
 
-void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
-                            const size_t *sizes, size_t n, const unsigned char *src_now,
-                            void *stream)
+static void copy_batch(const char *call, void *const *dsts, const void *const *srcs,
+                       const size_t *sizes, size_t n, const unsigned char *src_now, void *stream)
 {
     cudaStream_t s = stream != NULL ? (cudaStream_t)stream : gpu.ops;
     /* one attribute per run of copies with the same source order */
@@ -528,9 +538,9 @@ void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *con
                             cudaMemcpySrcAccessOrderDuringApiCall) == now)
             continue;
         if (n_attrs == 64) { /* too many runs for one call: the rest as a second batch */
-            gshmemi_gpu_copy_batch(call, dsts, srcs, sizes, i, src_now, stream);
-            gshmemi_gpu_copy_batch(call, dsts + i, srcs + i, sizes + i, n - i,
-                                   src_now != NULL ? src_now + i : NULL, stream);
+            copy_batch(call, dsts, srcs, sizes, i, src_now, stream);
+            copy_batch(call, dsts + i, srcs + i, sizes + i, n - i,
+                       src_now != NULL ? src_now + i : NULL, stream);
             return;
         }
         attrs[n_attrs] = (struct cudaMemcpyAttributes){
@@ -552,6 +562,15 @@ void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *con
     GPU_CHECK(call, "cudaMemcpyBatchAsync", err);
 }
 
+void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *const *srcs,
+                            const size_t *sizes, size_t n, const unsigned char *src_now,
+                            void *stream)
+{
+    const int prev = gshmemi_gpu_enter();
+    copy_batch(call, dsts, srcs, sizes, n, src_now, stream);
+    gshmemi_gpu_leave(prev);
+}
+
 int gshmemi_gpu_enter(void)
 {
     int cur;
@@ -571,9 +590,11 @@ void *gshmemi_gpu_stream_new(const char *call)
 {
     cudaStream_t s;
     int lo, hi;
+    const int prev = gshmemi_gpu_enter();
     cudaError_t err = cudaDeviceGetStreamPriorityRange(&lo, &hi);
     if (err == cudaSuccess)
         err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi);
+    gshmemi_gpu_leave(prev);
     if (err != cudaSuccess) {
         GSHMEMI_ERROR(GPU, "%s: cannot create a stream: %s", call, cudaGetErrorString(err));
         cudaGetLastError();
@@ -607,9 +628,11 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
     if (op == 0 && gpu.write64 != NULL &&
         gpu.write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS)
         return;
+    const int prev = gshmemi_gpu_enter();
     int err = gshmemi_launch_signal(gpu.ops, addr, value, op);
     if (err != cudaSuccess)
         GPU_FAIL(call, "the signal kernel", (cudaError_t)err);
+    gshmemi_gpu_leave(prev);
 }
 
 void gshmemi_gpu_quiet(const char *call)
@@ -634,7 +657,10 @@ void gshmemi_gpu_flush_rdma_writes(const char *call)
 void *gshmemi_gpu_mark_new(void)
 {
     cudaEvent_t e;
-    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+    const int prev = gshmemi_gpu_enter();
+    const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    gshmemi_gpu_leave(prev);
+    if (err != cudaSuccess) {
         cudaGetLastError();
         return NULL;
     }
@@ -659,15 +685,19 @@ void gshmemi_gpu_mark_free(void *mark)
 
 void gshmemi_gpu_copy_on(const char *call, void *dst, const void *src, size_t n, void *stream)
 {
+    const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMemcpyAsync",
               cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, (cudaStream_t)stream));
+    gshmemi_gpu_leave(prev);
 }
 
 void *gshmemi_gpu_table(const char *call, const void *host, size_t n)
 {
     void *p = NULL;
+    const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMalloc", cudaMalloc(&p, n));
     GPU_CHECK(call, "cudaMemcpy", cudaMemcpy(p, host, n, cudaMemcpyHostToDevice));
+    gshmemi_gpu_leave(prev);
     return p;
 }
 
@@ -791,11 +821,15 @@ void gshmemi_gpu_host_free(void *p)
 void *gshmemi_gpu_dev_alloc(size_t n)
 {
     void *p = NULL;
+    const int prev = gshmemi_gpu_enter();
     /* zeroed on the runtime's stream, not the legacy one: that would wait
      * for the application's kernels */
-    if (cudaMalloc(&p, n) != cudaSuccess ||
+    const int failed =
+        cudaMalloc(&p, n) != cudaSuccess ||
         (gpu.ops != NULL ? cudaMemsetAsync(p, 0, n, gpu.ops) : cudaMemset(p, 0, n)) != cudaSuccess ||
-        (gpu.ops != NULL && cudaStreamSynchronize(gpu.ops) != cudaSuccess)) {
+        (gpu.ops != NULL && cudaStreamSynchronize(gpu.ops) != cudaSuccess);
+    gshmemi_gpu_leave(prev);
+    if (failed) {
         cudaGetLastError();
         if (p != NULL)
             cudaFree(p);

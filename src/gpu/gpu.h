@@ -124,7 +124,10 @@ void gshmemi_gpu_copy_batch(const char *call, void *const *dsts, const void *con
                             void *stream);
 /* Makes this PE's GPU current in the calling thread (an application's
  * thread may have another, or CUDA's default, device 0): the device that
- * was current, to give gshmemi_gpu_leave, or -1 where it already was. */
+ * was current, to give gshmemi_gpu_leave, or -1 where it already was.
+ * The copies, sets, atomics, signals, streams and allocations above and
+ * below do it themselves: with two GPUs, a copy into the runtime's bounce
+ * on a thread whose current device was the other one failed. */
 int gshmemi_gpu_enter(void);
 void gshmemi_gpu_leave(int prev);
 /* A stream of the runtime's own (the proxy's staging); NULL on failure. */
