@@ -173,11 +173,14 @@ static size_t head_bytes(void) { return GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_p
 
 struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions)
 {
-    /* marked[] after the request; where the heap is on the GPU, the block
-     * is in pinned host memory and a copy of it in GPU memory (the handle) */
+    /* marked[] after the request, then (a send's, on the GPU heap) the
+     * flag words its host moves copy; where the heap is on the GPU, the
+     * block is in pinned host memory and a copy of it in GPU memory (the
+     * handle) */
     const size_t head = head_bytes();
-    const size_t size = head + (is_send ? (size_t)partitions * sizeof(uint64_t) : 0);
     const int pinned = gshmemi_heap.on_device;
+    const size_t size =
+        head + (is_send ? (pinned ? 2 : 1) * (size_t)partitions * sizeof(uint64_t) : 0);
     struct gshmemi_preq *q = NULL;
     if (pinned) {
         gshmemi_device_state_load_units(call);
@@ -214,6 +217,7 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
     q->d.is_send = is_send;
     q->d.partitions = partitions;
     q->d.marked = is_send ? (uint64_t *)((char *)q + head) : NULL;
+    q->staged = is_send && pinned ? q->d.marked + partitions : NULL;
     return q;
 }
 
@@ -284,15 +288,19 @@ uint64_t gshmemi_part_load(const char *call, const uint64_t *word)
     return v;
 }
 
-/* Pushes go on a stream of their own: the runtime's carries the copies of
- * partitions, which a push must not wait behind. */
+/* n bytes from src to the GPU copy at offset `at`.  Pushes go on a stream
+ * of their own: the runtime's carries the copies of partitions, which a
+ * push must not wait behind. */
+static void push_bytes(const char *call, struct gshmemi_preq *q, size_t at, const void *src, size_t n)
+{
+    gshmemi_gpu_copy_on(call, (char *)q->dev + at, src, n, pt.push_stream);
+    gshmemi_gpu_stream_sync(call, pt.push_stream);
+}
+
 void gshmemi_part_push(const char *call, struct gshmemi_preq *q, const void *field, size_t n)
 {
-    if (q->dev == NULL)
-        return;
-    gshmemi_gpu_copy_on(call, (char *)q->dev + ((const char *)field - (const char *)q), field, n,
-                        pt.push_stream);
-    gshmemi_gpu_stream_sync(call, pt.push_stream);
+    if (q->dev != NULL)
+        push_bytes(call, q, (size_t)((const char *)field - (const char *)q), field, n);
 }
 
 /* The whole request to the GPU's copy, where it has one: the host's, with
@@ -626,11 +634,24 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
          * turn): one put of their data, then each one's flag after it */
         for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
             ;
-        const size_t at = (size_t)q->pending[i] * q->d.bytes;
+        const int first = q->pending[i];
+        const size_t at = (size_t)first * q->d.bytes;
         gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, (size_t)(j - i) * q->d.bytes,
                         q->d.peer, 0);
-        for (int k = i; k < j; k++)
-            gshmemi_signal_op(call, &q->d.flags[q->pending[k]], word, GSHMEM_SIGNAL_SET, q->d.peer);
+        if (q->staged != NULL) {
+            /* The run's flags in one copy after its data, on the same
+             * stream (a stream write each costs the host microseconds).  A
+             * reader that saw a word half written could only see the new
+             * round with the old uid, which is the same one. */
+            for (int k = first; k < first + (j - i); k++)
+                q->staged[k] = word;
+            gshmemi_rma_put(call, &q->d.flags[first], &q->staged[first],
+                            (size_t)(j - i) * sizeof(uint64_t), q->d.peer, 0);
+        } else {
+            for (int k = i; k < j; k++)
+                gshmemi_signal_op(call, &q->d.flags[q->pending[k]], word, GSHMEM_SIGNAL_SET,
+                                  q->d.peer);
+        }
     }
     q->moved += (uint64_t)q->n_pending;
     q->n_pending = 0;

@@ -76,6 +76,8 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
     q->d.source = source;
+    if (!mapped) /* (the transports' signals keep data before flag) */
+        q->staged = NULL;
     /* large partitions to a mapped GPU heap: the copy engines, not the
      * kernel's threads, move what a kernel marks */
     const size_t ce_min = gshmemi_env.PARTITION_CE_MIN;

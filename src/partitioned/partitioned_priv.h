@@ -42,6 +42,9 @@ struct gshmemi_preq {
     uint64_t *issued;    /* send whose partitions the host moves (d.ce): per partition,
                           * the round it was last taken for moving in */
     uint64_t moved;      /* send: partitions moved from the host, over all rounds */
+    uint64_t *staged;    /* send to a mapped GPU heap: the flag words the host's moves
+                          * copy, a run of adjacent partitions' in one copy (pinned,
+                          * after marked[]); NULL: a signal per flag */
 };
 
 /* A word for a peer: a request's uid and a round. */

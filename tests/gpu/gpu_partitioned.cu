@@ -241,15 +241,13 @@ int main(int argc, char **argv)
     if (argc > 2 && std::strcmp(argv[1], "misuse") == 0)
         return misuse_case(argv[2], send, recv);
 
-    // 1. Stream-ordered start and wait; the consumer polls while the
-    // producer runs.
-    const int ROUNDS = 30;
-    uint64_t r = 0;
-    for (int k = 0; k < ROUNDS; k++) {
-        r++;
+    // One round on stream s: poisoned, started, the consumer (on c)
+    // polling while the producer runs, waited for; started and waited for
+    // by the stream forms, or by the device forms in one-thread kernels.
+    auto enqueue_round = [&](bool device_forms) {
         CUDA(cudaMemsetAsync(dest, POISON, total, s));
         next_round<<<1, 1, 0, s>>>(round_of);
-        if (k % 2 == 0) {
+        if (!device_forms) {
             gshmemx_pstart_on_stream(recv, s);
             gshmemx_pstart_on_stream(send, s);
         } else {
@@ -261,12 +259,20 @@ int main(int argc, char **argv)
         produce<<<BLOCKS, 128, 0, s>>>(send, src, round_of, me);
         CUDA(cudaEventRecord(started, c));
         CUDA(cudaStreamWaitEvent(s, started, 0));
-        if (k % 2 == 0) {
+        if (!device_forms) {
             gshmemx_pwait_on_stream(send, s);
             gshmemx_pwait_on_stream(recv, s);
         } else {
             wait_both<<<1, 1, 0, s>>>(recv, send);
         }
+    };
+
+    // 1. Stream-ordered start and wait.
+    const int ROUNDS = 30;
+    uint64_t r = 0;
+    for (int k = 0; k < ROUNDS; k++) {
+        r++;
+        enqueue_round(k % 2 != 0);
         CUDA(cudaStreamSynchronize(s));
         check_round(dest, r, "stream rounds");
         CHECK(gshmemx_parrived(recv, PARTS - 1), "parrived after the round's wait");
@@ -285,18 +291,7 @@ int main(int argc, char **argv)
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    CUDA(cudaMemsetAsync(dest, POISON, total, s));
-    next_round<<<1, 1, 0, s>>>(round_of);
-    gshmemx_pstart_on_stream(recv, s);
-    gshmemx_pstart_on_stream(send, s);
-    CUDA(cudaEventRecord(started, s));
-    CUDA(cudaStreamWaitEvent(c, started, 0));
-    consume<<<8, 128, 0, c>>>(recv, dest, round_of, prev_pe, bad);
-    produce<<<BLOCKS, 128, 0, s>>>(send, src, round_of, me);
-    CUDA(cudaEventRecord(started, c));
-    CUDA(cudaStreamWaitEvent(s, started, 0));
-    gshmemx_pwait_on_stream(send, s);
-    gshmemx_pwait_on_stream(recv, s);
+    enqueue_round(false);
     CUDA(cudaStreamEndCapture(s, &graph));
     CUDA(cudaGraphInstantiate(&exec, graph, 0));
     const int REPLAYS = 100;

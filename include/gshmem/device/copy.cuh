@@ -129,6 +129,24 @@ __device__ __forceinline__ void gshmemi_group_sync()
         __syncthreads();
 }
 
+/* v as the group's first thread (lane 0) has it, in every thread of the
+ * group; all of them call it. */
+template <int SCOPE, typename T>
+__device__ __forceinline__ T gshmemi_group_broadcast(unsigned lane, T v)
+{
+    if (SCOPE == GSHMEMI_WARP) {
+        v = __shfl_sync(0xffffffffu, v, 0);
+    } else if (SCOPE == GSHMEMI_BLOCK) {
+        __shared__ T shared;
+        if (lane == 0)
+            shared = v;
+        __syncthreads();
+        v = shared;
+        __syncthreads(); /* before the next broadcast writes it */
+    }
+    return v;
+}
+
 } // namespace
 
 #endif /* GSHMEM_DEVICE_COPY_CUH */

@@ -52,20 +52,11 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
     return static_cast<uint32_t>(w >> 32) == uid && (w & 0xffffffffu) >= round;
 }
 
-/* A send's ready call, checked (one thread of the group): the round. */
-__device__ __forceinline__ uint64_t gshmemi_preq_ready_check(const char *call,
-                                                             struct gshmemi_preq_dev *q)
-{
-    if (!q->is_send)
-        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, q->peer, 0, 0, 0);
-    if (!gshmemi_preq_open(q))
-        gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, gshmemi_preq_round(q));
-    return gshmemi_preq_round(q);
-}
-
-/* Marks partition p in round r: out of range, or ready twice, fails. */
+/* Marks partition p in round r: out of range, or ready twice, fails.  The
+ * host's copy learns it here where mirror is set, else from
+ * gshmemi_preq_mirror_marks. */
 __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
-                                                  int p, uint64_t r)
+                                                  int p, uint64_t r, bool mirror)
 {
     if (p < 0 || p >= q->partitions)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
@@ -73,12 +64,24 @@ __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshme
     /* (the GPU's copy: only this GPU's kernels use it) */
     const unsigned long long old = atomicExch(reinterpret_cast<unsigned long long *>(&q->marked[p]),
                                               static_cast<unsigned long long>(r));
-    if (q->mirror_marked != nullptr)
+    if (mirror && q->mirror_marked != nullptr)
         *reinterpret_cast<volatile uint64_t *>(&q->mirror_marked[p]) = r;
     if (old == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(q->partitions), r);
     atomicAdd(reinterpret_cast<unsigned long long *>(&q->marks), 1ull);
+}
+
+/* The marks of list[0..n) (lo..lo+n-1) to the host's copy, after the
+ * partitions moved: a system fence (a put_signal's release) behind a store
+ * to host memory waits for it to cross PCIe. */
+__device__ __forceinline__ void gshmemi_preq_mirror_marks(struct gshmemi_preq_dev *q, int lo, int n,
+                                                          const int *list, uint64_t r)
+{
+    if (q->mirror_marked != nullptr)
+        for (int i = 0; i < n; i++)
+            *reinterpret_cast<volatile uint64_t *>(
+                &q->mirror_marked[list != nullptr ? list[i] : lo + i]) = r;
 }
 
 /* Waits until the request is matched and the receiver has started round r. */
@@ -111,45 +114,68 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     unsigned lane, nt;
     gshmemi_group<SCOPE>(&lane, &nt);
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
-    uint64_t r = 0;
-    if (q->ce) {
+    /* set at init, before any kernel has the handle */
+    const int ce = q->ce, peer = q->peer;
+    if (ce) {
         /* the host copies the partitions once it sees them marked: the
          * group's writes of them first, then the marks */
         gshmemi_group_sync<SCOPE>();
         if (lane == 0)
             __threadfence_system();
     }
+    uint64_t word = 0, flags = 0, r = 0;
     if (lane == 0) {
-        r = gshmemi_preq_ready_check(call, q);
-        if (q->ce && gshmemi_load_acquire(&q->match) == GSHMEMI_PREQ_PEER_FREED)
-            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, q->peer, 0, 0, r, q->seq);
+        /* Every word the checks read, loaded together: a call's time in
+         * front of its moves is its memory round trips, one per check
+         * read in turn. */
+        const int is_send = q->is_send, open = gshmemi_preq_open(q);
+        r = gshmemi_preq_round(q);
+        const int match = *reinterpret_cast<const volatile int32_t *>(&q->match);
+        const uint64_t *start = q->start;
+        uint64_t *f = q->flags;
+        const uint32_t peer_uid = q->peer_uid, uid = q->uid;
+        if (!is_send)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, peer, 0, 0, 0);
+        if (!open)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, peer, 0, 0, r);
+        if (ce && match == GSHMEMI_PREQ_PEER_FREED)
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, peer, 0, 0, r, q->seq);
         for (int i = 0; i < n; i++)
-            gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r);
-        if (n > 0 && !q->ce)
-            gshmemi_preq_wait_start(call, q, r);
+            gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r, ce);
+        if (n > 0 && !ce) {
+            /* The match's fields (flags, the peer's uid) were in place long
+             * before the host pushed the match itself, and no store below
+             * can land before the load of the start it waits on: plain
+             * loads where both are in, the ordered wait otherwise. */
+            if (match != GSHMEMI_PREQ_MATCHED ||
+                !gshmemi_preq_reached(*reinterpret_cast<const volatile uint64_t *>(start), uid, r)) {
+                gshmemi_preq_wait_start(call, q, r);
+                f = q->flags;
+                word = gshmemi_preq_word(q->peer_uid, r);
+            } else {
+                word = gshmemi_preq_word(peer_uid, r);
+            }
+            flags = reinterpret_cast<uintptr_t>(f);
+        }
     }
-    if (q->ce) {
+    if (ce) {
         gshmemi_group_sync<SCOPE>();
         return;
     }
-    /* every thread tags with the round the first one checked */
-    if (SCOPE == GSHMEMI_WARP) {
-        r = __shfl_sync(0xffffffffu, r, 0);
-    } else if (SCOPE == GSHMEMI_BLOCK) {
-        __shared__ uint64_t shared_round;
-        if (lane == 0)
-            shared_round = r;
-        __syncthreads();
-        r = shared_round;
-    }
-    gshmemi_group_sync<SCOPE>();
-    const uint64_t word = gshmemi_preq_word(q->peer_uid, r);
+    /* every thread moves with what the first one checked */
+    word = gshmemi_group_broadcast<SCOPE>(lane, word);
+    uint64_t *const f = reinterpret_cast<uint64_t *>(gshmemi_group_broadcast<SCOPE>(lane, flags));
+    char *const dest = q->dest;
+    const char *const source = q->source;
+    const uint64_t bytes = q->bytes;
     for (int i = 0; i < n; i++) {
         const int p = list != nullptr ? list[i] : lo + i;
-        const uint64_t at = static_cast<uint64_t>(p) * q->bytes;
-        gshmemi_put_signal<SCOPE, true>(call, q->dest + at, q->source + at, q->bytes,
-                                        &q->flags[p], word, GSHMEM_SIGNAL_SET, q->peer);
+        const uint64_t at = static_cast<uint64_t>(p) * bytes;
+        gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
+                                        GSHMEM_SIGNAL_SET, peer);
     }
+    if (lane == 0)
+        gshmemi_preq_mirror_marks(q, lo, n, list, r);
 }
 
 template <int SCOPE>
@@ -200,17 +226,7 @@ __device__ __forceinline__ int gshmemi_parrived(const char *call, gshmemx_preque
         got = !gshmemi_preq_open(q) ||
               gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r);
     }
-    if (SCOPE == GSHMEMI_WARP) {
-        got = __shfl_sync(0xffffffffu, got, 0);
-    } else if (SCOPE == GSHMEMI_BLOCK) {
-        __shared__ int shared_got;
-        if (lane == 0)
-            shared_got = got;
-        __syncthreads();
-        got = shared_got;
-        __syncthreads();
-    }
-    return got;
+    return gshmemi_group_broadcast<SCOPE>(lane, got);
 }
 
 /* A round's start (one thread): the receiver tells its sender at once
@@ -255,27 +271,28 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
 __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req)
 {
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
+    /* loaded together, as a ready call's */
     const uint64_t r = gshmemi_preq_round(q);
-    if (!gshmemi_preq_open(q))
+    const int open = gshmemi_preq_open(q), is_send = q->is_send, parts = q->partitions;
+    const uint64_t marks = *reinterpret_cast<const volatile uint64_t *>(&q->marks);
+    if (!open)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, r);
-    if (q->is_send) {
+    if (is_send) {
         /* each partition is marked once a round: a count of all of them
          * needs no look at marked[] (one memory round trip a partition) */
         int missing = 0, first = -1;
-        if (*reinterpret_cast<const volatile uint64_t *>(&q->marks) !=
-            static_cast<uint64_t>(q->partitions))
-            for (int p = 0; p < q->partitions; p++)
+        if (marks != static_cast<uint64_t>(parts))
+            for (int p = 0; p < parts; p++)
                 if (*reinterpret_cast<const volatile uint64_t *>(&q->marked[p]) != r) {
                     missing++;
                     first = first < 0 ? p : first;
                 }
         if (missing > 0)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MARKED, q->peer,
-                              static_cast<uint64_t>(first), static_cast<uint64_t>(q->partitions),
-                              r, static_cast<uint64_t>(missing));
-        gshmemi_fence_sc();
+                              static_cast<uint64_t>(first), static_cast<uint64_t>(parts), r,
+                              static_cast<uint64_t>(missing));
         if (q->ce) { /* the host moves them: its count, written after the copies */
-            const uint64_t all = r * static_cast<uint64_t>(q->partitions);
+            const uint64_t all = r * static_cast<uint64_t>(parts);
             gshmemi_deadline deadline;
             for (unsigned spins = 1; gshmemi_load_acquire(&q->moved) < all; spins++) {
                 if ((spins & 255) != 0)
@@ -289,33 +306,50 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
                                       q->peer, 0, 0, r, q->seq);
             }
         }
+        /* the host's copy learns the round closed ahead of the fence, which
+         * then waits for that store across PCIe and the partitions' stores
+         * together, not one after the other */
+        if (q->mirror != nullptr)
+            *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
+        gshmemi_fence_sc();
         gshmemi_proxy_quiet(call); /* the source may be reused */
     } else {
+        /* Flags read 8 at a time, without ordering, then one fence for
+         * all: a load with acquire semantics at system scope is a fence
+         * of its own. */
+        const uint32_t uid = q->uid;
         gshmemi_deadline deadline;
-        for (int p = 0; p < q->partitions; p++)
-            for (unsigned spins = 1;
-                 !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r); spins++)
-                if ((spins & 255) == 0 && deadline.passed()) {
-                    const int m = gshmemi_load_acquire(&q->match);
-                    if (m != GSHMEMI_PREQ_MATCHED)
-                        gshmemi_preq_fail(call, m == GSHMEMI_PREQ_PEER_FREED
-                                                    ? GSHMEMI_PREQ_FAIL_SEND_FREED
-                                                    : GSHMEMI_PREQ_FAIL_RECV_UNMATCHED,
-                                          q->peer, 0, 0, r, q->seq);
-                    int missing = 0;
-                    for (int k = p; k < q->partitions; k++)
-                        missing += !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[k]),
-                                                         q->uid, r);
-                    gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_MISSING, q->peer,
-                                      static_cast<uint64_t>(p),
-                                      static_cast<uint64_t>(q->partitions), r,
-                                      static_cast<uint64_t>(missing));
-                }
+        unsigned spins = 0;
+        for (int p = 0; p < parts;) {
+            constexpr int K = 8;
+            uint64_t w[K];
+            const int k = parts - p < K ? parts - p : K;
+#pragma unroll
+            for (int i = 0; i < K; i++)
+                if (i < k)
+                    w[i] = *reinterpret_cast<const volatile uint64_t *>(&q->flags[p + i]);
+            int in = 0;
+            while (in < k && gshmemi_preq_reached(w[in], uid, r))
+                in++;
+            p += in;
+            if (in == k || (++spins & 255) != 0 || !deadline.passed())
+                continue;
+            const int m = gshmemi_load_acquire(&q->match);
+            if (m != GSHMEMI_PREQ_MATCHED)
+                gshmemi_preq_fail(call, m == GSHMEMI_PREQ_PEER_FREED ? GSHMEMI_PREQ_FAIL_SEND_FREED
+                                                                    : GSHMEMI_PREQ_FAIL_RECV_UNMATCHED,
+                                  q->peer, 0, 0, r, q->seq);
+            int missing = 0;
+            for (int j = p; j < parts; j++)
+                missing += !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[j]), uid, r);
+            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_MISSING, q->peer, static_cast<uint64_t>(p),
+                              static_cast<uint64_t>(parts), r, static_cast<uint64_t>(missing));
+        }
+        gshmemi_fence_acq_rel(); /* the data behind the flags read above */
+        if (q->mirror != nullptr)
+            *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
     }
     *reinterpret_cast<volatile int32_t *>(&q->open) = 0;
-    if (q->mirror != nullptr)
-        *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
-    __threadfence_system();
 }
 
 } // namespace
