@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 // A file name both ranks of one gshmrun job agree on and no other job uses:
 // the launch's unique id is per job.
@@ -42,6 +43,25 @@ static inline size_t bench_opt_size(int argc, char **argv, const char *name, siz
 {
     const char *v = bench_opt(argc, argv, name, nullptr);
     return v != nullptr ? (size_t)std::strtoull(v, nullptr, 0) : def;
+}
+
+// A comma list of numbers ("--name 1,2,4"): the option's, else def's
+// (def may be nullptr: an empty list).
+static inline std::vector<unsigned long long> bench_opt_list(int argc, char **argv, const char *name,
+                                                             const char *def)
+{
+    std::vector<unsigned long long> out;
+    const char *v = bench_opt(argc, argv, name, def);
+    for (const char *p = v != nullptr ? v : ""; *p != '\0';) {
+        char *e;
+        out.push_back(std::strtoull(p, &e, 0));
+        if (e == p) {
+            std::fprintf(stderr, "%s: not a comma list of numbers: %s\n", name, v);
+            std::exit(2);
+        }
+        p = *e == ',' ? e + 1 : e;
+    }
+    return out;
 }
 
 // Whether `word` is allowed by the option's value: "all" or a comma list.

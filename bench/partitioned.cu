@@ -143,21 +143,10 @@ static double run_variant(setup &st, const variant &v, size_t bytes, int parts, 
         CUDA(cudaStreamSynchronize(st.s));
         gshmem_barrier_all();
         CUDA(cudaEventRecord(a, st.s));
-        switch (v.mode) {
-        case COMPUTE:
-            produce<COMPUTE><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
-                                                       st.done, st.dest, st.flags, nullptr);
-            break;
-        case HAND:
-            produce<HAND><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
-                                                    st.done, st.dest, st.flags, nullptr);
-            break;
-        case API:
-            produce<API><<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round,
-                                                   st.done, st.dest, st.flags, req);
-            break;
-        default:
-            break;
+        if (v.mode >= 0) {
+            auto *kernel = v.mode == COMPUTE ? produce<COMPUTE> : v.mode == HAND ? produce<HAND> : produce<API>;
+            kernel<<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round, st.done,
+                                             st.dest, st.flags, v.mode == API ? req : nullptr);
         }
         CUDA(cudaGetLastError());
         if (v.whole)
@@ -230,26 +219,14 @@ int main(int argc, char **argv)
 {
     me = bench_start("partitioned");
     std::vector<size_t> sizes;
+    for (unsigned long long n : bench_opt_list(argc, argv, "--sizes", nullptr))
+        sizes.push_back((size_t)n);
+    if (sizes.empty())
+        for (size_t n = 64 << 10; n <= (256 << 20); n *= 4)
+            sizes.push_back(n);
     std::vector<int> parts_list;
-    {
-        const char *sv = bench_opt(argc, argv, "--sizes", nullptr);
-        if (sv != nullptr) {
-            for (const char *p = sv; *p != '\0';) {
-                char *e;
-                sizes.push_back((size_t)std::strtoull(p, &e, 0));
-                p = *e == ',' ? e + 1 : e;
-            }
-        } else {
-            for (size_t n = 64 << 10; n <= (256 << 20); n *= 4)
-                sizes.push_back(n);
-        }
-        const char *pv = bench_opt(argc, argv, "--parts", "1,2,4,8,16,32,64,128,256");
-        for (const char *p = pv; *p != '\0';) {
-            char *e;
-            parts_list.push_back((int)std::strtol(p, &e, 0));
-            p = *e == ',' ? e + 1 : e;
-        }
-    }
+    for (unsigned long long p : bench_opt_list(argc, argv, "--parts", "1,2,4,8,16,32,64,128,256"))
+        parts_list.push_back(p > (unsigned long long)MAX_PARTS ? 0 : (int)p);
     for (int p : parts_list)
         if (p < 1 || p > MAX_PARTS) {
             std::fprintf(stderr, "partitioned: --parts: %d is not within 1..%d\n", p, MAX_PARTS);
@@ -281,11 +258,17 @@ int main(int argc, char **argv)
         serial{"serial", COMPUTE, true, false}, hand{"hand", HAND, false, false}, api{"api", API, false, true};
     for (size_t bytes : sizes) {
         // k such that the compute alone takes about as long as the transfer
-        // (the whole buffer as one partition), chosen on PE 0
-        const int k0 = 16;
+        // (the whole buffer as one partition), chosen on PE 0 from a line
+        // through two points: a launch's fixed cost dominates small sizes
+        const int k0 = 8, k1 = 64;
         const double t_us = run_variant(st, transfer, bytes, 1, 0, false, nullptr);
         const double c0_us = run_variant(st, compute, bytes, 1, k0, false, nullptr);
-        int k = me == 0 ? std::max(1, (int)(k0 * t_us / c0_us + 0.5)) : 0;
+        const double c1_us = run_variant(st, compute, bytes, 1, k1, false, nullptr);
+        const double per_k = (c1_us - c0_us) / (k1 - k0), fixed = c0_us - per_k * k0;
+        int k = 0;
+        if (me == 0)
+            k = per_k > 0 ? std::max(1, std::min(1 << 20, (int)((t_us - fixed) / per_k + 0.5)))
+                          : std::max(1, (int)(k0 * t_us / c0_us + 0.5));
         if (me == 0)
             gshmem_int_p(st.kbox, k, 1);
         gshmem_barrier_all();
