@@ -42,7 +42,7 @@ enum answer_status {
 /* Written by a receiver into its sender's mailbox; the stamp (the pair
  * number) last, after the rest. */
 struct post {
-    uint64_t partitions, bytes, dest_off, flags_off, uid, freed;
+    uint64_t partitions, bytes, dest_off, flags_off, uid, freed, packets;
     uint64_t stamp;
 };
 /* Written by a sender into its receiver's mailbox: stamp = seq << 2 | status. */
@@ -381,7 +381,10 @@ static uint64_t off(const void *p) { return (uint64_t)((const char *)p - gshmemi
 int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
 {
     struct pair *pr = &pt.pairs[q->d.peer];
-    const size_t words = q->d.is_send ? 1 : (size_t)q->d.partitions;
+    /* a receive's flags: a word a partition, or a 16-byte packet */
+    const size_t words = q->d.is_send ? 1
+                         : q->d.packets ? 2 * (size_t)q->d.partitions + 1
+                                        : (size_t)q->d.partitions;
     uint64_t *w = pool_take(call, words, &q->pool_first);
     if (w == NULL) {
         GSHMEMI_ERROR(PART, "%s: the pool of partition flags has no %zu free words in a row "
@@ -403,7 +406,7 @@ int gshmemi_part_enqueue(const char *call, struct gshmemi_preq *q)
         q->d.seq = ++pr->sends_made;
         append(&pr->sends, q);
     } else {
-        q->d.flags = w;
+        q->d.flags = q->d.packets ? (uint64_t *)GSHMEMI_ALIGN_UP((uintptr_t)w, 16) : w;
         q->d.seq = ++pr->recvs_made;
         append(&pr->recvs, q);
     }
@@ -421,7 +424,7 @@ static void write_post(const char *call, struct gshmemi_preq *q)
     struct post *slot = &box_at(gshmemi_rt.my_pe)->post[q->d.seq % RING];
     const struct post p = {.partitions = (uint64_t)q->d.partitions, .bytes = q->d.bytes,
                            .dest_off = off(q->d.dest), .flags_off = off(q->d.flags), .uid = q->d.uid,
-                           .freed = (uint64_t)q->user_freed};
+                           .freed = (uint64_t)q->user_freed, .packets = (uint64_t)q->d.packets};
     gshmemi_rma_put(call, slot, &p, offsetof(struct post, stamp), q->d.peer, 1);
     gshmemi_signal_op(call, &slot->stamp, q->d.seq, GSHMEM_SIGNAL_SET, q->d.peer);
     q->posted = 1;
@@ -488,6 +491,13 @@ static void match_sends(const char *call, int peer, struct pair *pr)
                               "heap offset %" PRIu64,
                               q->d.seq, gshmemi_rt.my_pe, q->d.partitions, q->d.bytes, off(q->d.dest),
                               peer, p.partitions, p.bytes, p.dest_off);
+        } else if (p.packets != (uint64_t)q->d.packets) {
+            write_answer(call, peer, q->d.seq, ANSWER_REFUSED, NULL);
+            gshmemi_part_fail(call, "the pair's request %" PRIu64 ": pe %d (receiver) %s flag "
+                              "packets and pe %d (sender) %s: partitions of 1-8 bytes go as "
+                              "packets where each PE maps the other's GPU heap",
+                              q->d.seq, peer, p.packets ? "takes" : "does not take",
+                              gshmemi_rt.my_pe, q->d.packets ? "sends them" : "cannot send them");
         } else {
             q->d.flags = (uint64_t *)(gshmemi_heap.my_base + p.flags_off);
             q->d.peer_uid = (uint32_t)p.uid;
@@ -617,6 +627,47 @@ static int start_arrived(const char *call, struct gshmemi_preq *q, uint64_t roun
     return 1;
 }
 
+/* The pending partitions of send q as flag packets (gshmemi_preq_packet):
+ * each 8-byte half by a 64-bit write of its own, which lands whole. */
+static void send_packets(const char *call, struct gshmemi_preq *q, uint64_t word)
+{
+    const uint32_t round = (uint32_t)word, tag = (uint32_t)(word >> 32) ^ round;
+    for (int i = 0; i < q->n_pending; i++) {
+        const int p = q->pending[i];
+        unsigned char data[8] = {0};
+        gshmemi_heap.access->read(call, data, q->d.source + (size_t)p * q->d.bytes, q->d.bytes);
+        uint32_t lo, hi;
+        memcpy(&lo, data, 4);
+        memcpy(&hi, data + 4, 4);
+        gshmemi_signal_op(call, &q->d.flags[2 * (size_t)p], (uint64_t)round << 32 | lo,
+                          GSHMEM_SIGNAL_SET, q->d.peer);
+        gshmemi_signal_op(call, &q->d.flags[2 * (size_t)p + 1], (uint64_t)tag << 32 | hi,
+                          GSHMEM_SIGNAL_SET, q->d.peer);
+    }
+}
+
+int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n)
+{
+    struct gshmemi_preq_packet *got = malloc((size_t)n * sizeof(*got));
+    unsigned char *data = malloc((size_t)n * q->d.bytes);
+    if (got == NULL || data == NULL)
+        gshmemi_part_fail(call, "out of host memory reading %d flag packets", n);
+    gshmemi_heap.access->read(call, got, &q->d.flags[2 * (size_t)lo], (size_t)n * sizeof(*got));
+    const uint32_t round = (uint32_t)q->d.round, tag = q->d.uid ^ round;
+    int in = 0;
+    for (; in < n && got[in].round == round && got[in].tag == tag; in++) {
+        const uint64_t v = (uint64_t)got[in].hi << 32 | got[in].lo;
+        for (size_t b = 0; b < q->d.bytes; b++)
+            data[(size_t)in * q->d.bytes + b] = (unsigned char)(v >> (8 * b));
+    }
+    if (in > 0) /* (data arrived before is written again: the same bytes) */
+        gshmemi_heap.access->copy(call, q->d.dest + (size_t)lo * q->d.bytes, data,
+                                  (size_t)in * q->d.bytes, 1);
+    free(got);
+    free(data);
+    return in;
+}
+
 void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
 {
     if (q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
@@ -629,7 +680,9 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         return;
     }
     const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
-    for (int i = 0, j; i < q->n_pending; i = j) {
+    if (q->d.packets)
+        send_packets(call, q, word);
+    for (int i = 0, j; q->d.packets == 0 && i < q->n_pending; i = j) {
         /* a run of adjacent partitions (a range, or neighbours marked in
          * turn): one put of their data, then each one's flag after it */
         for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)

@@ -61,6 +61,15 @@ static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *re
     return st;
 }
 
+/* Partitions of 1-8 bytes between mapped GPU heaps travel as flag packets
+ * (data and flag in one store); both sides decide alike, and the
+ * receiver's post says which, which its sender checks. */
+static int packets(const char *call, void *dest, size_t total, size_t bytes, int pe)
+{
+    return gshmemi_heap.on_device && bytes >= 1 && bytes <= 8 &&
+           gshmemi_rma_target(call, "dest", dest, total, pe) != NULL;
+}
+
 GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
                                   size_t bytes_per_partition, int pe, gshmemx_prequest_t *req)
 {
@@ -76,12 +85,13 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
     q->d.source = source;
-    if (!mapped) /* (the transports' signals keep data before flag) */
+    q->d.packets = packets(call, dest, total, bytes_per_partition, pe);
+    if (!mapped || q->d.packets) /* (the transports' signals keep data before flag) */
         q->staged = NULL;
     /* large partitions to a mapped GPU heap: the copy engines, not the
      * kernel's threads, move what a kernel marks */
     const size_t ce_min = gshmemi_env.PARTITION_CE_MIN;
-    if (q->dev != NULL && mapped && ce_min != 0 && bytes_per_partition >= ce_min &&
+    if (q->dev != NULL && mapped && !q->d.packets && ce_min != 0 && bytes_per_partition >= ce_min &&
         gshmemi_gpu_sets_need_no_sm()) { /* (a kernel's pwait may fill the GPU) */
         q->issued = calloc((size_t)partitions, sizeof(uint64_t));
         if (q->issued == NULL)
@@ -105,6 +115,7 @@ GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_p
     q->d.peer = pe;
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
+    q->d.packets = packets(call, dest, total, bytes_per_partition, pe);
     return make(call, q, req);
 }
 
@@ -349,6 +360,8 @@ static int all_arrived(const char *call, struct gshmemi_preq *q)
     if (q->d.match != PREQ_MATCHED)
         return q->d.match == PREQ_PEER_FREED; /* gshmemx_pwait then says why */
     gshmemi_part_send_start(call, q);
+    if (q->d.packets)
+        return gshmemi_part_packets_in(call, q, 0, q->d.partitions) == q->d.partitions;
     const struct gshmemi_wait w = {.call = call, .ivars = q->d.flags, .nelems = (size_t)q->d.partitions,
                                    .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_EQ,
                                    .value = preq_word(q->d.uid, q->d.round),
@@ -362,7 +375,9 @@ static void not_arrived(const char *call, struct gshmemi_preq *q)
         not_matched(call, q);
     int missing = 0, first = -1;
     for (int p = 0; p < q->d.partitions; p++)
-        if (!preq_word_reached(gshmemi_part_load(call, &q->d.flags[p]), q->d.uid, q->d.round)) {
+        if (q->d.packets ? gshmemi_part_packets_in(call, q, p, 1) == 0
+                         : !preq_word_reached(gshmemi_part_load(call, &q->d.flags[p]), q->d.uid,
+                                              q->d.round)) {
             missing++;
             first = first < 0 ? p : first;
         }
@@ -423,6 +438,8 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition)
     unlock();
     if (!open)
         return 1;
+    if (q->d.packets)
+        return gshmemi_part_packets_in(call, q, partition, 1) == 1;
     return preq_word_reached(gshmemi_part_load(call, &q->d.flags[partition]), q->d.uid, q->d.round);
 }
 

@@ -9,7 +9,9 @@
 // poisoned before each round.  Rounds are started and waited for in stream
 // order (gshmemx_pstart_on_stream, gshmemx_pwait_on_stream) and with the
 // device calls; then the whole round is captured in a CUDA graph and
-// replayed 100 times.  Without a GPU: exit 77.
+// replayed 100 times.  A first argument sets the bytes of a partition
+// (600 by default): 1-8 travel as flag packets where the PEs map each
+// other's heap.  Without a GPU: exit 77.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +31,10 @@ static int me, npes, next_pe, prev_pe;
 namespace {
 
 constexpr int PARTS = 96;  // partitions of a request
-constexpr int BYTES = 600; // per partition: not a multiple of 16
+// Bytes per partition: 600 (not a multiple of 16), or the first argument:
+// 1-8 bytes travel as flag packets where the PEs map each other.
+int bytes = 600;
+__constant__ int c_bytes;
 constexpr int BLOCKS = 24; // producer blocks, each readying PARTS / BLOCKS partitions
 constexpr int PER_BLOCK = PARTS / BLOCKS;
 constexpr unsigned char POISON = 0xa5;
@@ -59,8 +64,8 @@ __global__ void produce(gshmemx_prequest_t send, char *src, const uint64_t *roun
     const int b = (blockIdx.x * 7 + static_cast<int>(r)) % BLOCKS; // blocks take turns in order
     for (int k = 0; k < PER_BLOCK; k++) {
         const int p = block_part(b, r, k);
-        for (int i = threadIdx.x; i < BYTES; i += blockDim.x)
-            src[static_cast<size_t>(p) * BYTES + i] = static_cast<char>(value(me_pe, r, p, i));
+        for (int i = threadIdx.x; i < c_bytes; i += blockDim.x)
+            src[static_cast<size_t>(p) * c_bytes + i] = static_cast<char>(value(me_pe, r, p, i));
     }
     __syncthreads();
     const int how = static_cast<int>((r + b) % 7);
@@ -118,9 +123,9 @@ __global__ void consume(gshmemx_prequest_t recv, const char *dest, const uint64_
                 ;
         }
         unsigned long long wrong = 0;
-        for (int i = threadIdx.x; i < BYTES; i += blockDim.x) {
+        for (int i = threadIdx.x; i < c_bytes; i += blockDim.x) {
             const unsigned char v = *reinterpret_cast<const volatile unsigned char *>(
-                dest + static_cast<size_t>(p) * BYTES + i);
+                dest + static_cast<size_t>(p) * c_bytes + i);
             wrong += v != value(from, r, p, i);
         }
         if (wrong)
@@ -163,14 +168,14 @@ __global__ void wait_both(gshmemx_prequest_t recv, gshmemx_prequest_t send)
 // The host's check of a round: every byte of dest as prev_pe sent it.
 static void check_round(const char *dest, uint64_t r, const char *what)
 {
-    std::vector<unsigned char> got(static_cast<size_t>(PARTS) * BYTES);
+    std::vector<unsigned char> got(static_cast<size_t>(PARTS) * bytes);
     CUDA(cudaMemcpy(got.data(), dest, got.size(), cudaMemcpyDeviceToHost));
     for (int p = 0; p < PARTS; p++)
-        for (int i = 0; i < BYTES; i++)
-            CHECK(got[static_cast<size_t>(p) * BYTES + i] == value(prev_pe, r, p, i),
+        for (int i = 0; i < bytes; i++)
+            CHECK(got[static_cast<size_t>(p) * bytes + i] == value(prev_pe, r, p, i),
                   "%s: round %llu, partition %d, byte %d from pe %d: %u, expected %u", what,
                   static_cast<unsigned long long>(r), p, i, prev_pe,
-                  got[static_cast<size_t>(p) * BYTES + i], value(prev_pe, r, p, i));
+                  got[static_cast<size_t>(p) * bytes + i], value(prev_pe, r, p, i));
 }
 
 // pe 0 misuses its send request (pe 1 has started its receive's round).
@@ -219,7 +224,11 @@ int main(int argc, char **argv)
         gshmem_finalize();
         return 77;
     }
-    const size_t total = static_cast<size_t>(PARTS) * BYTES;
+    if (argc > 1 && std::strcmp(argv[1], "misuse") != 0)
+        bytes = std::atoi(argv[1]);
+    CHECK(bytes >= 1, "bytes per partition: %d", bytes);
+    CUDA(cudaMemcpyToSymbol(c_bytes, &bytes, sizeof(bytes)));
+    const size_t total = static_cast<size_t>(PARTS) * bytes;
     char *src = static_cast<char *>(gshmem_malloc(total)); // symmetric: the proxy reads it
     char *dest = static_cast<char *>(gshmem_malloc(total));
     CHECK(src != nullptr && dest != nullptr, "gshmem_malloc");
@@ -236,8 +245,8 @@ int main(int argc, char **argv)
     CUDA(cudaEventCreateWithFlags(&started, cudaEventDisableTiming));
 
     gshmemx_prequest_t send, recv;
-    CHECK(gshmemx_precv_init(dest, PARTS, BYTES, prev_pe, &recv) == 0, "precv_init");
-    CHECK(gshmemx_psend_init(dest, src, PARTS, BYTES, next_pe, &send) == 0, "psend_init");
+    CHECK(gshmemx_precv_init(dest, PARTS, bytes, prev_pe, &recv) == 0, "precv_init");
+    CHECK(gshmemx_psend_init(dest, src, PARTS, bytes, next_pe, &send) == 0, "psend_init");
     if (argc > 2 && std::strcmp(argv[1], "misuse") == 0)
         return misuse_case(argv[2], send, recv);
 
@@ -284,7 +293,7 @@ int main(int argc, char **argv)
     if (me == 0)
         std::printf("stream and device rounds: %d rounds of %d x %d bytes, %d producer blocks "
                     "(thread, warp, block; one, range, list), consumers polling: passed\n",
-                    ROUNDS, PARTS, BYTES, BLOCKS);
+                    ROUNDS, PARTS, bytes, BLOCKS);
 
     // 2. The round captured in a graph, replayed 100 times (each replay a
     // round; the consumer checks each, the host the last).

@@ -1073,10 +1073,11 @@ static int misuse(const char *c)
     } else if (!strcmp(c, "flags-exhausted")) {
         /* GSHMEM_PARTITION_FLAGS=8: 9 partitions do not fit, and the call
          * fails without taking a place in the pair's order: the next
-         * request still matches pe 1's first send */
-        unsigned char got[4 * 8], want[4 * 8];
+         * request still matches pe 1's first send (partitions of 12 bytes:
+         * a flag word each; flag packets, for 1-8 bytes, take two) */
+        unsigned char got[4 * 12], want[4 * 12];
         if (me == 0) {
-            int st = gshmemx_precv_init(buf, 9, 8, 1, &req);
+            int st = gshmemx_precv_init(buf, 9, 12, 1, &req);
             if (st != GSHMEM_ERR_NO_MEMORY || req != NULL) {
                 fprintf(stderr,
                         "spmd_partitioned: precv_init of 9 partitions returned %d, req %p\n", st,
@@ -1085,13 +1086,13 @@ static int misuse(const char *c)
             }
             memset(got, POISON, sizeof(got));
             spmd_store(buf, got, sizeof(got)); /* (buf may be GPU memory) */
-            if (gshmemx_precv_init(buf, 4, 8, 1, &req) != 0 || req == NULL)
+            if (gshmemx_precv_init(buf, 4, 12, 1, &req) != 0 || req == NULL)
                 gshmem_global_exit(3);
             gshmemx_pstart(req);
             gshmemx_pwait(req);
             spmd_load(got, buf, sizeof(got));
             for (int p = 0; p < 4; p++)
-                part_data(want + 8 * p, 8, 1, 0, 7, 1, p);
+                part_data(want + 12 * p, 12, 1, 0, 7, 1, p);
             if (memcmp(got, want, sizeof(got)) != 0) {
                 fprintf(stderr,
                         "spmd_partitioned: pe 0: the data after the failed init is wrong\n");
@@ -1099,8 +1100,8 @@ static int misuse(const char *c)
             }
         } else {
             for (int p = 0; p < 4; p++)
-                part_data(src + 8 * p, 8, 1, 0, 7, 1, p);
-            if (gshmemx_psend_init(buf, src, 4, 8, 0, &req) != 0 || req == NULL)
+                part_data(src + 12 * p, 12, 1, 0, 7, 1, p);
+            if (gshmemx_psend_init(buf, src, 4, 12, 0, &req) != 0 || req == NULL)
                 gshmem_global_exit(3);
             gshmemx_pstart(req);
             gshmemx_pready_range(req, 0, 3);

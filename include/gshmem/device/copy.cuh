@@ -147,6 +147,54 @@ __device__ __forceinline__ T gshmemi_group_broadcast(unsigned lane, T v)
     return v;
 }
 
+/* ---- flag packets: up to 8 bytes of data and their flag in one 16-byte
+ * store, {data low, t0, data high, t1}.  Each 8-byte half lands whole, so a
+ * reader that finds both tags knows both halves are of the same write
+ * (the collectives' LL algorithms and the partitioned transfers' small
+ * partitions).  ---- */
+
+__device__ __forceinline__ void gshmemi_packet_store(void *p, uint64_t data, uint32_t t0, uint32_t t1)
+{
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+                 "r"(static_cast<uint32_t>(data)), "r"(t0), "r"(static_cast<uint32_t>(data >> 32)),
+                 "r"(t1)
+                 : "memory");
+}
+
+__device__ __forceinline__ bool gshmemi_packet_try(const void *p, uint32_t t0, uint32_t t1, uint64_t *data)
+{
+    uint32_t lo, f0, hi, f1;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(lo), "=r"(f0), "=r"(hi), "=r"(f1)
+                 : "l"(p)
+                 : "memory");
+    *data = static_cast<uint64_t>(lo) | static_cast<uint64_t>(hi) << 32;
+    return f0 == t0 && f1 == t1;
+}
+
+/* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
+__device__ __forceinline__ uint64_t gshmemi_packet_chunk(const char *src, size_t nbytes, size_t k)
+{
+    const size_t at = k * 8;
+    if ((reinterpret_cast<uintptr_t>(src) & 7) == 0 && at + 8 <= nbytes)
+        return *reinterpret_cast<const uint64_t *>(src + at);
+    uint64_t v = 0;
+    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
+        v |= static_cast<uint64_t>(static_cast<unsigned char>(src[at + b])) << (8 * b);
+    return v;
+}
+
+__device__ __forceinline__ void gshmemi_packet_unchunk(char *dst, size_t nbytes, size_t k, uint64_t v)
+{
+    const size_t at = k * 8;
+    if ((reinterpret_cast<uintptr_t>(dst) & 7) == 0 && at + 8 <= nbytes) {
+        *reinterpret_cast<uint64_t *>(dst + at) = v;
+        return;
+    }
+    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
+        dst[at + b] = static_cast<char>(v >> (8 * b));
+}
+
 } // namespace
 
 #endif /* GSHMEM_DEVICE_COPY_CUH */

@@ -115,7 +115,7 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     gshmemi_group<SCOPE>(&lane, &nt);
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
     /* set at init, before any kernel has the handle */
-    const int ce = q->ce, peer = q->peer;
+    const int ce = q->ce, peer = q->peer, packets = q->packets;
     if (ce) {
         /* the host copies the partitions once it sees them marked: the
          * group's writes of them first, then the marks */
@@ -168,11 +168,21 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     char *const dest = q->dest;
     const char *const source = q->source;
     const uint64_t bytes = q->bytes;
-    for (int i = 0; i < n; i++) {
-        const int p = list != nullptr ? list[i] : lo + i;
-        const uint64_t at = static_cast<uint64_t>(p) * bytes;
-        gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
-                                        GSHMEM_SIGNAL_SET, peer);
+    if (packets) { /* a partition and its flag in one store, a thread each */
+        const uint32_t t0 = static_cast<uint32_t>(word), t1 = static_cast<uint32_t>(word >> 32) ^ t0;
+        for (int i = static_cast<int>(lane); i < n; i += static_cast<int>(nt)) {
+            const int p = list != nullptr ? list[i] : lo + i;
+            gshmemi_packet_store(gshmemi_lookup(call, f + 2 * static_cast<size_t>(p), 16, peer),
+                                 gshmemi_packet_chunk(source + static_cast<uint64_t>(p) * bytes, bytes, 0),
+                                 t0, t1);
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            const int p = list != nullptr ? list[i] : lo + i;
+            const uint64_t at = static_cast<uint64_t>(p) * bytes;
+            gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
+                                            GSHMEM_SIGNAL_SET, peer);
+        }
     }
     if (lane == 0)
         gshmemi_preq_mirror_marks(q, lo, n, list, r);
@@ -203,6 +213,37 @@ __device__ __forceinline__ void gshmemi_pready_list(const char *call, gshmemx_pr
         gshmemi_pready<SCOPE>(call, req, 0, n, list);
 }
 
+/* Whether partition p of round r has arrived at receive q: its flag, or
+ * its packet, whose data this then puts in place. */
+__device__ __forceinline__ bool gshmemi_preq_arrived(struct gshmemi_preq_dev *q, int p, uint64_t r)
+{
+    if (!q->packets)
+        return gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r);
+    const uint32_t t0 = static_cast<uint32_t>(r);
+    uint64_t v;
+    if (!gshmemi_packet_try(&q->flags[2 * static_cast<size_t>(p)], t0, q->uid ^ t0, &v))
+        return false;
+    gshmemi_packet_unchunk(q->dest + static_cast<uint64_t>(p) * q->bytes, q->bytes, 0, v);
+    return true;
+}
+
+/* A receive's wait past the deadline at partition p: why, naming how many
+ * are missing. */
+__device__ __noinline__ void gshmemi_preq_missing(const char *call, struct gshmemi_preq_dev *q,
+                                                  int p, uint64_t r)
+{
+    const int m = gshmemi_load_acquire(&q->match);
+    if (m != GSHMEMI_PREQ_MATCHED)
+        gshmemi_preq_fail(call, m == GSHMEMI_PREQ_PEER_FREED ? GSHMEMI_PREQ_FAIL_SEND_FREED
+                                                            : GSHMEMI_PREQ_FAIL_RECV_UNMATCHED,
+                          q->peer, 0, 0, r, q->seq);
+    int missing = 0;
+    for (int j = p; j < q->partitions; j++)
+        missing += !gshmemi_preq_arrived(q, j, r);
+    gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_MISSING, q->peer, static_cast<uint64_t>(p),
+                      static_cast<uint64_t>(q->partitions), r, static_cast<uint64_t>(missing));
+}
+
 /* Arrival of partition p in the current round (after its wait: true); the
  * group's threads all get the value one of them read. */
 template <int SCOPE>
@@ -223,8 +264,7 @@ __device__ __forceinline__ int gshmemi_parrived(const char *call, gshmemx_preque
         if (p < 0 || p >= q->partitions)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
                               static_cast<uint64_t>(q->partitions), r);
-        got = !gshmemi_preq_open(q) ||
-              gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[p]), q->uid, r);
+        got = !gshmemi_preq_open(q) || gshmemi_preq_arrived(q, p, r);
     }
     return gshmemi_group_broadcast<SCOPE>(lane, got);
 }
@@ -314,38 +354,35 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
         gshmemi_fence_sc();
         gshmemi_proxy_quiet(call); /* the source may be reused */
     } else {
-        /* Flags read 8 at a time, without ordering, then one fence for
-         * all: a load with acquire semantics at system scope is a fence
-         * of its own. */
-        const uint32_t uid = q->uid;
         gshmemi_deadline deadline;
-        unsigned spins = 0;
-        for (int p = 0; p < parts;) {
-            constexpr int K = 8;
-            uint64_t w[K];
-            const int k = parts - p < K ? parts - p : K;
+        if (q->packets) {
+            for (int p = 0; p < parts; p++)
+                for (unsigned spins = 1; !gshmemi_preq_arrived(q, p, r); spins++)
+                    if ((spins & 255) == 0 && deadline.passed())
+                        gshmemi_preq_missing(call, q, p, r);
+        } else {
+            /* Flags read 8 at a time, without ordering, then one fence for
+             * all: a load with acquire semantics at system scope is a fence
+             * of its own. */
+            const uint32_t uid = q->uid;
+            unsigned spins = 0;
+            for (int p = 0; p < parts;) {
+                constexpr int K = 8;
+                uint64_t w[K];
+                const int k = parts - p < K ? parts - p : K;
 #pragma unroll
-            for (int i = 0; i < K; i++)
-                if (i < k)
-                    w[i] = *reinterpret_cast<const volatile uint64_t *>(&q->flags[p + i]);
-            int in = 0;
-            while (in < k && gshmemi_preq_reached(w[in], uid, r))
-                in++;
-            p += in;
-            if (in == k || (++spins & 255) != 0 || !deadline.passed())
-                continue;
-            const int m = gshmemi_load_acquire(&q->match);
-            if (m != GSHMEMI_PREQ_MATCHED)
-                gshmemi_preq_fail(call, m == GSHMEMI_PREQ_PEER_FREED ? GSHMEMI_PREQ_FAIL_SEND_FREED
-                                                                    : GSHMEMI_PREQ_FAIL_RECV_UNMATCHED,
-                                  q->peer, 0, 0, r, q->seq);
-            int missing = 0;
-            for (int j = p; j < parts; j++)
-                missing += !gshmemi_preq_reached(gshmemi_load_acquire(&q->flags[j]), uid, r);
-            gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_MISSING, q->peer, static_cast<uint64_t>(p),
-                              static_cast<uint64_t>(parts), r, static_cast<uint64_t>(missing));
+                for (int i = 0; i < K; i++)
+                    if (i < k)
+                        w[i] = *reinterpret_cast<const volatile uint64_t *>(&q->flags[p + i]);
+                int in = 0;
+                while (in < k && gshmemi_preq_reached(w[in], uid, r))
+                    in++;
+                p += in;
+                if (in < k && (++spins & 255) == 0 && deadline.passed())
+                    gshmemi_preq_missing(call, q, p, r);
+            }
+            gshmemi_fence_acq_rel(); /* the data behind the flags read above */
         }
-        gshmemi_fence_acq_rel(); /* the data behind the flags read above */
         if (q->mirror != nullptr)
             *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
     }

@@ -57,6 +57,18 @@ struct gshmemi_preq_dev {
                           * GPU's copy: written after them, in their stream's order) */
     uint64_t marks;      /* send, the GPU's copy: partitions kernels marked this round
                           * (a kernel's pwait reads marked[] only when it is short) */
+    int32_t packets;     /* partitions of 1-8 bytes to a mapped GPU heap: each travels as
+                          * a flag packet (gshmemi_preq_packet), two words of flags[]
+                          * a partition */
+};
+
+/* A flag packet: a partition's data (up to 8 bytes, little-endian, zero
+ * padded) and its flag in one 16-byte store, {data low, round, data high,
+ * receiver's uid ^ round}.  Each 8-byte half lands whole, and both carry
+ * the round, so a half left from an earlier round, or written for another
+ * request (another uid) into a reused word, never passes. */
+struct gshmemi_preq_packet {
+    uint32_t lo, round, hi, tag;
 };
 
 /* The device failure of a partitioned call (GSHMEMI_DEV_FAIL_PARTITIONED's

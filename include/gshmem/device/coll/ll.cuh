@@ -35,48 +35,26 @@
 
 namespace {
 
-/* ---- packets ---- */
+/* ---- packets (copy.cuh's, tagged with n and its complement) ---- */
 
 __device__ __forceinline__ void gshmemi_ll_store(uint4 *p, uint64_t data, uint32_t n)
 {
-    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
-                 "r"(static_cast<uint32_t>(data)), "r"(n), "r"(static_cast<uint32_t>(data >> 32)),
-                 "r"(~n)
-                 : "memory");
+    gshmemi_packet_store(p, data, n, ~n);
 }
 
 __device__ __forceinline__ bool gshmemi_ll_try(const uint4 *p, uint32_t n, uint64_t *data)
 {
-    uint32_t lo, f0, hi, f1;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(lo), "=r"(f0), "=r"(hi), "=r"(f1)
-                 : "l"(p)
-                 : "memory");
-    *data = static_cast<uint64_t>(lo) | static_cast<uint64_t>(hi) << 32;
-    return f0 == n && f1 == ~n;
+    return gshmemi_packet_try(p, n, ~n, data);
 }
 
-/* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
 __device__ __forceinline__ uint64_t gshmemi_ll_chunk(const char *src, size_t nbytes, size_t k)
 {
-    const size_t at = k * 8;
-    if ((reinterpret_cast<uintptr_t>(src) & 7) == 0 && at + 8 <= nbytes)
-        return *reinterpret_cast<const uint64_t *>(src + at);
-    uint64_t v = 0;
-    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
-        v |= static_cast<uint64_t>(static_cast<unsigned char>(src[at + b])) << (8 * b);
-    return v;
+    return gshmemi_packet_chunk(src, nbytes, k);
 }
 
 __device__ __forceinline__ void gshmemi_ll_unchunk(char *dst, size_t nbytes, size_t k, uint64_t v)
 {
-    const size_t at = k * 8;
-    if ((reinterpret_cast<uintptr_t>(dst) & 7) == 0 && at + 8 <= nbytes) {
-        *reinterpret_cast<uint64_t *>(dst + at) = v;
-        return;
-    }
-    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
-        dst[at + b] = static_cast<char>(v >> (8 * b));
+    gshmemi_packet_unchunk(dst, nbytes, k, v);
 }
 
 __device__ __forceinline__ size_t gshmemi_ll_npackets(size_t nbytes) { return (nbytes + 7) / 8; }
