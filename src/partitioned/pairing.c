@@ -91,10 +91,20 @@ static struct {
     void *push_stream; /* where the heap is on the GPU: the requests' pushes */
 } pt;
 
+/* Set while another call's wait (a barrier, a wait_until, a collective)
+ * moves the partitioned requests: what fails there says so, not only
+ * that call's name. */
+static __thread int moving_for_other;
+
 void gshmemi_part_fail(const char *call, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char where[160];
+    if (moving_for_other) {
+        snprintf(where, sizeof(where), "%s, moving this PE's partitioned requests", call);
+        call = where;
+    }
     gshmemi_vfail(GSHMEMI_SUB_PART, call, fmt, ap);
 }
 
@@ -106,7 +116,9 @@ static void progress_while_waiting(const char *call)
 {
     if (pthread_mutex_trylock(&gshmemi_part_lock) != 0)
         return;
+    moving_for_other = 1;
     gshmemi_part_progress(call);
+    moving_for_other = 0;
     pthread_mutex_unlock(&gshmemi_part_lock);
 }
 

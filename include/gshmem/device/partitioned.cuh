@@ -177,11 +177,31 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
                                  t0, t1);
         }
     } else {
-        for (int i = 0; i < n; i++) {
+        /* A run of adjacent partitions (a range, or neighbours in a list)
+         * goes as one put, then its flags after one fence: through the
+         * proxy one data request, not one a partition. */
+        for (int i = 0, j; i < n; i = j) {
             const int p = list != nullptr ? list[i] : lo + i;
+            for (j = i + 1; j < n && (list != nullptr ? list[j] : lo + j) == p + (j - i); j++)
+                ;
             const uint64_t at = static_cast<uint64_t>(p) * bytes;
-            gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
-                                            GSHMEM_SIGNAL_SET, peer);
+            if (j - i == 1) {
+                gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
+                                                GSHMEM_SIGNAL_SET, peer);
+                continue;
+            }
+            gshmemi_put<SCOPE, true>(call, dest + at, source + at, (j - i) * bytes, peer);
+            gshmemi_group_sync<SCOPE>();
+            if (lane == 0) {
+                /* (mapped: the fence orders the group's stores, which the
+                 * barrier above ordered before it, before every flag;
+                 * through the proxy the signals' requests follow the put's) */
+                if (gshmemi_peer_base(gshmemi_s(), peer) != nullptr)
+                    __threadfence_system();
+                for (int k = p; k < p + (j - i); k++)
+                    (void)gshmemi_signal<false>(call, &f[k], word, GSHMEM_SIGNAL_SET, peer);
+            }
+            gshmemi_group_sync<SCOPE>();
         }
     }
     if (lane == 0)
