@@ -74,8 +74,9 @@
       "node) included: 4 to 127.")                                                         \
     X(PARTITION_FLAGS, INT, "8192",                                                         \
       "Words of each PE's pool for partitioned transfers (gshmemx_psend_init and "           \
-      "gshmemx_precv_init): a receive holds one per partition, a send one; from 1 to "      \
-      "16777216, taken from the symmetric heap at init.")                                   \
+      "gshmemx_precv_init): a receive holds one per partition (two, and one more, where "   \
+      "partitions of 1-8 bytes go as flag packets), a send one; from 1 to 16777216, taken " \
+      "from the symmetric heap at init.")                                                   \
     X(PARTITION_CE_MIN, SIZE, "1m",                                                         \
       "Partitions of a send at least this large, to a PE whose GPU heap this PE maps, are " \
       "moved by the copy engines: a kernel's ready call marks them and returns at once, "   \
