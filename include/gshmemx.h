@@ -211,7 +211,10 @@ GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);
  *   source may be reused; on the receiver, once every partition has arrived.
  * - gshmemx_parrived is nonzero once the partition has arrived in the
  *   current round (after that round's pwait: always); it never waits for
- *   the peer.
+ *   the peer.  The received partitions are then to be read, as MPI's, and
+ *   not written before the round's pwait returns: partitions of 1-8 bytes
+ *   travel as flag packets, and each test or wait that finds one puts its
+ *   bytes in dest again.
  * - pready_range marks lo..hi inclusive; pready_list the n partitions listed.
  * Misuse (mismatched shapes or dest, a partition out of range, ready twice
  * in one round, a sender's pwait before every partition is ready, a call

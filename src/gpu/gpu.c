@@ -625,10 +625,12 @@ int gshmemi_gpu_sets_need_no_sm(void) { return gpu.write64 != NULL; }
  * the application's kernels occupy every SM.  An add needs a kernel. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op)
 {
-    if (op == 0 && gpu.write64 != NULL &&
-        gpu.write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS)
-        return;
     const int prev = gshmemi_gpu_enter();
+    if (op == 0 && gpu.write64 != NULL &&
+        gpu.write64((CUstream)gpu.ops, (CUdeviceptr)(uintptr_t)addr, value, 0) == CUDA_SUCCESS) {
+        gshmemi_gpu_leave(prev);
+        return;
+    }
     int err = gshmemi_launch_signal(gpu.ops, addr, value, op);
     if (err != cudaSuccess)
         GPU_FAIL(call, "the signal kernel", (cudaError_t)err);

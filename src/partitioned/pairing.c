@@ -555,7 +555,7 @@ static void read_answers(const char *call, int peer, struct pair *pr)
         case ANSWER_REFUSED:
             gshmemi_part_fail(call, "the pair's request %" PRIu64 " does not match: pe %d "
                               "(sender) refused this receive (its gshmemx_psend_init differs "
-                              "in partitions, bytes or dest)",
+                              "in partitions, bytes, dest or flag packets)",
                               q->d.seq, peer);
         default:
             gshmemi_part_fail(call, "internal error: answer %" PRIu64 " from pe %d",
@@ -658,7 +658,7 @@ static void send_packets(const char *call, struct gshmemi_preq *q, uint64_t word
     }
 }
 
-int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n)
+int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n, int place)
 {
     struct gshmemi_preq_packet *got = malloc((size_t)n * sizeof(*got));
     unsigned char *data = malloc((size_t)n * q->d.bytes);
@@ -672,31 +672,20 @@ int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, in
         for (size_t b = 0; b < q->d.bytes; b++)
             data[(size_t)in * q->d.bytes + b] = (unsigned char)(v >> (8 * b));
     }
-    if (in > 0) /* (data arrived before is written again: the same bytes) */
+    if (place && in == n) /* (once all are in: a wait's polls copy nothing before) */
         gshmemi_heap.access->copy(call, q->d.dest + (size_t)lo * q->d.bytes, data,
-                                  (size_t)in * q->d.bytes, 1);
+                                  (size_t)n * q->d.bytes, 1);
     free(got);
     free(data);
     return in;
 }
 
-void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
+/* The pending partitions of send q: a run of adjacent partitions (a range,
+ * or neighbours marked in turn) as one put of their data, then their flags
+ * after it. */
+static void send_runs(const char *call, struct gshmemi_preq *q, uint64_t word)
 {
-    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
-        !start_arrived(call, q, q->pending_round)) {
-        if (q->n_pending > 0 && !q->in_pending) {
-            q->in_pending = 1;
-            q->pending_next = pt.pending;
-            pt.pending = q;
-        }
-        return;
-    }
-    const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
-    if (q->d.packets)
-        send_packets(call, q, word);
-    for (int i = 0, j; q->d.packets == 0 && i < q->n_pending; i = j) {
-        /* a run of adjacent partitions (a range, or neighbours marked in
-         * turn): one put of their data, then each one's flag after it */
+    for (int i = 0, j; i < q->n_pending; i = j) {
         for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
             ;
         const int first = q->pending[i];
@@ -718,6 +707,24 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
                                   q->d.peer);
         }
     }
+}
+
+void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
+{
+    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
+        !start_arrived(call, q, q->pending_round)) {
+        if (q->n_pending > 0 && !q->in_pending) {
+            q->in_pending = 1;
+            q->pending_next = pt.pending;
+            pt.pending = q;
+        }
+        return;
+    }
+    const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
+    if (q->d.packets)
+        send_packets(call, q, word);
+    else
+        send_runs(call, q, word);
     q->moved += (uint64_t)q->n_pending;
     q->n_pending = 0;
     if (q->d.ce) /* for a kernel's pwait: after the copies, in the same stream */

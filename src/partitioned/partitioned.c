@@ -361,7 +361,7 @@ static int all_arrived(const char *call, struct gshmemi_preq *q)
         return q->d.match == PREQ_PEER_FREED; /* gshmemx_pwait then says why */
     gshmemi_part_send_start(call, q);
     if (q->d.packets)
-        return gshmemi_part_packets_in(call, q, 0, q->d.partitions) == q->d.partitions;
+        return gshmemi_part_packets_in(call, q, 0, q->d.partitions, 1) == q->d.partitions;
     const struct gshmemi_wait w = {.call = call, .ivars = q->d.flags, .nelems = (size_t)q->d.partitions,
                                    .esize = sizeof(uint64_t), .cmp = GSHMEM_CMP_EQ,
                                    .value = preq_word(q->d.uid, q->d.round),
@@ -375,7 +375,7 @@ static void not_arrived(const char *call, struct gshmemi_preq *q)
         not_matched(call, q);
     int missing = 0, first = -1;
     for (int p = 0; p < q->d.partitions; p++)
-        if (q->d.packets ? gshmemi_part_packets_in(call, q, p, 1) == 0
+        if (q->d.packets ? gshmemi_part_packets_in(call, q, p, 1, 0) == 0
                          : !preq_word_reached(gshmemi_part_load(call, &q->d.flags[p]), q->d.uid,
                                               q->d.round)) {
             missing++;
@@ -439,7 +439,7 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition)
     if (!open)
         return 1;
     if (q->d.packets)
-        return gshmemi_part_packets_in(call, q, partition, 1) == 1;
+        return gshmemi_part_packets_in(call, q, partition, 1, 1) == 1;
     return preq_word_reached(gshmemi_part_load(call, &q->d.flags[partition]), q->d.uid, q->d.round);
 }
 

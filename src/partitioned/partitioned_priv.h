@@ -59,9 +59,9 @@ static inline int preq_word_reached(uint64_t word, uint32_t uid, uint64_t round)
 }
 
 /* Receive q with flag packets: of partitions [lo, lo + n), those whose
- * packet of the current round is in (their data put in place in dest),
- * counted in a row from lo: n where all are. */
-int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n);
+ * packet of the current round is in, counted in a row from lo (n where
+ * all are, and then, where place is set, their data is put in dest). */
+int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n, int place);
 
 /* The one lock of the module's host state. */
 extern pthread_mutex_t gshmemi_part_lock;

@@ -132,8 +132,11 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         r = gshmemi_preq_round(q);
         const int match = *reinterpret_cast<const volatile int32_t *>(&q->match);
         const uint64_t *start = q->start;
-        uint64_t *f = q->flags;
-        const uint32_t peer_uid = q->peer_uid, uid = q->uid;
+        /* (the match's fields by loads that miss no later write: a plain
+         * load may hit a line this SM cached before the match) */
+        uint64_t *f = *reinterpret_cast<uint64_t *const volatile *>(&q->flags);
+        const uint32_t peer_uid = *reinterpret_cast<const volatile uint32_t *>(&q->peer_uid),
+                       uid = q->uid;
         if (!is_send)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, peer, 0, 0, 0);
         if (!open)
@@ -143,10 +146,11 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         for (int i = 0; i < n; i++)
             gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r, ce);
         if (n > 0 && !ce) {
-            /* The match's fields (flags, the peer's uid) were in place long
+            /* The match's fields (flags, the peer's uid) were in place
              * before the host pushed the match itself, and no store below
-             * can land before the load of the start it waits on: plain
-             * loads where both are in, the ordered wait otherwise. */
+             * can land before the load of the start it waits on: loads
+             * without system-scope ordering where both are in, the
+             * ordered wait otherwise. */
             if (match != GSHMEMI_PREQ_MATCHED ||
                 !gshmemi_preq_reached(*reinterpret_cast<const volatile uint64_t *>(start), uid, r)) {
                 gshmemi_preq_wait_start(call, q, r);
@@ -286,7 +290,9 @@ __device__ __forceinline__ int gshmemi_parrived(const char *call, gshmemx_preque
                               static_cast<uint64_t>(q->partitions), r);
         got = !gshmemi_preq_open(q) || gshmemi_preq_arrived(q, p, r);
     }
-    return gshmemi_group_broadcast<SCOPE>(lane, got);
+    got = gshmemi_group_broadcast<SCOPE>(lane, got);
+    gshmemi_group_sync<SCOPE>(); /* (a packet's data, put in dest by lane 0) */
+    return got;
 }
 
 /* A round's start (one thread): the receiver tells its sender at once
