@@ -644,18 +644,31 @@ static int start_arrived(const char *call, struct gshmemi_preq *q, uint64_t roun
 static void send_packets(const char *call, struct gshmemi_preq *q, uint64_t word)
 {
     const uint32_t round = (uint32_t)word, tag = (uint32_t)(word >> 32) ^ round;
-    for (int i = 0; i < q->n_pending; i++) {
-        const int p = q->pending[i];
-        unsigned char data[8] = {0};
-        gshmemi_heap.access->read(call, data, q->d.source + (size_t)p * q->d.bytes, q->d.bytes);
-        uint32_t lo, hi;
-        memcpy(&lo, data, 4);
-        memcpy(&hi, data + 4, 4);
-        gshmemi_signal_op(call, &q->d.flags[2 * (size_t)p], (uint64_t)round << 32 | lo,
-                          GSHMEM_SIGNAL_SET, q->d.peer);
-        gshmemi_signal_op(call, &q->d.flags[2 * (size_t)p + 1], (uint64_t)tag << 32 | hi,
-                          GSHMEM_SIGNAL_SET, q->d.peer);
+    const size_t bytes = q->d.bytes;
+    unsigned char *data = malloc((size_t)q->n_pending * 8);
+    if (data == NULL)
+        gshmemi_part_fail(call, "out of host memory for %d flag packets", q->n_pending);
+    for (int i = 0, j; i < q->n_pending; i = j) {
+        /* a run of adjacent partitions' bytes in one read */
+        for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
+            ;
+        const int first = q->pending[i];
+        gshmemi_heap.access->read(call, data, q->d.source + (size_t)first * bytes,
+                                  (size_t)(j - i) * bytes);
+        for (int k = 0; k < j - i; k++) {
+            unsigned char v[8] = {0};
+            memcpy(v, data + (size_t)k * bytes, bytes);
+            uint32_t lo, hi;
+            memcpy(&lo, v, 4);
+            memcpy(&hi, v + 4, 4);
+            const size_t p = (size_t)(first + k);
+            gshmemi_signal_op(call, &q->d.flags[2 * p], (uint64_t)round << 32 | lo,
+                              GSHMEM_SIGNAL_SET, q->d.peer);
+            gshmemi_signal_op(call, &q->d.flags[2 * p + 1], (uint64_t)tag << 32 | hi,
+                              GSHMEM_SIGNAL_SET, q->d.peer);
+        }
     }
+    free(data);
 }
 
 int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, int n, int place)

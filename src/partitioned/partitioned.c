@@ -64,10 +64,9 @@ static int make(const char *call, struct gshmemi_preq *q, gshmemx_prequest_t *re
 /* Partitions of 1-8 bytes between mapped GPU heaps travel as flag packets
  * (data and flag in one store); both sides decide alike, and the
  * receiver's post says which, which its sender checks. */
-static int packets(const char *call, void *dest, size_t total, size_t bytes, int pe)
+static int packets(size_t bytes, int mapped)
 {
-    return gshmemi_heap.on_device && bytes >= 1 && bytes <= 8 &&
-           gshmemi_rma_target(call, "dest", dest, total, pe) != NULL;
+    return gshmemi_heap.on_device && bytes >= 1 && bytes <= 8 && mapped;
 }
 
 GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
@@ -85,7 +84,7 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
     q->d.source = source;
-    q->d.packets = packets(call, dest, total, bytes_per_partition, pe);
+    q->d.packets = packets(bytes_per_partition, mapped);
     if (!mapped || q->d.packets) /* (the transports' signals keep data before flag) */
         q->staged = NULL;
     /* large partitions to a mapped GPU heap: the copy engines, not the
@@ -115,7 +114,8 @@ GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_p
     q->d.peer = pe;
     q->d.bytes = bytes_per_partition;
     q->d.dest = dest;
-    q->d.packets = packets(call, dest, total, bytes_per_partition, pe);
+    q->d.packets = packets(bytes_per_partition,
+                           gshmemi_rma_target(call, "dest", dest, total, pe) != NULL);
     return make(call, q, req);
 }
 

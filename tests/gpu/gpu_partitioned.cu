@@ -252,6 +252,17 @@ int main(int argc, char **argv)
     CHECK(gshmemx_psend_init(dest, src, PARTS, bytes, next_pe, &send) == 0, "psend_init");
     if (argc > 2 && std::strcmp(argv[1], "misuse") == 0)
         return misuse_case(argv[2], send, recv);
+    // The way the size goes (read from the requests kernels get, the
+    // library's own layout): flag packets for 1-8 bytes between mapped
+    // GPU heaps, else data then flag.
+    for (gshmemx_prequest_t q : {recv, send}) {
+        gshmemi_preq_dev d;
+        CUDA(cudaMemcpy(&d, q, sizeof(d), cudaMemcpyDefault));
+        const int peer = q == recv ? prev_pe : next_pe;
+        const bool packets = bytes <= 8 && gshmem_ptr(dest, peer) != nullptr;
+        CHECK((d.packets != 0) == packets, "the %s of %d bytes with pe %d %s flag packets",
+              q == recv ? "receive" : "send", bytes, peer, d.packets ? "takes" : "does not take");
+    }
 
     // One round on stream s: poisoned, started, the consumer (on c)
     // polling while the producer runs, waited for; started and waited for
