@@ -639,6 +639,16 @@ static int start_arrived(const char *call, struct gshmemi_preq *q, uint64_t roun
     return 1;
 }
 
+/* Where the run of adjacent partitions that starts at q->pending[i] ends
+ * (an index into pending[]): a range, or neighbours marked in turn. */
+static int run_end(const struct gshmemi_preq *q, int i)
+{
+    int j = i + 1;
+    while (j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1)
+        j++;
+    return j;
+}
+
 /* The pending partitions of send q as flag packets (gshmemi_preq_packet):
  * each 8-byte half by a 64-bit write of its own, which lands whole. */
 static void send_packets(const char *call, struct gshmemi_preq *q, uint64_t word)
@@ -649,9 +659,7 @@ static void send_packets(const char *call, struct gshmemi_preq *q, uint64_t word
     if (data == NULL)
         gshmemi_part_fail(call, "out of host memory for %d flag packets", q->n_pending);
     for (int i = 0, j; i < q->n_pending; i = j) {
-        /* a run of adjacent partitions' bytes in one read */
-        for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
-            ;
+        j = run_end(q, i); /* a run's bytes in one read */
         const int first = q->pending[i];
         gshmemi_heap.access->read(call, data, q->d.source + (size_t)first * bytes,
                                   (size_t)(j - i) * bytes);
@@ -693,14 +701,12 @@ int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, in
     return in;
 }
 
-/* The pending partitions of send q: a run of adjacent partitions (a range,
- * or neighbours marked in turn) as one put of their data, then their flags
- * after it. */
+/* The pending partitions of send q: each run of adjacent partitions as one
+ * put of their data, then their flags after it. */
 static void send_runs(const char *call, struct gshmemi_preq *q, uint64_t word)
 {
     for (int i = 0, j; i < q->n_pending; i = j) {
-        for (j = i + 1; j < q->n_pending && q->pending[j] == q->pending[j - 1] + 1; j++)
-            ;
+        j = run_end(q, i);
         const int first = q->pending[i];
         const size_t at = (size_t)first * q->d.bytes;
         gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, (size_t)(j - i) * q->d.bytes,
