@@ -52,24 +52,27 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
     return static_cast<uint32_t>(w >> 32) == uid && (w & 0xffffffffu) >= round;
 }
 
-/* Marks partition p in round r: out of range, or ready twice, fails.  The
- * host's copy learns it here where mirror is set, else from
+/* Marks partition p in round r (q's partitions and marked[] passed in,
+ * loaded with the caller's other fields): out of range, or ready twice,
+ * fails.  The host's copy learns it here where mirror is set, else from
  * gshmemi_preq_mirror_marks. */
 __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
-                                                  int p, uint64_t r, bool mirror)
+                                                  int parts, uint64_t *marked, int p, uint64_t r,
+                                                  bool mirror)
 {
-    if (p < 0 || p >= q->partitions)
+    if (p < 0 || p >= parts)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
-                          static_cast<uint64_t>(q->partitions), r);
-    /* (the GPU's copy: only this GPU's kernels use it) */
-    const unsigned long long old = atomicExch(reinterpret_cast<unsigned long long *>(&q->marked[p]),
+                          static_cast<uint64_t>(parts), r);
+    /* (the GPU's copy: only this GPU's kernels use it; the count goes
+     * out before the exchange's answer is looked at) */
+    const unsigned long long old = atomicExch(reinterpret_cast<unsigned long long *>(&marked[p]),
                                               static_cast<unsigned long long>(r));
+    atomicAdd(reinterpret_cast<unsigned long long *>(&q->marks), 1ull);
     if (mirror && q->mirror_marked != nullptr)
         *reinterpret_cast<volatile uint64_t *>(&q->mirror_marked[p]) = r;
     if (old == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
-                          static_cast<uint64_t>(q->partitions), r);
-    atomicAdd(reinterpret_cast<unsigned long long *>(&q->marks), 1ull);
+                          static_cast<uint64_t>(parts), r);
 }
 
 /* The marks of list[0..n) (lo..lo+n-1) to the host's copy, after the
@@ -124,6 +127,11 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
             __threadfence_system();
     }
     uint64_t word = 0, flags = 0, r = 0;
+    /* (the moves' fields, set at init: loaded by every thread now, beside
+     * the first thread's checks, not one round trip after them) */
+    char *const dest = q->dest;
+    const char *const source = q->source;
+    const uint64_t bytes = q->bytes;
     if (lane == 0) {
         /* Every word the checks read, loaded together: a call's time in
          * front of its moves is its memory round trips, one per check
@@ -137,22 +145,26 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         uint64_t *f = *reinterpret_cast<uint64_t *const volatile *>(&q->flags);
         const uint32_t peer_uid = *reinterpret_cast<const volatile uint32_t *>(&q->peer_uid),
                        uid = q->uid;
+        const int parts = q->partitions;
+        uint64_t *const marked = q->marked;
         if (!is_send)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, peer, 0, 0, 0);
         if (!open)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, peer, 0, 0, r);
         if (ce && match == GSHMEMI_PREQ_PEER_FREED)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, peer, 0, 0, r, q->seq);
+        /* the receiver's start (the send's own word, set at init), loaded
+         * ahead of the marks' exchanges, whose round trips it shares */
+        const uint64_t started = n > 0 && !ce ? *reinterpret_cast<const volatile uint64_t *>(start) : 0;
         for (int i = 0; i < n; i++)
-            gshmemi_preq_mark(call, q, list != nullptr ? list[i] : lo + i, r, ce);
+            gshmemi_preq_mark(call, q, parts, marked, list != nullptr ? list[i] : lo + i, r, ce);
         if (n > 0 && !ce) {
             /* The match's fields (flags, the peer's uid) were in place
              * before the host pushed the match itself, and no store below
              * can land before the load of the start it waits on: loads
              * without system-scope ordering where both are in, the
              * ordered wait otherwise. */
-            if (match != GSHMEMI_PREQ_MATCHED ||
-                !gshmemi_preq_reached(*reinterpret_cast<const volatile uint64_t *>(start), uid, r)) {
+            if (match != GSHMEMI_PREQ_MATCHED || !gshmemi_preq_reached(started, uid, r)) {
                 gshmemi_preq_wait_start(call, q, r);
                 f = q->flags;
                 word = gshmemi_preq_word(q->peer_uid, r);
@@ -169,9 +181,6 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     /* every thread moves with what the first one checked */
     word = gshmemi_group_broadcast<SCOPE>(lane, word);
     uint64_t *const f = reinterpret_cast<uint64_t *>(gshmemi_group_broadcast<SCOPE>(lane, flags));
-    char *const dest = q->dest;
-    const char *const source = q->source;
-    const uint64_t bytes = q->bytes;
     if (packets) { /* a partition and its flag in one store, a thread each */
         const uint32_t t0 = static_cast<uint32_t>(word), t1 = static_cast<uint32_t>(word >> 32) ^ t0;
         for (int i = static_cast<int>(lane); i < n; i += static_cast<int>(nt)) {
@@ -341,6 +350,8 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
     const uint64_t r = gshmemi_preq_round(q);
     const int open = gshmemi_preq_open(q), is_send = q->is_send, parts = q->partitions;
     const uint64_t marks = *reinterpret_cast<const volatile uint64_t *>(&q->marks);
+    const int ce = q->ce;
+    struct gshmemi_preq_dev *const mirror = q->mirror;
     if (!open)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, r);
     if (is_send) {
@@ -357,7 +368,7 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MARKED, q->peer,
                               static_cast<uint64_t>(first), static_cast<uint64_t>(parts), r,
                               static_cast<uint64_t>(missing));
-        if (q->ce) { /* the host moves them: its count, written after the copies */
+        if (ce) { /* the host moves them: its count, written after the copies */
             const uint64_t all = r * static_cast<uint64_t>(parts);
             gshmemi_deadline deadline;
             for (unsigned spins = 1; gshmemi_load_acquire(&q->moved) < all; spins++) {
@@ -375,8 +386,8 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
         /* the host's copy learns the round closed ahead of the fence, which
          * then waits for that store across PCIe and the partitions' stores
          * together, not one after the other */
-        if (q->mirror != nullptr)
-            *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
+        if (mirror != nullptr)
+            *reinterpret_cast<volatile int32_t *>(&mirror->open) = 0;
         gshmemi_fence_sc();
         gshmemi_proxy_quiet(call); /* the source may be reused */
     } else {
@@ -409,8 +420,8 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
             }
             gshmemi_fence_acq_rel(); /* the data behind the flags read above */
         }
-        if (q->mirror != nullptr)
-            *reinterpret_cast<volatile int32_t *>(&q->mirror->open) = 0;
+        if (mirror != nullptr)
+            *reinterpret_cast<volatile int32_t *>(&mirror->open) = 0;
     }
     *reinterpret_cast<volatile int32_t *>(&q->open) = 0;
 }
