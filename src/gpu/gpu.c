@@ -48,6 +48,7 @@ static struct {
     /* stream memory operations (NULL where the driver has none) */
     CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
     CUresult (*wait64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+    CUresult (*batch)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
     /* cuFlushGPUDirectRDMAWrites, where this GPU needs it (NULL elsewhere) */
     CUresult (*flush_rdma)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope);
 } gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
@@ -341,6 +342,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
     }
     gpu.write64 = gshmemi_gpu_driver_symbol("cuStreamWriteValue64");
     gpu.wait64 = gshmemi_gpu_driver_symbol("cuStreamWaitValue64");
+    gpu.batch = gshmemi_gpu_driver_symbol("cuStreamBatchMemOp");
     gpu.flush_rdma = rdma_flush_needed(dev) ? gshmemi_gpu_driver_symbol("cuFlushGPUDirectRDMAWrites")
                                             : NULL;
     gpu.device = dev;
@@ -637,6 +639,35 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
     gshmemi_gpu_leave(prev);
 }
 
+/* (the driver takes up to 256 operations a batch) */
+#define SET_BATCH 128
+
+void gshmemi_gpu_set_words(const char *call, uint64_t *const *addr, const uint64_t *value, size_t n)
+{
+    if (gpu.batch == NULL || gpu.write64 == NULL) {
+        for (size_t i = 0; i < n; i++)
+            gshmemi_gpu_signal(call, addr[i], value[i], GSHMEM_SIGNAL_SET);
+        return;
+    }
+    const int prev = gshmemi_gpu_enter();
+    CUstreamBatchMemOpParams ops[SET_BATCH];
+    for (size_t i = 0; i < n;) {
+        unsigned k = 0;
+        for (; k < SET_BATCH && i < n; k++, i++) {
+            memset(&ops[k], 0, sizeof(ops[k]));
+            ops[k].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+            ops[k].writeValue.address = (CUdeviceptr)(uintptr_t)addr[i];
+            ops[k].writeValue.value64 = value[i];
+        }
+        CUresult r = gpu.batch((CUstream)gpu.ops, k, ops, 0);
+        if (r != CUDA_SUCCESS) {
+            GSHMEMI_ERROR(GPU, "%s: cuStreamBatchMemOp of %u writes failed: error %d", call, k, (int)r);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
+        }
+    }
+    gshmemi_gpu_leave(prev);
+}
+
 void gshmemi_gpu_quiet(const char *call)
 {
     if (gpu.device >= 0)
@@ -927,6 +958,8 @@ uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, u
 void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *o, size_t n, uint64_t *old)
 { (void)o; (void)n; (void)old; no_gpu(call); }
 void gshmemi_gpu_signal(const char *call, uint64_t *a, uint64_t v, int op) { (void)a; (void)v; (void)op; no_gpu(call); }
+void gshmemi_gpu_set_words(const char *call, uint64_t *const *a, const uint64_t *v, size_t n)
+{ (void)a; (void)v; (void)n; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
 void gshmemi_gpu_flush_rdma_writes(const char *call) { (void)call; }
 void *gshmemi_gpu_mark_new(void) { return NULL; }

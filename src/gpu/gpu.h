@@ -103,6 +103,11 @@ void gshmemi_gpu_atomics(const char *call, const struct gshmemi_amo_req *ops, si
 int gshmemi_gpu_sets_need_no_sm(void);
 /* Signal set or add on a 64-bit word, after every earlier operation. */
 void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op);
+/* Sets of n 64-bit words, this GPU's or a mapped peer's, after every
+ * earlier operation: where the driver has them, stream memory operations
+ * in batches (one call, and no copy engine's trip across PCIe for each
+ * word), else a signal each. */
+void gshmemi_gpu_set_words(const char *call, uint64_t *const *addr, const uint64_t *value, size_t n);
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
 /* Makes a NIC's completed writes into this GPU's memory visible to it

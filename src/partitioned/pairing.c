@@ -701,21 +701,56 @@ int gshmemi_part_packets_in(const char *call, struct gshmemi_preq *q, int lo, in
     return in;
 }
 
+/* The flags of the pending partitions (the round's word each), and where
+ * `moved` is set the GPU's count of moved partitions after them, as one
+ * batch of stream writes behind the data, where the receiver's flags are
+ * mapped here: 0 where they are not (the caller writes them). */
+static int set_flags(const char *call, struct gshmemi_preq *q, uint64_t word, uint64_t *moved)
+{
+    const size_t n = (size_t)q->n_pending + (moved != NULL);
+    uint64_t **at = malloc(n * sizeof(*at));
+    uint64_t *value = malloc(n * sizeof(*value));
+    int done = at != NULL && value != NULL && gshmemi_heap_peer_addr(q->d.flags, q->d.peer) != NULL;
+    if (done) {
+        for (int k = 0; k < q->n_pending; k++) {
+            at[k] = gshmemi_heap_peer_addr(&q->d.flags[q->pending[k]], q->d.peer);
+            value[k] = word;
+        }
+        if (moved != NULL) {
+            at[n - 1] = moved;
+            value[n - 1] = q->moved + (uint64_t)q->n_pending;
+        }
+        gshmemi_gpu_set_words(call, at, value, n);
+    }
+    free(at);
+    free(value);
+    return done;
+}
+
 /* The pending partitions of send q: each run of adjacent partitions as one
- * put of their data, then their flags after it. */
-static void send_runs(const char *call, struct gshmemi_preq *q, uint64_t word)
+ * put of their data, then their flags after it.  Returns whether it set
+ * `moved` (the GPU's count, where the host moves for kernels) too. */
+static int send_runs(const char *call, struct gshmemi_preq *q, uint64_t word, uint64_t *moved)
 {
     for (int i = 0, j; i < q->n_pending; i = j) {
         j = run_end(q, i);
-        const int first = q->pending[i];
-        const size_t at = (size_t)first * q->d.bytes;
+        const size_t at = (size_t)q->pending[i] * q->d.bytes;
         gshmemi_rma_put(call, q->d.dest + at, q->d.source + at, (size_t)(j - i) * q->d.bytes,
                         q->d.peer, 0);
+    }
+    /* Every flag after every run's data, in one batch where the peer is
+     * mapped: a copy or a stream write each costs the host microseconds,
+     * and a small copy from pinned memory holds the copy engine, and the
+     * data behind it, for about as long. */
+    if (q->staged != NULL && set_flags(call, q, word, moved))
+        return 1;
+    for (int i = 0, j; i < q->n_pending; i = j) {
+        j = run_end(q, i);
+        const int first = q->pending[i];
         if (q->staged != NULL) {
-            /* The run's flags in one copy after its data, on the same
-             * stream (a stream write each costs the host microseconds).  A
-             * reader that saw a word half written could only see the new
-             * round with the old uid, which is the same one. */
+            /* The run's flags in one copy, on the data's stream.  A reader
+             * that saw a word half written could only see the new round
+             * with the old uid, which is the same one. */
             for (int k = first; k < first + (j - i); k++)
                 q->staged[k] = word;
             gshmemi_rma_put(call, &q->d.flags[first], &q->staged[first],
@@ -726,6 +761,7 @@ static void send_runs(const char *call, struct gshmemi_preq *q, uint64_t word)
                                   q->d.peer);
         }
     }
+    return 0;
 }
 
 void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
@@ -740,14 +776,17 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
         return;
     }
     const uint64_t word = preq_word(q->d.peer_uid, q->pending_round);
+    /* for a kernel's pwait: the count after the copies, in the same stream */
+    uint64_t *const moved = q->d.ce ? &q->dev->moved : NULL;
+    int counted = 0;
     if (q->d.packets)
         send_packets(call, q, word);
     else
-        send_runs(call, q, word);
+        counted = send_runs(call, q, word, moved);
     q->moved += (uint64_t)q->n_pending;
     q->n_pending = 0;
-    if (q->d.ce) /* for a kernel's pwait: after the copies, in the same stream */
-        gshmemi_gpu_signal(call, &q->dev->moved, q->moved, GSHMEM_SIGNAL_SET);
+    if (moved != NULL && !counted)
+        gshmemi_gpu_signal(call, moved, q->moved, GSHMEM_SIGNAL_SET);
 }
 
 void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)
