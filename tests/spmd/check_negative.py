@@ -229,7 +229,8 @@ def mismatch(recv_parts, recv_dest):
             r"partitions of 64 bytes into heap offset {off:buf}, pe 1 \(receiver\) has "
             rf"{recv_parts} partitions of 64 bytes into heap offset {{off:{recv_dest}}}$|"
             rf"{PT1}gshmemx_pwait: the pair's request 1 does not match: pe 0 \(sender\) refused "
-            r"this receive \(its gshmemx_psend_init differs in partitions, bytes or dest\)$)")
+            r"this receive \(its gshmemx_psend_init differs in partitions, bytes, dest or flag "
+            r"packets\)$)")
 
 
 partitioned_cases = {
