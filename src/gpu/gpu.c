@@ -193,11 +193,17 @@ int gshmemi_gpu_module_states(void *module, const char *state, const char *ancho
     return st != 0 ? st : found;
 }
 
+/* A driver call's error, in words. */
+static const char *driver_error(CUresult r)
+{
+    CUresult (*error_name)(CUresult, const char **) = driver_symbol("cuGetErrorString", 6000);
+    const char *e = NULL;
+    return error_name != NULL && error_name(r, &e) == CUDA_SUCCESS && e != NULL ? e : "unknown error";
+}
+
 int gshmemi_gpu_library_module(void *library, void **module, char *why, size_t why_len)
 {
     CUresult (*get)(CUmodule *, CUlibrary) = driver_symbol("cuLibraryGetModule", 12000);
-    CUresult (*error_name)(CUresult, const char **) = driver_symbol("cuGetErrorString", 6000);
-    const char *e = NULL;
     CUmodule m;
     CUresult r;
     if (get == NULL) {
@@ -205,9 +211,8 @@ int gshmemi_gpu_library_module(void *library, void **module, char *why, size_t w
         return GSHMEM_ERR_NOT_SUPPORTED;
     }
     if ((r = get(&m, (CUlibrary)library)) != CUDA_SUCCESS) {
-        if (error_name == NULL || error_name(r, &e) != CUDA_SUCCESS)
-            e = "unknown error";
-        snprintf(why, why_len, "cuLibraryGetModule in the calling thread's context: %s", e);
+        snprintf(why, why_len, "cuLibraryGetModule in the calling thread's context: %s",
+                 driver_error(r));
         return GSHMEM_ERR_INVALID_ARG;
     }
     *module = m;
@@ -661,7 +666,8 @@ void gshmemi_gpu_set_words(const char *call, uint64_t *const *addr, const uint64
         }
         CUresult r = gpu.batch((CUstream)gpu.ops, k, ops, 0);
         if (r != CUDA_SUCCESS) {
-            GSHMEMI_ERROR(GPU, "%s: cuStreamBatchMemOp of %u writes failed: error %d", call, k, (int)r);
+            GSHMEMI_ERROR(GPU, "%s: cuStreamBatchMemOp of %u writes failed: %s", call, k,
+                          driver_error(r));
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
         }
     }
