@@ -300,17 +300,21 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
             gshmemi_part_fail(call, "partition %d was already marked ready in round %" PRIu64, p,
                               r);
     }
+    int first = lo, last = lo + n - 1;
     for (int i = 0; i < n; i++) {
         int p = list != NULL ? list[i] : lo + i;
         q->d.marked[p] = r;
         q->pending[q->n_pending++] = p;
         if (q->issued != NULL) /* (taken here, not by progress's look for a kernel's) */
             q->issued[p] = r;
-        if (list != NULL)
-            gshmemi_part_push(call, q, &q->d.marked[p], sizeof(uint64_t));
+        first = i == 0 || p < first ? p : first;
+        last = i == 0 || p > last ? p : last;
     }
-    if (list == NULL && n > 0)
-        gshmemi_part_push(call, q, &q->d.marked[lo], (size_t)n * sizeof(uint64_t));
+    /* The GPU's copy learns them in one push (a copy the host waits for)
+     * of the span they lie in: only the host marks this round, so its copy
+     * of the span's other words is the GPU's already. */
+    if (n > 0)
+        gshmemi_part_push(call, q, &q->d.marked[first], (size_t)(last - first + 1) * sizeof(uint64_t));
     q->pending_round = r;
     gshmemi_part_flush(call, q);
     gshmemi_part_progress(call);
