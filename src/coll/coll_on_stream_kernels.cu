@@ -14,6 +14,9 @@
 #include "gpu/stream_launch.cuh"
 
 #define THREADS 512
+/* The grid kernels are declared to run one block an SM (their grids, at
+ * most 80 blocks, are smaller than the GPU): without that, ptxas fits two
+ * and caps them at 64 registers, and most of them spill. */
 #define GRID_THREADS 512
 #define GRID_MEMBERS 64 /* members whose addresses a grid block keeps in shared memory */
 
@@ -587,7 +590,7 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
 }
 
 template <typename T, typename OP>
-__global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
+__global__ void __launch_bounds__(GRID_THREADS, 1) grid_reduce_kernel(int name, gshmem_team_t team, T *dest, const T *src,
                                    size_t count, int scatter, OP op, struct gshmemi_push_area push)
 {
     __shared__ grid_members g;
@@ -627,7 +630,7 @@ __global__ void __launch_bounds__(GRID_THREADS) grid_reduce_kernel(int name, gsh
 // past them copy this PE's own block into its dest meanwhile (it needs
 // only this GPU's memory, so it takes no part in the grid barriers and
 // no longer adds its time to the pushes').
-__global__ void __launch_bounds__(GRID_THREADS) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
+__global__ void __launch_bounds__(GRID_THREADS, 1) grid_move_kernel(int shape, gshmem_team_t team, char *dest, const char *src,
                                  size_t nbytes, int root, unsigned G, struct gshmemi_push_area push)
 {
     gshmemi_wait_previous_start_next();
