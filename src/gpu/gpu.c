@@ -716,6 +716,15 @@ void gshmemi_gpu_mark_wait(const char *call, void *mark)
     GPU_CHECK(call, "cudaEventSynchronize", cudaEventSynchronize((cudaEvent_t)mark));
 }
 
+int gshmemi_gpu_mark_done(const char *call, void *mark)
+{
+    const cudaError_t err = cudaEventQuery((cudaEvent_t)mark);
+    if (err == cudaErrorNotReady)
+        return 0;
+    GPU_CHECK(call, "cudaEventQuery", err);
+    return 1;
+}
+
 void gshmemi_gpu_mark_free(void *mark)
 {
     if (mark != NULL)
@@ -971,6 +980,7 @@ void gshmemi_gpu_flush_rdma_writes(const char *call) { (void)call; }
 void *gshmemi_gpu_mark_new(void) { return NULL; }
 void gshmemi_gpu_mark(const char *call, void *m) { (void)m; no_gpu(call); }
 void gshmemi_gpu_mark_wait(const char *call, void *m) { (void)m; no_gpu(call); }
+int gshmemi_gpu_mark_done(const char *call, void *m) { (void)m; no_gpu(call); return 1; }
 void gshmemi_gpu_mark_free(void *m) { (void)m; }
 void gshmemi_gpu_copy_on(const char *call, void *d, const void *s, size_t n, void *st)
 { (void)d; (void)s; (void)n; (void)st; no_gpu(call); }

@@ -118,6 +118,9 @@ void gshmemi_gpu_flush_rdma_writes(const char *call);
 void *gshmemi_gpu_mark_new(void);
 void gshmemi_gpu_mark(const char *call, void *mark);
 void gshmemi_gpu_mark_wait(const char *call, void *mark);
+/* Whether the work before the mark's last recording has completed (never
+ * recorded: yes), without waiting. */
+int gshmemi_gpu_mark_done(const char *call, void *mark);
 void gshmemi_gpu_mark_free(void *mark);
 
 /* n copies in one call, in the order of stream (NULL: the runtime's

@@ -235,6 +235,10 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
 
 void gshmemi_part_delete(struct gshmemi_preq *q)
 {
+    for (int i = 0; i < 2; i++) {
+        gshmemi_gpu_mark_free(q->flushed[i]);
+        q->flushed[i] = NULL;
+    }
     free(q->pending);
     q->pending = NULL;
     free(q->issued);
@@ -764,9 +768,34 @@ static int send_runs(const char *call, struct gshmemi_preq *q, uint64_t word, ui
     return 0;
 }
 
+/* A send by the copy engines keeps at most two flushes in the operations
+ * stream.  Each costs the stream time of its own (its copies' start, the
+ * flags' writes) besides its bytes, and kernels mark partitions faster
+ * than the stream gets through one flush a partition: while two are
+ * queued, the partitions marked wait, and go in one later flush, each run
+ * of adjacent ones as one copy. */
+static int ce_queue_full(const char *call, struct gshmemi_preq *q)
+{
+    void *const older = q->flushed[q->flushes & 1];
+    return q->d.ce && q->flushes >= 2 && older != NULL && !gshmemi_gpu_mark_done(call, older);
+}
+
+static void ce_flushed(const char *call, struct gshmemi_preq *q)
+{
+    void **const at = &q->flushed[q->flushes & 1];
+    if (*at == NULL)
+        *at = gshmemi_gpu_mark_new(); /* (none: flushes go unthrottled) */
+    if (*at != NULL)
+        gshmemi_gpu_mark(call, *at);
+    q->flushes++;
+}
+
 void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
 {
-    if (q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
+    const int held = q->n_pending > 0 && ce_queue_full(call, q);
+    if (held)
+        pg.spin = 1; /* (the stream drains within microseconds: look again soon) */
+    if (held || q->n_pending == 0 || q->d.match != PREQ_MATCHED ||
         !start_arrived(call, q, q->pending_round)) {
         if (q->n_pending > 0 && !q->in_pending) {
             q->in_pending = 1;
@@ -787,6 +816,8 @@ void gshmemi_part_flush(const char *call, struct gshmemi_preq *q)
     q->n_pending = 0;
     if (moved != NULL && !counted)
         gshmemi_gpu_signal(call, moved, q->moved, GSHMEM_SIGNAL_SET);
+    if (q->d.ce)
+        ce_flushed(call, q);
 }
 
 void gshmemi_part_send_start(const char *call, struct gshmemi_preq *q)

@@ -45,6 +45,10 @@ struct gshmemi_preq {
     uint64_t *staged;    /* send to a mapped GPU heap: the flag words the host's moves
                           * copy, a run of adjacent partitions' in one copy (pinned,
                           * after marked[]); NULL: a signal per flag */
+    void *flushed[2];    /* send by the copy engines (d.ce): the ends of its last two
+                          * flushes in the operations stream (gpu marks, made on first
+                          * use), flush k's at [k & 1] */
+    uint64_t flushes;
 };
 
 /* A word for a peer: a request's uid and a round. */
