@@ -319,6 +319,13 @@ void gshmemi_part_push(const char *call, struct gshmemi_preq *q, const void *fie
         push_bytes(call, q, (size_t)((const char *)field - (const char *)q), field, n);
 }
 
+void gshmemi_part_pull(const char *call, struct gshmemi_preq *q, void *field, size_t n)
+{
+    if (q->dev != NULL)
+        gshmemi_gpu_read(call, field, (const char *)q->dev + ((const char *)field - (const char *)q),
+                         n);
+}
+
 /* The whole request to the GPU's copy, where it has one: the host's, with
  * the GPU's own marked[] and the way back to the host's. */
 static void push_all(const char *call, struct gshmemi_preq *q)

@@ -399,6 +399,11 @@ GSHMEM_API void gshmemx_pwait(gshmemx_prequest_t req)
     if (!q->d.open)
         gshmemi_part_fail(call, "no round is open: call gshmemx_pstart first");
     if (q->d.is_send) {
+        /* Kernels mark the GPU's copy alone where the host does not move
+         * the partitions (a store to host memory cost each ready call its
+         * round trip); a round the host marked is in both. */
+        if (!q->d.ce)
+            gshmemi_part_pull(call, q, q->d.marked, (size_t)q->d.partitions * sizeof(uint64_t));
         int missing = 0, first = -1;
         for (int p = 0; p < q->d.partitions; p++)
             if (q->d.marked[p] != q->d.round) {

@@ -107,6 +107,9 @@ struct gshmemi_preq *gshmemi_part_find(gshmemx_prequest_t req);
 /* Copies n bytes at `field` (in q's block) to the same place of its GPU
  * copy, where it has one; after the host changes what kernels read. */
 void gshmemi_part_push(const char *call, struct gshmemi_preq *q, const void *field, size_t n);
+/* Reads n bytes at `field` (in q's block) from the same place of its GPU
+ * copy, where it has one; where kernels changed what only that copy holds. */
+void gshmemi_part_pull(const char *call, struct gshmemi_preq *q, void *field, size_t n);
 /* A word of this PE's heap, read as polls read it. */
 uint64_t gshmemi_part_load(const char *call, const uint64_t *word);
 

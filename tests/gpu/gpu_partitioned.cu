@@ -7,8 +7,9 @@
 // as soon as it is reported; then the round's data is checked again on the
 // host against a reference computed here.  The receiver's buffer is
 // poisoned before each round.  Rounds are started and waited for in stream
-// order (gshmemx_pstart_on_stream, gshmemx_pwait_on_stream) and with the
-// device calls; then the whole round is captured in a CUDA graph and
+// order (gshmemx_pstart_on_stream, gshmemx_pwait_on_stream), with the
+// device calls, and from the host around the kernels (gshmemx_pstart,
+// gshmemx_pwait); then the whole round is captured in a CUDA graph and
 // replayed 100 times.  A first argument sets the bytes of a partition
 // (600 by default): 1-8 travel as flag packets where the PEs map each
 // other's heap.  Without a GPU: exit 77.
@@ -266,15 +267,22 @@ int main(int argc, char **argv)
 
     // One round on stream s: poisoned, started, the consumer (on c)
     // polling while the producer runs, waited for; started and waited for
-    // by the stream forms, or by the device forms in one-thread kernels.
-    auto enqueue_round = [&](bool device_forms) {
+    // by the stream forms, by the device forms in one-thread kernels, or
+    // by the host's around the kernels (the host's wait then checks the
+    // marks kernels made).
+    enum { STREAM_FORMS, DEVICE_FORMS, HOST_FORMS };
+    auto enqueue_round = [&](int forms) {
         CUDA(cudaMemsetAsync(dest, POISON, total, s));
         next_round<<<1, 1, 0, s>>>(round_of);
-        if (!device_forms) {
+        if (forms == STREAM_FORMS) {
             gshmemx_pstart_on_stream(recv, s);
             gshmemx_pstart_on_stream(send, s);
-        } else {
+        } else if (forms == DEVICE_FORMS) {
             start_both<<<1, 1, 0, s>>>(recv, send);
+        } else {
+            CUDA(cudaStreamSynchronize(s)); // (dest poisoned before the sender may write it)
+            gshmemx_pstart(recv);
+            gshmemx_pstart(send);
         }
         CUDA(cudaEventRecord(started, s));
         CUDA(cudaStreamWaitEvent(c, started, 0));
@@ -282,11 +290,15 @@ int main(int argc, char **argv)
         produce<<<BLOCKS, 128, 0, s>>>(send, src, round_of, me);
         CUDA(cudaEventRecord(started, c));
         CUDA(cudaStreamWaitEvent(s, started, 0));
-        if (!device_forms) {
+        if (forms == STREAM_FORMS) {
             gshmemx_pwait_on_stream(send, s);
             gshmemx_pwait_on_stream(recv, s);
-        } else {
+        } else if (forms == DEVICE_FORMS) {
             wait_both<<<1, 1, 0, s>>>(recv, send);
+        } else {
+            CUDA(cudaStreamSynchronize(s));
+            gshmemx_pwait(send);
+            gshmemx_pwait(recv);
         }
     };
 
@@ -295,7 +307,7 @@ int main(int argc, char **argv)
     uint64_t r = 0;
     for (int k = 0; k < ROUNDS; k++) {
         r++;
-        enqueue_round(k % 2 != 0);
+        enqueue_round(k % 3);
         CUDA(cudaStreamSynchronize(s));
         check_round(dest, r, "stream rounds");
         CHECK(gshmemx_parrived(recv, PARTS - 1), "parrived after the round's wait");
@@ -305,7 +317,7 @@ int main(int argc, char **argv)
     CUDA(cudaMemcpy(&wrong, bad, sizeof(wrong), cudaMemcpyDeviceToHost));
     CHECK(wrong == 0, "%llu bytes wrong when parrived reported them arrived", wrong);
     if (me == 0)
-        std::printf("stream and device rounds: %d rounds of %d x %d bytes, %d producer blocks "
+        std::printf("stream, device and host rounds: %d rounds of %d x %d bytes, %d producer blocks "
                     "(thread, warp, block; one, range, list), consumers polling: passed\n",
                     ROUNDS, PARTS, bytes, BLOCKS);
 
@@ -314,7 +326,7 @@ int main(int argc, char **argv)
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    enqueue_round(false);
+    enqueue_round(STREAM_FORMS);
     CUDA(cudaStreamEndCapture(s, &graph));
     CUDA(cudaGraphInstantiate(&exec, graph, 0));
     const int REPLAYS = 100;

@@ -5,8 +5,9 @@
  * request is the handle the host's init returned; its match is the host's
  * work (the library's progress
  * thread), the rest is done here.  The request kernels get is the GPU's
- * copy; what they change (a round, open, owed, a partition's mark)
- * they write to the host's copy too (mirror).  A ready call in a kernel waits (under
+ * copy; what they change (a round, open, owed, and a partition's mark
+ * where the host moves the partitions) they write to the host's copy too
+ * (mirror).  A ready call in a kernel waits (under
  * GSHMEM_TIMEOUT) until the request is matched and the receiver has
  * started the round, then moves its partitions: a put and a flag after it,
  * by stores where the receiver is mapped, else through the proxy. */
@@ -54,8 +55,9 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
 
 /* Marks partition p in round r (q's partitions and marked[] passed in,
  * loaded with the caller's other fields): out of range, or ready twice,
- * fails.  The host's copy learns it here where mirror is set, else from
- * gshmemi_preq_mirror_marks. */
+ * fails.  Where mirror is set (the host moves the partitions) the host's
+ * copy learns it too; otherwise the host reads the GPU's marks in the
+ * one call that needs them, its pwait. */
 __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
                                                   int parts, uint64_t *marked, int p, uint64_t r,
                                                   bool mirror)
@@ -73,18 +75,6 @@ __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshme
     if (old == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(parts), r);
-}
-
-/* The marks of list[0..n) (lo..lo+n-1) to the host's copy, after the
- * partitions moved: a system fence (a put_signal's release) behind a store
- * to host memory waits for it to cross PCIe. */
-__device__ __forceinline__ void gshmemi_preq_mirror_marks(struct gshmemi_preq_dev *q, int lo, int n,
-                                                          const int *list, uint64_t r)
-{
-    if (q->mirror_marked != nullptr)
-        for (int i = 0; i < n; i++)
-            *reinterpret_cast<volatile uint64_t *>(
-                &q->mirror_marked[list != nullptr ? list[i] : lo + i]) = r;
 }
 
 /* Waits until the request is matched and the receiver has started round r. */
@@ -217,8 +207,6 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
             gshmemi_group_sync<SCOPE>();
         }
     }
-    if (lane == 0)
-        gshmemi_preq_mirror_marks(q, lo, n, list, r);
 }
 
 template <int SCOPE>

@@ -50,7 +50,8 @@ struct gshmemi_preq_dev {
     uint64_t owed;       /* receive: a round a kernel started before the match, whose start
                           * the host's progress writes to the sender once matched */
     /* the GPU's copy: the host's copy, and its marked[] (kernels write
-     * round, open, owed and marked[] to both); NULL in the host's */
+     * round, open and owed to both, and marked[] where ce is set); NULL in
+     * the host's */
     struct gshmemi_preq_dev *mirror;
     uint64_t *mirror_marked;
     uint64_t moved;      /* send: partitions the host has moved, over all rounds (the
