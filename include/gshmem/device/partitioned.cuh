@@ -110,11 +110,15 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     /* set at init, before any kernel has the handle */
     const int ce = q->ce, peer = q->peer, packets = q->packets;
     if (ce) {
-        /* the host copies the partitions once it sees them marked: the
-         * group's writes of them first, then the marks */
+        /* The host copies the partitions once it sees them marked: the
+         * group's writes of them first, then the marks.  GPU scope is
+         * enough: the copy engines read this GPU's memory through its L2,
+         * where the fence has put the writes before a mark leaves for host
+         * memory.  A fence at system scope waited microseconds a call
+         * behind the copies' traffic, and the producer with it. */
         gshmemi_group_sync<SCOPE>();
         if (lane == 0)
-            __threadfence_system();
+            __threadfence();
     }
     uint64_t word = 0, flags = 0, r = 0;
     /* (the moves' fields, set at init: loaded by every thread now, beside
