@@ -5,9 +5,8 @@
 //
 // The producer is one kernel of fixed total work per size: every word of
 // the buffer is K rounds of integer mixing, in tiles of up to 8 KiB that
-// the grid's blocks take in order (block b: tiles b, b + grid, ...), so
-// partitions fill one after the other and the compute's time does not
-// depend on their number.  K is chosen per size so that the compute alone
+// the grid's blocks take in order from a counter, so partitions fill one
+// after the other and the compute's time does not depend on their number.  K is chosen per size so that the compute alone
 // takes about as long as the transfer alone (where overlap matters most).
 // Times are from the producer's start until PE 0's stream has seen every
 // byte delivered (its quiet, or the send's pwait, which quiets), between
@@ -49,42 +48,55 @@ __host__ __device__ inline uint32_t part_word(uint64_t w, uint32_t round, int k)
 
 enum mode { COMPUTE, HAND, API };
 
-// The producer: tile t (tile_vecs 16-byte vectors) by block t % grid;
-// with HAND and API the block that finishes a partition's last tile sends
-// the partition.
+// The producer: tiles handed to the grid's blocks in order through a
+// counter (a block asks for its next tile while it computes one), so that
+// the partitions fill one after the other at the producer's pace: with a
+// fixed share a block, blocks drift apart, and a partition is complete only
+// once the slowest block has reached its end.  With HAND and API the block
+// that finishes a partition's last tile sends the partition.
 template <int MODE>
 __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, size_t tiles,
                                                size_t tiles_per_part, int k, uint32_t round,
-                                               unsigned *done, char *dest, uint64_t *flags,
-                                               gshmemx_prequest_t req)
+                                               unsigned *done, unsigned *next, char *dest,
+                                               uint64_t *flags, gshmemx_prequest_t req)
 {
     __shared__ int last;
-    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    __shared__ unsigned at[2]; // this tile's number and the next one's
+    if (threadIdx.x == 0)
+        at[0] = atomicAdd(next, 1u);
+    __syncthreads();
+    for (int i = 0;; i ^= 1) {
+        const size_t t = at[i];
+        if (t >= tiles)
+            break;
+        if (threadIdx.x == 0)
+            at[i ^ 1] = atomicAdd(next, 1u);
         uint4 *o = out + t * tile_vecs;
         for (size_t v = threadIdx.x; v < tile_vecs; v += blockDim.x) {
             const uint64_t w = 4 * (t * tile_vecs + v);
             o[v] = make_uint4(part_word(w, round, k), part_word(w + 1, round, k), part_word(w + 2, round, k),
                               part_word(w + 3, round, k));
         }
-        if (MODE == COMPUTE)
-            continue;
-        const size_t p = t / tiles_per_part;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            __threadfence(); // this tile, before the count says so
-            last = atomicAdd(&done[p], 1u) == tiles_per_part - 1;
-            if (last)
-                __threadfence(); // every tile of the partition, before it is read
+        if (MODE != COMPUTE) {
+            const size_t p = t / tiles_per_part;
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                __threadfence(); // this tile, before the count says so
+                last = atomicAdd(&done[p], 1u) == tiles_per_part - 1;
+                if (last)
+                    __threadfence(); // every tile of the partition, before it is read
+            }
+            __syncthreads();
+            if (last) {
+                const size_t bytes = tiles_per_part * tile_vecs * 16;
+                if (MODE == HAND)
+                    gshmemx_putmem_signal_block(dest + p * bytes, (const char *)out + p * bytes, bytes, &flags[p],
+                                                round, GSHMEM_SIGNAL_SET, 1);
+                else
+                    gshmemx_pready_block(req, (int)p);
+            }
         }
-        __syncthreads();
-        if (!last)
-            continue;
-        const size_t bytes = tiles_per_part * tile_vecs * 16;
-        if (MODE == HAND)
-            gshmemx_putmem_signal_block(dest + p * bytes, (const char *)out + p * bytes, bytes, &flags[p], round,
-                                        GSHMEM_SIGNAL_SET, 1);
-        else
-            gshmemx_pready_block(req, (int)p);
+        __syncthreads(); // the next tile's number in, and `last` read by all
     }
 }
 
@@ -137,7 +149,7 @@ static double run_variant(setup &st, const variant &v, size_t bytes, int parts, 
             CUDA(cudaStreamSynchronize(st.s));
             continue;
         }
-        CUDA(cudaMemsetAsync(st.done, 0, MAX_PARTS * sizeof(unsigned), st.s));
+        CUDA(cudaMemsetAsync(st.done, 0, (MAX_PARTS + 1) * sizeof(unsigned), st.s)); // counts, then next
         if (v.partitioned)
             gshmemx_pstart_on_stream(req, st.s);
         CUDA(cudaStreamSynchronize(st.s));
@@ -146,7 +158,8 @@ static double run_variant(setup &st, const variant &v, size_t bytes, int parts, 
         if (v.mode >= 0) {
             auto *kernel = v.mode == COMPUTE ? produce<COMPUTE> : v.mode == HAND ? produce<HAND> : produce<API>;
             kernel<<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round, st.done,
-                                             st.dest, st.flags, v.mode == API ? req : nullptr);
+                                             st.done + MAX_PARTS, st.dest, st.flags,
+                                             v.mode == API ? req : nullptr);
         }
         CUDA(cudaGetLastError());
         if (v.whole)
@@ -242,7 +255,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "partitioned: pe %d: no room in the heap for two buffers of %zu bytes\n", me, max);
         gshmem_global_exit(2);
     }
-    CUDA(cudaMalloc(&st.done, MAX_PARTS * sizeof(unsigned)));
+    CUDA(cudaMalloc(&st.done, (MAX_PARTS + 1) * sizeof(unsigned)));
     CUDA(cudaStreamCreateWithFlags(&st.s, cudaStreamNonBlocking));
     int dev, sms, per_sm = 0;
     CUDA(cudaGetDevice(&dev));
