@@ -77,7 +77,7 @@
       "gshmemx_precv_init): a receive holds one per partition (two, and one more, where "   \
       "partitions of 1-8 bytes go as flag packets), a send one; from 1 to 16777216, taken " \
       "from the symmetric heap at init.")                                                   \
-    X(PARTITION_CE_MIN, SIZE, "512k",                                                       \
+    X(PARTITION_CE_MIN, SIZE, "2m",                                                         \
       "Partitions of a send at least this large, to a PE whose GPU heap this PE maps, are " \
       "moved by the copy engines: a kernel's ready call marks them and returns at once, "   \
       "and the library's progress thread starts each copy and its flag. Smaller ones are "  \
