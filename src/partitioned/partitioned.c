@@ -3,6 +3,7 @@
  * its data, then set the receiver's flag for it to the round (a signal,
  * after the data).  Flags only grow, so rounds need no reset. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -293,28 +294,36 @@ static void ready(const char *call, struct gshmemi_preq *q, int lo, int n, const
         gshmemi_part_fail(call, "%d partitions marked from the host in round %" PRIu64 " never "
                           "moved: a round marked from the host ends with gshmemx_pwait on the host",
                           q->n_pending, q->pending_round);
+    int first = INT_MAX, last = -1; /* the span the partitions lie in */
     for (int i = 0; i < n; i++) {
-        int p = list != NULL ? list[i] : lo + i;
+        const int p = list != NULL ? list[i] : lo + i;
         check_partition(call, q, p);
+        first = p < first ? p : first;
+        last = p > last ? p : last;
+    }
+    /* Kernels mark the GPU's copy alone where the host does not move the
+     * partitions: a partition a kernel marked this round (a misuse) is
+     * found there. */
+    const size_t span = n > 0 ? (size_t)(last - first + 1) * sizeof(uint64_t) : 0;
+    if (n > 0 && !q->d.ce)
+        gshmemi_part_pull(call, q, &q->d.marked[first], span);
+    for (int i = 0; i < n; i++) {
+        const int p = list != NULL ? list[i] : lo + i;
         if (q->d.marked[p] == r)
             gshmemi_part_fail(call, "partition %d was already marked ready in round %" PRIu64, p,
                               r);
     }
-    int first = lo, last = lo + n - 1;
     for (int i = 0; i < n; i++) {
-        int p = list != NULL ? list[i] : lo + i;
+        const int p = list != NULL ? list[i] : lo + i;
         q->d.marked[p] = r;
         q->pending[q->n_pending++] = p;
         if (q->issued != NULL) /* (taken here, not by progress's look for a kernel's) */
             q->issued[p] = r;
-        first = i == 0 || p < first ? p : first;
-        last = i == 0 || p > last ? p : last;
     }
     /* The GPU's copy learns them in one push (a copy the host waits for)
-     * of the span they lie in: only the host marks this round, so its copy
-     * of the span's other words is the GPU's already. */
+     * of the span they lie in; its other words are the GPU's already. */
     if (n > 0)
-        gshmemi_part_push(call, q, &q->d.marked[first], (size_t)(last - first + 1) * sizeof(uint64_t));
+        gshmemi_part_push(call, q, &q->d.marked[first], span);
     q->pending_round = r;
     gshmemi_part_flush(call, q);
     gshmemi_part_progress(call);

@@ -151,6 +151,7 @@ __global__ void misuse(gshmemx_prequest_t send, int which)
     case 2: gshmemx_pready_range(send, 0, PARTS - 3); break;
     case 3: (void)gshmemx_parrived(send, 0); break;
     case 5: gshmemx_pready_list_warp(send, 2, nullptr); break;
+    case 7: gshmemx_pready(send, 2); break; // then the host marks it again
     default: gshmemx_pready_range_block(send, 3, 1);
     }
 }
@@ -188,9 +189,9 @@ static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_
     static const char *const cases[] = {"dev-ready-twice",     "dev-ready-range",
                                         "dev-wait-unmarked",   "dev-arrived-on-send",
                                         "dev-start-open",      "dev-list-null",
-                                        "dev-range-reversed"};
+                                        "dev-range-reversed",  "host-ready-after-kernel"};
     int which = -1;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         if (std::strcmp(c, cases[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", c);
@@ -208,6 +209,8 @@ static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_
                 gshmemx_pwait_on_stream(send, s);
         }
         cudaStreamSynchronize(s); // fails once the kernel traps
+        if (which == 7) // the host's copy does not hold the kernel's mark: the check finds it
+            gshmemx_pready(send, 2);
     }
     // pe 0's watch thread ends the job (not in a gshmem wait here: its
     // deadline would race the kernel's failure).
