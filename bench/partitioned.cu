@@ -6,8 +6,9 @@
 // The producer is one kernel of fixed total work per size: every word of
 // the buffer is K rounds of integer mixing, in tiles of up to 8 KiB that
 // the grid's blocks take in order from a counter, so partitions fill one
-// after the other and the compute's time does not depend on their number.  K is chosen per size so that the compute alone
-// takes about as long as the transfer alone (where overlap matters most).
+// after the other and the compute's time does not depend on their number.
+// K is chosen per size so that the compute alone takes about as long as
+// the transfer alone (where overlap matters most).
 // Times are from the producer's start until PE 0's stream has seen every
 // byte delivered (its quiet, or the send's pwait, which quiets), between
 // two events on PE 0's stream, median of RUNS runs after a warm-up.  PE 1

@@ -232,9 +232,10 @@ GSHMEM_API int gshmemx_precv_init(void *dest, int partitions, size_t bytes_per_p
 GSHMEM_API int gshmemx_prequest_free(gshmemx_prequest_t *req);
 /* These also in kernels (gshmem_device.cuh; with _warp and _block forms of
  * the ready calls and parrived).  A round's partitions are marked either
- * from the host or from kernels, not both.  In a kernel a ready call waits,
- * under GSHMEM_TIMEOUT, for the receiver to start the round; pstart and
- * pwait are one thread's calls. */
+ * from the host or from kernels, not both; the host's gshmemx_pwait of a
+ * round kernels marked comes after those kernels have finished.  In a
+ * kernel a ready call waits, under GSHMEM_TIMEOUT, for the receiver to
+ * start the round; pstart and pwait are one thread's calls. */
 GSHMEMI_HD_API void gshmemx_pstart(gshmemx_prequest_t req);
 GSHMEMI_HD_API void gshmemx_pwait(gshmemx_prequest_t req);
 GSHMEMI_HD_API void gshmemx_pready(gshmemx_prequest_t req, int partition);

@@ -780,7 +780,7 @@ static int send_runs(const char *call, struct gshmemi_preq *q, uint64_t word, ui
  * flags' writes) besides its bytes, and kernels mark partitions faster
  * than the stream gets through one flush a partition: while two are
  * queued, the partitions marked wait, and go in one later flush, each run
- * of adjacent ones as one copy. */
+ * of adjacent ones taken in turn as one copy. */
 static int ce_queue_full(const char *call, struct gshmemi_preq *q)
 {
     void *const older = q->flushed[q->flushes & 1];

@@ -111,11 +111,13 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     const int ce = q->ce, peer = q->peer, packets = q->packets;
     if (ce) {
         /* The host copies the partitions once it sees them marked: the
-         * group's writes of them first, then the marks.  GPU scope is
-         * enough: the copy engines read this GPU's memory through its L2,
-         * where the fence has put the writes before a mark leaves for host
-         * memory.  A fence at system scope waited microseconds a call
-         * behind the copies' traffic, and the producer with it. */
+         * group's writes of them first, then the marks.  GPU scope rests
+         * on the hardware (the PTX model covers neither the copy engines
+         * nor the host here): every client of this GPU's memory, the copy
+         * engines too, reads it through its L2, where the fence has put
+         * the writes before a mark leaves for host memory.  A fence at
+         * system scope waited microseconds a call behind the copies'
+         * traffic, and the producer with it. */
         gshmemi_group_sync<SCOPE>();
         if (lane == 0)
             __threadfence();
