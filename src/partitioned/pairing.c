@@ -783,8 +783,9 @@ static int send_runs(const char *call, struct gshmemi_preq *q, uint64_t word, ui
  * of adjacent ones taken in turn as one copy. */
 static int ce_queue_full(const char *call, struct gshmemi_preq *q)
 {
+    /* (flush k - 2's mark: none before two flushes, nor where none was made) */
     void *const older = q->flushed[q->flushes & 1];
-    return q->d.ce && q->flushes >= 2 && older != NULL && !gshmemi_gpu_mark_done(call, older);
+    return older != NULL && !gshmemi_gpu_mark_done(call, older);
 }
 
 static void ce_flushed(const char *call, struct gshmemi_preq *q)

@@ -56,8 +56,8 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
 /* Marks partition p in round r (q's partitions and marked[] passed in,
  * loaded with the caller's other fields): out of range, or ready twice,
  * fails.  Where mirror is set (the host moves the partitions) the host's
- * copy learns it too; otherwise the host reads the GPU's marks in the
- * one call that needs them, its pwait. */
+ * copy learns it too; otherwise the host's calls that check marks (pwait,
+ * ready) read the GPU's. */
 __device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
                                                   int parts, uint64_t *marked, int p, uint64_t r,
                                                   bool mirror)
