@@ -32,7 +32,8 @@ extern "C" {
  * number; sender s's block b at word s * GSHMEMI_PUSH_BLOCKS + b), then,
  * by team index, the last collective each member finished (stored when it
  * starts the next, so a sender never overwrites data not yet read), then
- * the collectives each of this PE's blocks has done, then two buffers (by
+ * the collectives each of this PE's blocks has done (twice the count, plus
+ * one where the last took a flag from every other member), then two buffers (by
  * the number's parity) of a slot per other member, in team order after
  * this PE, of `cap` bytes. */
 enum gshmemi_push_layout {

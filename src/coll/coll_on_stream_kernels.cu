@@ -372,12 +372,22 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
 // memory.  No meeting before the stores, no reads from peers, nothing to
 // wait for after.  Before it stores into a slot, a sender waits until the
 // receiver has finished the collective before the one before (each member
-// says so when it starts the next), which it usually has.
+// says so when it starts the next), which it usually has, unless its last
+// push took a flag from every receiver, which says so already (push_begin).
+
+// The member k places after `from` in team order (0 <= k < n), with no
+// division: these run before a push's first store.
+__device__ __forceinline__ int push_after(const struct gshmemi_push_area &p, int from, int k)
+{
+    const int m = from + k;
+    return m >= p.n ? m - p.n : m;
+}
 
 __device__ __forceinline__ char *push_slot(const struct gshmemi_push_area &p, int receiver,
                                            int sender, unsigned long long number)
 {
-    const int k = (sender - receiver + p.n) % p.n - 1; /* the others, in team order after it */
+    const int d = sender - receiver;
+    const int k = (d < 0 ? d + p.n : d) - 1; /* the others, in team order after it */
     return p.area[receiver] + GSHMEMI_PUSH_DATA +
            ((number & 1) * static_cast<size_t>(p.n - 1) + static_cast<size_t>(k)) * p.cap;
 }
@@ -406,14 +416,28 @@ __device__ __forceinline__ void push_alive(const char *call, const struct gshmem
         gshmemi_fail(call, GSHMEMI_DEV_FAIL_TEAM_GONE, team, nullptr, 0);
 }
 
+// (asm with a memory clobber: the loads push_begin's meanwhile() issues
+// stay after it)
+__device__ __forceinline__ unsigned long long push_load(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
 // The collective's number (this block's count, the same in every block:
 // every push runs on all of them), and in *seen its team's generation.
 // Block 0 tells the others that this PE has finished the one before (a
 // plain store: that one's kernel has ended); a block that sends waits
 // until every receiver has finished the one before that, whose slots it
-// is about to reuse.
-__device__ unsigned long long push_begin(const char *call, const struct gshmemi_push_area &p,
-                                         gshmem_team_t team, bool sends, int *seen)
+// is about to reuse, where its last collective did not show that
+// already.  meanwhile() runs once the number's and the first
+// acknowledgement's loads are issued (the block's first source vectors:
+// their round trips overlap, and they do not queue ahead of the number).
+template <typename F>
+__device__ __forceinline__ unsigned long long push_begin(const char *call, const struct gshmemi_push_area &p,
+                                                         gshmem_team_t team, bool sends, int *seen,
+                                                         F &&meanwhile)
 {
     const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
     unsigned long long *const acks = push_word(p, p.my, GSHMEMI_PUSH_ACKS);
@@ -421,9 +445,10 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
         team_slot(call, team);
         *seen = *reinterpret_cast<const volatile int *>(&gshmemi_s().teams[team].generation);
     }
-    const unsigned long long n =
-        *reinterpret_cast<volatile unsigned long long *>(push_word(p, p.my, GSHMEMI_PUSH_NUMBERS) +
-                                                         blockIdx.x) + 1;
+    // (the block's count of collectives, and in bit 0 whether the last one
+    // took a flag from every other member: push_end)
+    const unsigned long long word = push_load(push_word(p, p.my, GSHMEMI_PUSH_NUMBERS) + blockIdx.x);
+    const unsigned long long n = (word >> 1) + 1;
     // Each thread's first member's acknowledgement is read together with
     // the number, not one round trip after it (acknowledgements only grow).
     // A plain load, as the flag packets' acknowledgements: the receiver's
@@ -435,16 +460,21 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
     // packets do, not on the PTX model, which would want an acquire (and
     // its cost at the start of every push).
     const unsigned long long early =
-        sends && tid < p.n - 1
-            ? *reinterpret_cast<volatile unsigned long long *>(acks + (p.my + 1 + tid) % p.n)
-            : 0;
+        sends && tid < p.n - 1 ? push_load(acks + push_after(p, p.my, 1 + tid)) : 0;
+    meanwhile();
+    // Where this block took a flag from every other member in the
+    // collective before (a reduction), each of them had finished the one
+    // before that when it stored its flag (its kernel had passed the wait
+    // for its previous one): the acknowledgements are implied.  That rests
+    // on every push storing its flags only after gshmemi_wait_previous().
+    const bool implied = (word & 1) != 0;
     if (blockIdx.x == 0)
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
-                push_word(p, (p.my + 1 + k) % p.n, GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
-    if (sends && n > 2)
+                push_word(p, push_after(p, p.my, 1 + k), GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
+    if (sends && n > 2 && !implied)
         for (int k = tid; k < p.n - 1; k += nt) {
-            const int m = (p.my + 1 + k) % p.n;
+            const int m = push_after(p, p.my, 1 + k);
             if (k != tid || early < n - 2) {
                 push_alive(call, p, team, *seen);
                 gshmemi_wait(call, acks + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
@@ -454,37 +484,67 @@ __device__ unsigned long long push_begin(const char *call, const struct gshmemi_
     return n;
 }
 
-// len bytes from `from` into each of to[0..nto) (push slots: 16-byte
-// aligned), each vector loaded once.
-__device__ void push_copy(char *const *to, int nto, const char *from, size_t len)
+// The first vectors each thread of a push moves (at most four), loaded
+// while push_begin's loads of the number and the acknowledgement are in
+// flight; false (nothing loaded) where `from` is not 16-byte aligned.
+struct push_head {
+    uint4 v[4];
+};
+__device__ __forceinline__ bool push_head_load(push_head &h, const char *from, size_t len)
+{
+    if ((reinterpret_cast<uintptr_t>(from) & 15) != 0)
+        return false;
+    const size_t tid = threadIdx.x, nt = blockDim.x, nv = len / 16;
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+        if (tid + u * nt < nv)
+            h.v[u] = reinterpret_cast<const uint4 *>(from)[tid + u * nt];
+    return true;
+}
+
+// len bytes from `from` into `to` (a push slot: 16-byte aligned); where
+// `headed`, the first vectors from `head` (push_head_load's of this
+// `from`).
+// One destination a call (each reads the source again, from L2): a loop
+// over several would keep their addresses in an array on the stack.
+__device__ __forceinline__ void push_copy(char *to, const char *from, size_t len, const push_head &head,
+                                          bool headed)
 {
     const unsigned tid = threadIdx.x, nt = blockDim.x;
     if ((reinterpret_cast<uintptr_t>(from) & 15) != 0) {
-        for (int d = 0; d < nto; d++)
-            gshmemi_copy(to[d], from, len, tid, nt);
+        gshmemi_copy(to, from, len, tid, nt);
         return;
     }
     const uint4 *src = reinterpret_cast<const uint4 *>(from);
+    uint4 *dst = reinterpret_cast<uint4 *>(to);
     const size_t nv = len / 16;
     size_t i = tid;
+    if (headed) {
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            if (i + u * nt < nv)
+                dst[i + u * nt] = head.v[u];
+        i += 4 * nt;
+    }
     for (; i + 3 * nt < nv; i += 4 * nt) {
         uint4 v[4];
 #pragma unroll
         for (int u = 0; u < 4; u++)
             v[u] = src[i + u * nt];
-        for (int d = 0; d < nto; d++)
 #pragma unroll
-            for (int u = 0; u < 4; u++)
-                reinterpret_cast<uint4 *>(to[d])[i + u * nt] = v[u];
+        for (int u = 0; u < 4; u++)
+            dst[i + u * nt] = v[u];
     }
-    for (; i < nv; i += nt) {
-        const uint4 v = src[i];
-        for (int d = 0; d < nto; d++)
-            reinterpret_cast<uint4 *>(to[d])[i] = v;
-    }
+    for (; i < nv; i += nt)
+        dst[i] = src[i];
     for (size_t e = nv * 16 + tid; e < len; e += nt)
-        for (int d = 0; d < nto; d++)
-            to[d][e] = from[e];
+        to[e] = from[e];
+}
+
+__device__ __forceinline__ void push_copy(char *to, const char *from, size_t len)
+{
+    const push_head none = {};
+    push_copy(to, from, len, none, false);
 }
 
 // This block's stores into the other members' slots are visible before
@@ -493,7 +553,7 @@ __device__ void push_flags(const struct gshmemi_push_area &p, unsigned long long
 {
     __syncthreads();
     for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x))
-        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(push_flag(p, (p.my + 1 + k) % p.n, p.my)),
+        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(push_flag(p, push_after(p, p.my, 1 + k), p.my)),
                      "l"(n)
                      : "memory");
 }
@@ -508,56 +568,123 @@ __device__ void push_wait(const char *call, const struct gshmemi_push_area &p, u
             gshmemi_wait(call, push_flag(p, p.my, from), GSHMEM_CMP_GE, n, p.pes[from]);
     } else {
         for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x)) {
-            const int m = (p.my + 1 + k) % p.n;
+            const int m = push_after(p, p.my, 1 + k);
             gshmemi_wait(call, push_flag(p, p.my, m), GSHMEM_CMP_GE, n, p.pes[m]);
         }
     }
     __syncthreads();
 }
 
-// The block's count of collectives, for the next kernel in stream order.
-__device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsigned long long n)
+// The block's count of collectives, for the next kernel in stream order,
+// and whether this one took a flag from every other member (push_begin).
+__device__ __forceinline__ void push_end(const struct gshmemi_push_area &p, unsigned long long n,
+                                         bool from_all)
 {
     if (threadIdx.x == 0)
-        push_word(p, p.my, GSHMEMI_PUSH_NUMBERS)[blockIdx.x] = n;
+        push_word(p, p.my, GSHMEMI_PUSH_NUMBERS)[blockIdx.x] = n << 1 | (from_all ? 1 : 0);
+}
+
+// Elements [0, len) of the members' contributions from[0..n) (this PE's
+// memory), combined in team order, into dest: 16-byte vectors where all
+// are aligned, four in flight a thread; two members (the common case)
+// without the loop over them.
+template <typename T, typename OP>
+__device__ void push_combine(const T *const *from, int n, T *dest, size_t len, OP op)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    const size_t tid = threadIdx.x, nt = blockDim.x;
+    uintptr_t bits = reinterpret_cast<uintptr_t>(dest);
+    for (int m = 0; m < n; m++)
+        bits |= reinterpret_cast<uintptr_t>(from[m]);
+    const size_t nv = (bits & 15) == 0 ? len / V : 0;
+    uint4 *const to = reinterpret_cast<uint4 *>(dest);
+    size_t i = tid;
+    if (n == 2) {
+        const uint4 *const a = reinterpret_cast<const uint4 *>(from[0]);
+        const uint4 *const b = reinterpret_cast<const uint4 *>(from[1]);
+        for (; i + 3 * nt < nv; i += 4 * nt) {
+            uint4 x[4], y[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                x[u] = a[i + u * nt];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                y[u] = b[i + u * nt];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                to[i + u * nt] = gshmemi_combine_packed<T>(x[u], y[u], op);
+        }
+    } else {
+        for (; i + 3 * nt < nv; i += 4 * nt) {
+            uint4 acc[4], in[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                acc[u] = reinterpret_cast<const uint4 *>(from[0])[i + u * nt];
+            for (int m = 1; m < n; m++) {
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    in[u] = reinterpret_cast<const uint4 *>(from[m])[i + u * nt];
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    acc[u] = gshmemi_combine_packed<T>(acc[u], in[u], op);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                to[i + u * nt] = acc[u];
+        }
+    }
+    for (; i < nv; i += nt) {
+        uint4 acc = reinterpret_cast<const uint4 *>(from[0])[i];
+        for (int m = 1; m < n; m++)
+            acc = gshmemi_combine_packed<T>(acc, reinterpret_cast<const uint4 *>(from[m])[i], op);
+        to[i] = acc;
+    }
+    for (size_t e = nv * V + tid; e < len; e += nt) {
+        T acc = from[0][e];
+        for (int m = 1; m < n; m++)
+            acc = op(acc, from[m][e]);
+        dest[e] = acc;
+    }
 }
 
 // Reduce and reducescatter by pushing: piece b of what each member gets
 // (the whole source; its block of it) into its slot for this PE, then
 // piece b of every member's contribution, combined in team order from
-// this PE's memory into dest.
+// this PE's memory into dest.  `from`: the block's shared room for the
+// contributions' addresses.
 template <typename T, typename OP>
 __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p, gshmem_team_t team,
-                            grid_members &g,
-                            T *dest, const T *src, size_t count, int scatter, OP op)
+                            const T **from, T *dest, const T *src, size_t count, int scatter, OP op)
 {
     const int n = p.n, my = p.my;
-    int seen = 0;
-    const unsigned long long number = push_begin(call, p, team, true, &seen);
     size_t first, len;
     piece(count, 16 / sizeof(T), gridDim.x, blockIdx.x, &first, &len);
-    char *to[GSHMEMI_LL_AREAS_MEMBERS - 1];
-    for (int k = 1; k < n; k++)
-        to[k - 1] = push_slot(p, (my + k) % n, my, number) + first * sizeof(T);
-    if (!scatter)
-        push_copy(to, n - 1, reinterpret_cast<const char *>(src + first), len * sizeof(T));
-    else
-        for (int k = 1; k < n; k++)
-            push_copy(&to[k - 1], 1,
-                      reinterpret_cast<const char *>(src + static_cast<size_t>((my + k) % n) * count + first),
-                      len * sizeof(T));
+    // (reducescatter: member my + 1's block first)
+    const T *const first_src = src + (scatter ? static_cast<size_t>(push_after(p, my, 1)) * count : 0) + first;
+    push_head head;
+    bool headed = false;
+    int seen = 0;
+    const unsigned long long number = push_begin(call, p, team, true, &seen, [&] {
+        headed = push_head_load(head, reinterpret_cast<const char *>(first_src), len * sizeof(T));
+    });
+    for (int k = 1; k < n; k++) {
+        const int m = push_after(p, my, k);
+        push_copy(push_slot(p, m, my, number) + first * sizeof(T),
+                  reinterpret_cast<const char *>(scatter ? src + static_cast<size_t>(m) * count + first
+                                                         : first_src),
+                  len * sizeof(T), head, k == 1 && headed);
+    }
     push_alive(call, p, team, seen);
     push_flags(p, number);
     if (threadIdx.x < static_cast<unsigned>(n)) {
         const int m = static_cast<int>(threadIdx.x);
-        g.src[m] = m == my ? reinterpret_cast<const char *>(src + (scatter ? static_cast<size_t>(my) * count : 0))
-                           : push_slot(p, my, m, number);
+        from[m] = (m == my ? src + (scatter ? static_cast<size_t>(my) * count : 0)
+                           : reinterpret_cast<const T *>(push_slot(p, my, m, number))) +
+                  first;
     }
-    if (threadIdx.x == 0)
-        g.dst[my] = reinterpret_cast<char *>(dest);
-    push_wait(call, p, number, -1); /* (its block barrier publishes g) */
-    grid_combine<T>(g, n, my, 0, first, len, false, op);
-    push_end(p, number);
+    push_wait(call, p, number, -1); /* (its block barrier publishes from) */
+    push_combine<T>(from, n, dest + first, len, op);
+    push_end(p, number, true);
 }
 
 // Broadcast by pushing: the root's piece b into every other member's slot
@@ -567,16 +694,14 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
                                char *dest, const char *src, size_t nbytes, int root)
 {
     const int n = p.n, my = p.my;
-    int seen = 0;
-    const unsigned long long number = push_begin(call, p, team, my == root, &seen);
     const size_t step = ((nbytes + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
+    int seen = 0;
+    const unsigned long long number = push_begin(call, p, team, my == root, &seen, [] {});
     if (my == root) {
-        char *to[GSHMEMI_LL_AREAS_MEMBERS - 1];
         for (int k = 1; k < n; k++)
-            to[k - 1] = push_slot(p, (my + k) % n, my, number) + off;
-        push_copy(to, n - 1, src + off, len);
+            push_copy(push_slot(p, push_after(p, my, k), my, number) + off, src + off, len);
         push_alive(call, p, team, seen);
         push_flags(p, number);
         if (dest != src)
@@ -586,7 +711,20 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
         push_wait(call, p, number, root);
         gshmemi_copy(dest + off, push_slot(p, my, root, number) + off, len, threadIdx.x, blockDim.x);
     }
-    push_end(p, number);
+    push_end(p, number, false);
+}
+
+// Push reductions run in a kernel of their own, not as a branch of the
+// grid algorithm's: ptxas then fits the push alone, its registers and
+// stack, not the larger kernel's.
+template <typename T, typename OP>
+__global__ void __launch_bounds__(GRID_THREADS, 1) push_reduce_kernel(int name, gshmem_team_t team, T *dest,
+                                                                      const T *src, size_t count, int scatter,
+                                                                      OP op, struct gshmemi_push_area push)
+{
+    __shared__ const T *from[GSHMEMI_LL_AREAS_MEMBERS];
+    gshmemi_wait_previous_start_next();
+    push_reduce<T>(reduce_names[name], push, team, from, dest, src, count, scatter, op);
 }
 
 template <typename T, typename OP>
@@ -596,8 +734,6 @@ __global__ void __launch_bounds__(GRID_THREADS, 1) grid_reduce_kernel(int name, 
     __shared__ grid_members g;
     gshmemi_wait_previous_start_next();
     const char *call = reduce_names[name];
-    if (push.n > 0)
-        return push_reduce<T>(call, push, team, g, dest, src, count, scatter, op);
     team_alive(call, team, push.generation);
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
     const int n = t.n, my = t.my;
@@ -724,9 +860,11 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
     }
 #define GRID_REDUCE_SHAPE(OP, T, ID, SCATTER)                                                      \
     if (blocks > 0)                                                                                \
-        return gshmemi_stream_launch(grid_reduce_kernel<T, op_##OP>, blocks, GRID_THREADS, stream, \
-                                     static_cast<int>(ID), team, static_cast<T *>(dest),           \
-                                     static_cast<const T *>(src), n, SCATTER, op_##OP(), *push);
+        return gshmemi_stream_launch(push->n > 0 ? push_reduce_kernel<T, op_##OP>                   \
+                                                 : grid_reduce_kernel<T, op_##OP>,                  \
+                                     blocks, GRID_THREADS, stream, static_cast<int>(ID), team,      \
+                                     static_cast<T *>(dest), static_cast<const T *>(src), n,        \
+                                     SCATTER, op_##OP(), *push);
 #define GRID_REDUCE(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 0)
 #define GRID_REDUCESCATTER(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 1)
 #define GRID_INSCAN(OP, T, ID) (void)blocks, (void)push;
