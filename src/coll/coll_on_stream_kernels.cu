@@ -472,7 +472,8 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
                 push_word(p, push_after(p, p.my, 1 + k), GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
-    if (sends && n > 2 && !implied)
+    // (the condition is the block's: every thread loaded the same word)
+    if (sends && n > 2 && !implied) {
         for (int k = tid; k < p.n - 1; k += nt) {
             const int m = push_after(p, p.my, 1 + k);
             if (k != tid || early < n - 2) {
@@ -480,7 +481,8 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
                 gshmemi_wait(call, acks + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
             }
         }
-    __syncthreads();
+        __syncthreads();
+    }
     return n;
 }
 
@@ -658,7 +660,9 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
 {
     const int n = p.n, my = p.my;
     size_t first, len;
-    piece(count, 16 / sizeof(T), gridDim.x, blockIdx.x, &first, &len);
+    // (the push's block count as a constant: no 64-bit division before
+    // the first store)
+    piece(count, 16 / sizeof(T), GSHMEMI_PUSH_BLOCKS, blockIdx.x, &first, &len);
     // (reducescatter: member my + 1's block first)
     const T *const first_src = src + (scatter ? static_cast<size_t>(push_after(p, my, 1)) * count : 0) + first;
     push_head head;
@@ -694,7 +698,7 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
                                char *dest, const char *src, size_t nbytes, int root)
 {
     const int n = p.n, my = p.my;
-    const size_t step = ((nbytes + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+    const size_t step = ((nbytes + GSHMEMI_PUSH_BLOCKS - 1) / GSHMEMI_PUSH_BLOCKS + 15) / 16 * 16;
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
     int seen = 0;
