@@ -172,27 +172,66 @@ __device__ __forceinline__ bool gshmemi_packet_try(const void *p, uint32_t t0, u
     return f0 == t0 && f1 == t1;
 }
 
-/* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment. */
+/* Chunk k (8 bytes, zero-padded past nbytes) of a buffer of any alignment:
+ * one load where it is whole and 8-byte aligned; where 4-byte aligned, a
+ * tail (the small collectives' 4 bytes a member) in 4-, 2- and 1-byte
+ * loads that are all in flight at once, not a byte loop. */
 __device__ __forceinline__ uint64_t gshmemi_packet_chunk(const char *src, size_t nbytes, size_t k)
 {
     const size_t at = k * 8;
-    if ((reinterpret_cast<uintptr_t>(src) & 7) == 0 && at + 8 <= nbytes)
-        return *reinterpret_cast<const uint64_t *>(src + at);
+    const char *p = src + at;
+    const unsigned rem = at < nbytes ? (nbytes - at < 8 ? static_cast<unsigned>(nbytes - at) : 8) : 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if ((a & 7) == 0 && rem == 8)
+        return *reinterpret_cast<const uint64_t *>(p);
     uint64_t v = 0;
-    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
-        v |= static_cast<uint64_t>(static_cast<unsigned char>(src[at + b])) << (8 * b);
+    if ((a & 3) == 0) {
+        if (rem == 8)
+            return *reinterpret_cast<const uint32_t *>(p) |
+                   static_cast<uint64_t>(*reinterpret_cast<const uint32_t *>(p + 4)) << 32;
+        const unsigned two = rem & 4, one = two + (rem & 2);
+        if (rem & 4)
+            v = *reinterpret_cast<const uint32_t *>(p);
+        if (rem & 2)
+            v |= static_cast<uint64_t>(*reinterpret_cast<const uint16_t *>(p + two)) << (8 * two);
+        if (rem & 1)
+            v |= static_cast<uint64_t>(static_cast<unsigned char>(p[one])) << (8 * one);
+        return v;
+    }
+    for (unsigned b = 0; b < rem; b++)
+        v |= static_cast<uint64_t>(static_cast<unsigned char>(p[b])) << (8 * b);
     return v;
 }
 
+/* Chunk k's bytes that fall within nbytes, stored as gshmemi_packet_chunk
+ * loads them. */
 __device__ __forceinline__ void gshmemi_packet_unchunk(char *dst, size_t nbytes, size_t k, uint64_t v)
 {
     const size_t at = k * 8;
-    if ((reinterpret_cast<uintptr_t>(dst) & 7) == 0 && at + 8 <= nbytes) {
-        *reinterpret_cast<uint64_t *>(dst + at) = v;
+    char *p = dst + at;
+    const unsigned rem = at < nbytes ? (nbytes - at < 8 ? static_cast<unsigned>(nbytes - at) : 8) : 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if ((a & 7) == 0 && rem == 8) {
+        *reinterpret_cast<uint64_t *>(p) = v;
         return;
     }
-    for (unsigned b = 0; b < 8 && at + b < nbytes; b++)
-        dst[at + b] = static_cast<char>(v >> (8 * b));
+    if ((a & 3) == 0) {
+        if (rem == 8) {
+            *reinterpret_cast<uint32_t *>(p) = static_cast<uint32_t>(v);
+            *reinterpret_cast<uint32_t *>(p + 4) = static_cast<uint32_t>(v >> 32);
+            return;
+        }
+        const unsigned two = rem & 4, one = two + (rem & 2);
+        if (rem & 4)
+            *reinterpret_cast<uint32_t *>(p) = static_cast<uint32_t>(v);
+        if (rem & 2)
+            *reinterpret_cast<uint16_t *>(p + two) = static_cast<uint16_t>(v >> (8 * two));
+        if (rem & 1)
+            p[one] = static_cast<char>(v >> (8 * one));
+        return;
+    }
+    for (unsigned b = 0; b < rem; b++)
+        p[b] = static_cast<char>(v >> (8 * b));
 }
 
 } // namespace

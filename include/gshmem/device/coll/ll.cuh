@@ -138,6 +138,24 @@ __device__ __forceinline__ struct gshmemi_ll gshmemi_ll_frame(const char *call, 
     return ll;
 }
 
+/* a / b, in 32 bits where both fit: a 64-bit division is a long sequence
+ * of instructions, and the frame's arithmetic runs before a small
+ * collective's first store. */
+__device__ __forceinline__ size_t gshmemi_ll_div(size_t a, size_t b)
+{
+    if (((a | b) >> 32) == 0)
+        return static_cast<unsigned>(a) / static_cast<unsigned>(b);
+    return a / b;
+}
+
+/* The member k places after this PE in team order (0 <= k < members),
+ * with no division. */
+__device__ __forceinline__ int gshmemi_ll_after(const struct gshmemi_ll &ll, int k)
+{
+    const int m = ll.my + k;
+    return m >= ll.members ? m - ll.members : m;
+}
+
 /* The collective's number, and every other member learns that the group
  * has finished the one before.  A plain store, not a release: every read
  * of that one's buffer returned its value before the group barrier that
@@ -157,7 +175,7 @@ __device__ __forceinline__ void gshmemi_ll_number(struct gshmemi_ll &ll)
     gshmemi_group<SCOPE>(&lane, &nthr);
     for (int k = 1 + static_cast<int>(lane); ll.part == 0 && k < ll.members;
          k += static_cast<int>(nthr))
-        *gshmemi_ll_ack(gshmemi_ll_area(ll, (ll.my + k) % ll.members), ll.my) = ll.n - 1;
+        *gshmemi_ll_ack(gshmemi_ll_area(ll, gshmemi_ll_after(ll, k)), ll.my) = ll.n - 1;
 }
 
 /* A stream kernel's team still holds the slot it was enqueued on (the
@@ -174,7 +192,7 @@ __device__ __forceinline__ void gshmemi_ll_alive(const struct gshmemi_ll &ll)
 }
 
 /* This group's packets [*q0, *q1) of np: all, or its block's share (the
- * divisions only there: they cost a single group's small collectives). */
+ * divisions only there). */
 __device__ __forceinline__ void gshmemi_ll_window(const struct gshmemi_ll &ll, size_t np,
                                                   size_t *q0, size_t *q1)
 {
@@ -182,8 +200,8 @@ __device__ __forceinline__ void gshmemi_ll_window(const struct gshmemi_ll &ll, s
         *q0 = 0, *q1 = np;
         return;
     }
-    *q0 = np * ll.part / ll.parts;
-    *q1 = np * (ll.part + 1) / ll.parts;
+    *q0 = gshmemi_ll_div(np * ll.part, ll.parts);
+    *q1 = gshmemi_ll_div(np * (ll.part + 1), ll.parts);
 }
 
 /* Bytes [*b0, *b1) of nbytes that packets [q0, q1) carry. */
@@ -232,10 +250,12 @@ __device__ __forceinline__ void gshmemi_ll_may_send(const struct gshmemi_ll &ll,
 
 /* The member that item i of a group's packets goes to (sending) or comes
  * from (receiving), w packets a member: the others in turn from the next
- * one up. */
-__device__ __forceinline__ int gshmemi_ll_peer(const struct gshmemi_ll &ll, size_t i, size_t w)
+ * one up; in *j the item's packet among that member's w. */
+__device__ __forceinline__ int gshmemi_ll_peer(const struct gshmemi_ll &ll, size_t i, size_t w, size_t *j)
 {
-    return (ll.my + static_cast<int>(i / w) + 1) % ll.members;
+    const size_t k = gshmemi_ll_div(i, w);
+    *j = i - k * w;
+    return gshmemi_ll_after(ll, static_cast<int>(k) + 1);
 }
 
 /* A thread's first packet to send: its receiver's acknowledgement word
@@ -262,9 +282,10 @@ __device__ __forceinline__ struct gshmemi_ll_first gshmemi_ll_prefetch(const str
     gshmemi_group<SCOPE>(&lane, &nthr);
     if ((root_only && ll.my != root) || lane >= w * static_cast<size_t>(ll.members - 1))
         return f;
-    const int to = gshmemi_ll_peer(ll, lane, w);
+    size_t j;
+    const int to = gshmemi_ll_peer(ll, lane, w, &j);
     f.ack = *gshmemi_ll_ack(ll.area, to);
-    f.chunk = gshmemi_ll_chunk(data(to), bytes, q0 + lane % w);
+    f.chunk = gshmemi_ll_chunk(data(to), bytes, q0 + j);
     return f;
 }
 
@@ -286,8 +307,9 @@ __device__ __forceinline__ void gshmemi_ll_send(const struct gshmemi_ll &ll, siz
     const size_t total = w * static_cast<size_t>(ll.members - 1);
     int cleared = -1; /* the member whose word this thread last found ready */
     for (size_t i = lane; i < total; i += nthr) {
-        const size_t q = q0 + i % w;
-        const int to = gshmemi_ll_peer(ll, i, w);
+        size_t j;
+        const int to = gshmemi_ll_peer(ll, i, w, &j);
+        const size_t q = q0 + j;
         uint64_t chunk;
         if (i == lane) { /* the prefetched packet: wait only if its word was behind */
             if (!gshmemi_ll_acked(first.ack, ll.n))
@@ -443,8 +465,9 @@ __device__ __forceinline__ void gshmemi_ll_move(const char *call, gshmem_team_t 
             gshmemi_copy(mine + b0, own + b0, b1 - b0, lane, nthr);
         const size_t total = w * static_cast<size_t>(members - 1);
         for (size_t i = lane; i < total; i += nthr) {
-            const int from = gshmemi_ll_peer(ll, i, w);
-            const size_t q = q0 + i % w;
+            size_t j;
+            const int from = gshmemi_ll_peer(ll, i, w, &j);
+            const size_t q = q0 + j;
             gshmemi_ll_unchunk(out + static_cast<size_t>(from) * nbytes, nbytes, q,
                                gshmemi_ll_wait(ll, gshmemi_ll_packet(ll, my, from, q), from));
         }
