@@ -455,7 +455,8 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
     // reads of the slot returned before its kernel ended, before it stored
     // the value, and no thread here stores into the slot before this
     // thread has compared the value (and waited where it is too small) and
-    // reached the block barrier below.  That rests on the hardware not
+    // reached the block barrier below (there wherever a thread may wait;
+    // elsewhere the value is not used).  That rests on the hardware not
     // making stores visible ahead of the loads they depend on, as the flag
     // packets do, not on the PTX model, which would want an acquire (and
     // its cost at the start of every push).
@@ -472,7 +473,8 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
                 push_word(p, push_after(p, p.my, 1 + k), GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
-    // (the condition is the block's: every thread loaded the same word)
+    // (the condition is the block's: every thread loaded the same word,
+    // which only push_end stores, after a later block barrier)
     if (sends && n > 2 && !implied) {
         for (int k = tid; k < p.n - 1; k += nt) {
             const int m = push_after(p, p.my, 1 + k);
@@ -660,8 +662,8 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
 {
     const int n = p.n, my = p.my;
     size_t first, len;
-    // (the push's block count as a constant: no 64-bit division before
-    // the first store)
+    // (the push's block count as a constant, as every push is launched:
+    // no 64-bit division before the first store)
     piece(count, 16 / sizeof(T), GSHMEMI_PUSH_BLOCKS, blockIdx.x, &first, &len);
     // (reducescatter: member my + 1's block first)
     const T *const first_src = src + (scatter ? static_cast<size_t>(push_after(p, my, 1)) * count : 0) + first;
@@ -698,6 +700,7 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
                                char *dest, const char *src, size_t nbytes, int root)
 {
     const int n = p.n, my = p.my;
+    // (the push's block count as a constant, as push_reduce)
     const size_t step = ((nbytes + GSHMEMI_PUSH_BLOCKS - 1) / GSHMEMI_PUSH_BLOCKS + 15) / 16 * 16;
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;
@@ -833,6 +836,8 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
 {
     if (blocks > 0)
     {
+        if (push->n > 0) /* a broadcast's push: its area's blocks, which it cuts by */
+            blocks = GSHMEMI_PUSH_BLOCKS;
         // fcollect and alltoall: a quarter more blocks for this PE's own block
         const int own = shape == GSHMEMI_COLL_SHAPE_BROADCAST ? 0 : (blocks + 3) / 4;
         return gshmemi_stream_launch(grid_move_kernel, blocks + own, GRID_THREADS, stream, shape,
@@ -866,7 +871,8 @@ extern "C" int gshmemi_launch_coll_move(void *stream, int shape, gshmem_team_t t
     if (blocks > 0)                                                                                \
         return gshmemi_stream_launch(push->n > 0 ? push_reduce_kernel<T, op_##OP>                   \
                                                  : grid_reduce_kernel<T, op_##OP>,                  \
-                                     blocks, GRID_THREADS, stream, static_cast<int>(ID), team,      \
+                                     push->n > 0 ? GSHMEMI_PUSH_BLOCKS : blocks, GRID_THREADS,      \
+                                     stream, static_cast<int>(ID), team,                            \
                                      static_cast<T *>(dest), static_cast<const T *>(src), n,        \
                                      SCATTER, op_##OP(), *push);
 #define GRID_REDUCE(OP, T, ID) GRID_REDUCE_SHAPE(OP, T, ID, 0)

@@ -191,8 +191,8 @@ __device__ __forceinline__ void gshmemi_ll_alive(const struct gshmemi_ll &ll)
         gshmemi_fail(ll.call, GSHMEMI_DEV_FAIL_TEAM_GONE, ll.team, nullptr, 0);
 }
 
-/* This group's packets [*q0, *q1) of np: all, or its block's share (the
- * divisions only there). */
+/* This group's packets [*q0, *q1) of np: all, or its block's share
+ * (divisions only for a share, in 32 bits where they fit). */
 __device__ __forceinline__ void gshmemi_ll_window(const struct gshmemi_ll &ll, size_t np,
                                                   size_t *q0, size_t *q1)
 {
