@@ -5,11 +5,11 @@
  * flag packets straight on the members' areas in *ll; with blocks > 0
  * (teams whose members are all mapped), the grid algorithm on that many
  * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
- * reduce and reducescatter only), which, where `push` is filled (push->n >
- * 0: broadcast, reduce and reducescatter on a team with a push area), pushes into
- * the members' push areas instead of meeting them (on
- * GSHMEMI_PUSH_BLOCKS blocks).  Each returns a cudaError_t (0:
- * launched). */
+ * reduce and reducescatter only), or, where `push` is filled (push->n > 0:
+ * broadcast, reduce and reducescatter on a team with a push area), a push
+ * into the members' push areas that meets no one (reductions in a kernel
+ * of their own), always on GSHMEMI_PUSH_BLOCKS blocks.  Each returns a
+ * cudaError_t (0: launched). */
 #ifndef GSHMEMI_COLL_COLL_LAUNCH_H
 #define GSHMEMI_COLL_COLL_LAUNCH_H
 
