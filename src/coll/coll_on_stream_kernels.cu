@@ -375,14 +375,6 @@ __device__ void grid_combine(const grid_members &g, int n, int my, size_t src_of
 // says so when it starts the next), which it usually has, unless its last
 // push took a flag from every receiver, which says so already (push_begin).
 
-// The member k places after `from` in team order (0 <= k < n), with no
-// division: these run before a push's first store.
-__device__ __forceinline__ int push_after(const struct gshmemi_push_area &p, int from, int k)
-{
-    const int m = from + k;
-    return m >= p.n ? m - p.n : m;
-}
-
 __device__ __forceinline__ char *push_slot(const struct gshmemi_push_area &p, int receiver,
                                            int sender, unsigned long long number)
 {
@@ -461,7 +453,7 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
     // packets do, not on the PTX model, which would want an acquire (and
     // its cost at the start of every push).
     const unsigned long long early =
-        sends && tid < p.n - 1 ? push_load(acks + push_after(p, p.my, 1 + tid)) : 0;
+        sends && tid < p.n - 1 ? push_load(acks + gshmemi_member_after(p.my, 1 + tid, p.n)) : 0;
     meanwhile();
     // Where this block took a flag from every other member in the
     // collective before (a reduction), each of them had finished the one
@@ -472,12 +464,12 @@ __device__ __forceinline__ unsigned long long push_begin(const char *call, const
     if (blockIdx.x == 0)
         for (int k = tid; k < p.n - 1; k += nt)
             *reinterpret_cast<volatile unsigned long long *>(
-                push_word(p, push_after(p, p.my, 1 + k), GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
+                push_word(p, gshmemi_member_after(p.my, 1 + k, p.n), GSHMEMI_PUSH_ACKS) + p.my) = n - 1;
     // (the condition is the block's: every thread loaded the same word,
     // which only push_end stores, after a later block barrier)
     if (sends && n > 2 && !implied) {
         for (int k = tid; k < p.n - 1; k += nt) {
-            const int m = push_after(p, p.my, 1 + k);
+            const int m = gshmemi_member_after(p.my, 1 + k, p.n);
             if (k != tid || early < n - 2) {
                 push_alive(call, p, team, *seen);
                 gshmemi_wait(call, acks + m, GSHMEM_CMP_GE, n - 2, p.pes[m]);
@@ -557,7 +549,8 @@ __device__ void push_flags(const struct gshmemi_push_area &p, unsigned long long
 {
     __syncthreads();
     for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x))
-        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(push_flag(p, push_after(p, p.my, 1 + k), p.my)),
+        asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(
+                         push_flag(p, gshmemi_member_after(p.my, 1 + k, p.n), p.my)),
                      "l"(n)
                      : "memory");
 }
@@ -572,7 +565,7 @@ __device__ void push_wait(const char *call, const struct gshmemi_push_area &p, u
             gshmemi_wait(call, push_flag(p, p.my, from), GSHMEM_CMP_GE, n, p.pes[from]);
     } else {
         for (int k = static_cast<int>(threadIdx.x); k < p.n - 1; k += static_cast<int>(blockDim.x)) {
-            const int m = push_after(p, p.my, 1 + k);
+            const int m = gshmemi_member_after(p.my, 1 + k, p.n);
             gshmemi_wait(call, push_flag(p, p.my, m), GSHMEM_CMP_GE, n, p.pes[m]);
         }
     }
@@ -666,7 +659,8 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
     // no 64-bit division before the first store)
     piece(count, 16 / sizeof(T), GSHMEMI_PUSH_BLOCKS, blockIdx.x, &first, &len);
     // (reducescatter: member my + 1's block first)
-    const T *const first_src = src + (scatter ? static_cast<size_t>(push_after(p, my, 1)) * count : 0) + first;
+    const T *const first_src =
+        src + (scatter ? static_cast<size_t>(gshmemi_member_after(my, 1, p.n)) * count : 0) + first;
     push_head head;
     bool headed = false;
     int seen = 0;
@@ -674,7 +668,7 @@ __device__ void push_reduce(const char *call, const struct gshmemi_push_area &p,
         headed = push_head_load(head, reinterpret_cast<const char *>(first_src), len * sizeof(T));
     });
     for (int k = 1; k < n; k++) {
-        const int m = push_after(p, my, k);
+        const int m = gshmemi_member_after(my, k, p.n);
         push_copy(push_slot(p, m, my, number) + first * sizeof(T),
                   reinterpret_cast<const char *>(scatter ? src + static_cast<size_t>(m) * count + first
                                                          : first_src),
@@ -708,7 +702,7 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
     const unsigned long long number = push_begin(call, p, team, my == root, &seen, [] {});
     if (my == root) {
         for (int k = 1; k < n; k++)
-            push_copy(push_slot(p, push_after(p, my, k), my, number) + off, src + off, len);
+            push_copy(push_slot(p, gshmemi_member_after(my, k, p.n), my, number) + off, src + off, len);
         push_alive(call, p, team, seen);
         push_flags(p, number);
         if (dest != src)

@@ -148,14 +148,6 @@ __device__ __forceinline__ size_t gshmemi_ll_div(size_t a, size_t b)
     return a / b;
 }
 
-/* The member k places after this PE in team order (0 <= k < members),
- * with no division. */
-__device__ __forceinline__ int gshmemi_ll_after(const struct gshmemi_ll &ll, int k)
-{
-    const int m = ll.my + k;
-    return m >= ll.members ? m - ll.members : m;
-}
-
 /* The collective's number, and every other member learns that the group
  * has finished the one before.  A plain store, not a release: every read
  * of that one's buffer returned its value before the group barrier that
@@ -175,7 +167,7 @@ __device__ __forceinline__ void gshmemi_ll_number(struct gshmemi_ll &ll)
     gshmemi_group<SCOPE>(&lane, &nthr);
     for (int k = 1 + static_cast<int>(lane); ll.part == 0 && k < ll.members;
          k += static_cast<int>(nthr))
-        *gshmemi_ll_ack(gshmemi_ll_area(ll, gshmemi_ll_after(ll, k)), ll.my) = ll.n - 1;
+        *gshmemi_ll_ack(gshmemi_ll_area(ll, gshmemi_member_after(ll.my, k, ll.members)), ll.my) = ll.n - 1;
 }
 
 /* A stream kernel's team still holds the slot it was enqueued on (the
@@ -255,7 +247,7 @@ __device__ __forceinline__ int gshmemi_ll_peer(const struct gshmemi_ll &ll, size
 {
     const size_t k = gshmemi_ll_div(i, w);
     *j = i - k * w;
-    return gshmemi_ll_after(ll, static_cast<int>(k) + 1);
+    return gshmemi_member_after(ll.my, static_cast<int>(k) + 1, ll.members);
 }
 
 /* A thread's first packet to send: its receiver's acknowledgement word

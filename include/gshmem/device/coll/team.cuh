@@ -22,6 +22,15 @@ __device__ __forceinline__ const struct gshmemi_device_team &gshmemi_team(const 
     return s.teams[team];
 }
 
+/* The member k places after member `from` of an n-member team, in team
+ * order (0 <= k <= n), with no division: the collectives look members up
+ * before their first store, where a division's time shows. */
+__device__ __forceinline__ int gshmemi_member_after(int from, int k, int n)
+{
+    const int m = from + k;
+    return m >= n ? m - n : m;
+}
+
 /* Heap offsets (the same on every PE) of a team slot's device words
  * (GSHMEMI_DEVICE_TEAM_*) and of its collective area (enum gshmemi_coll_area). */
 __device__ __forceinline__ uint64_t gshmemi_team_words_off(gshmem_team_t team)
