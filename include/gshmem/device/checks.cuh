@@ -73,9 +73,7 @@ __device__ __forceinline__ void gshmemi_check_heap(const char *call, int pe, con
 }
 
 /* The address of symmetric object `sym` in PE pe's heap as mapped here, or
- * NULL where pe is reached through the proxy.  CACHED: the peer's base by
- * gshmemi_peer_base_cached (gets). */
-template <bool CACHED = false>
+ * NULL where pe is reached through the proxy. */
 __device__ __forceinline__ char *gshmemi_lookup(const char *call, const void *sym, size_t bytes,
                                                 int pe)
 {
@@ -84,7 +82,7 @@ __device__ __forceinline__ char *gshmemi_lookup(const char *call, const void *sy
         gshmemi_check_pe(call, pe);
         gshmemi_check_heap(call, pe, sym, bytes);
     }
-    char *base = CACHED ? gshmemi_peer_base_cached(s, pe) : gshmemi_peer_base(s, pe);
+    char *base = gshmemi_peer_base(s, pe);
     return base == nullptr ? nullptr : base + (static_cast<const char *>(sym) - s.heap_base);
 }
 

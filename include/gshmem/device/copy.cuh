@@ -10,7 +10,9 @@
 namespace {
 
 /* ---- copies: the widest accesses both addresses allow, split over the
- * group's threads (lane of n), four 16-byte vectors in flight per thread. */
+ * group's threads (lane of n), four 16-byte vectors in flight per thread.
+ * ONE: a thread's own copy (nthreads 1). */
+template <bool ONE = false>
 __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t n, unsigned lane,
                                              unsigned nthreads)
 {
@@ -20,8 +22,16 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0 &&
         n / 16 < 4 * static_cast<size_t>(nthreads)) {
         const unsigned nv = static_cast<unsigned>(n / 16);
-        for (unsigned i = lane; i < nv; i += nthreads)
-            reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        if (ONE) {
+            /* At most three turns: an unrolled loop's set-up and remainder
+             * cost a thread's call more than its turns. */
+#pragma unroll 1
+            for (unsigned i = 0; i < nv; i++)
+                reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        } else {
+            for (unsigned i = lane; i < nv; i += nthreads)
+                reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        }
         if (lane == 0 && (n & 15) != 0) { /* the tail starts 16-byte aligned */
             size_t j = static_cast<size_t>(nv) * 16;
             if (n - j >= 8) {

@@ -23,29 +23,65 @@ __device__ __forceinline__ void gshmemi_p(const char *call, T *dest, T value, in
     }
 }
 
+/* The proxy's halves of a put and of a get.  A blocking call returns when
+ * the proxy has read the source (put) or written the destination (get). */
+__device__ __forceinline__ void gshmemi_proxy_put_now(const char *call, void *dest, const void *src,
+                                                     size_t bytes, int pe, bool wait)
+{
+    const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
+    if (wait && r != GSHMEMI_REQ_NONE)
+        gshmemi_proxy_wait(call, r);
+}
+
+__device__ __forceinline__ void gshmemi_proxy_get_now(const char *call, void *dest, const void *src,
+                                                     size_t bytes, int pe, bool wait)
+{
+    if (!__isGlobal(dest)) {
+        gshmemi_proxy_get_small(call, dest, src, bytes, pe); /* done at once, even nbi */
+    } else if (bytes > 0) {
+        const uint64_t w[3] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), bytes};
+        const uint64_t r = gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3);
+        if (wait)
+            gshmemi_proxy_wait(call, r);
+    }
+}
+
+/* The same out of line, for the API's puts and gets: inlined, they made
+ * every mapped put and get called in a kernel's loop slower.  The
+ * collectives keep them inline (OUTLINE false): a call in the stream
+ * kernel that also runs the flag-packet algorithms slowed those. */
+__device__ __noinline__ void gshmemi_proxy_put_cold(const char *call, void *dest, const void *src,
+                                                   size_t bytes, int pe, bool wait)
+{
+    gshmemi_proxy_put_now(call, dest, src, bytes, pe, wait);
+}
+
+__device__ __noinline__ void gshmemi_proxy_get_cold(const char *call, void *dest, const void *src,
+                                                   size_t bytes, int pe, bool wait)
+{
+    gshmemi_proxy_get_now(call, dest, src, bytes, pe, wait);
+}
+
 /* The proxy's half of a group's put: one request for the group, once the
- * group's source is written; a blocking put returns when the proxy has
- * read the source.  Inline, as the proxy's push and wait are: a call in a
- * kernel's loop costs it far more registers (84 instead of 48 for a block
- * put in a loop, past the 64 a 1024-thread block may have). */
-template <int SCOPE, bool NBI>
+ * group's source is written. */
+template <int SCOPE, bool NBI, bool OUTLINE>
 __device__ __forceinline__ void gshmemi_proxy_put_group(const char *call, void *dest, const void *src,
                                                      size_t bytes, int pe)
 {
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_group_sync<SCOPE>();
-    if (lane == 0) {
-        const uint64_t r = gshmemi_proxy_put(call, dest, src, bytes, pe);
-        if (!NBI && r != GSHMEMI_REQ_NONE)
-            gshmemi_proxy_wait(call, r);
-    }
+    if (lane == 0 && OUTLINE)
+        gshmemi_proxy_put_cold(call, dest, src, bytes, pe, !NBI);
+    else if (lane == 0)
+        gshmemi_proxy_put_now(call, dest, src, bytes, pe, !NBI);
 }
 
 /* A blocking group call returns together (the source may then be reused
  * by any thread of the group); an nbi one does not wait for the group, so
- * its warps keep more stores in flight (completion is quiet's). */
-template <int SCOPE, bool NBI = false>
+ * its warps keep more stores in flight (completion is quiet's).  OUTLINE:
+ * the proxy's half out of line (above). */
+template <int SCOPE, bool NBI = false, bool OUTLINE = true>
 __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const void *src,
                                             size_t bytes, int pe)
 {
@@ -53,30 +89,26 @@ __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const 
     gshmemi_group<SCOPE>(&lane, &n);
     char *d = gshmemi_lookup(call, dest, bytes, pe);
     if (d != nullptr)
-        gshmemi_copy(d, static_cast<const char *>(src), bytes, lane, n);
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD>(d, static_cast<const char *>(src), bytes, lane, n);
     else
-        gshmemi_proxy_put_group<SCOPE, NBI>(call, dest, src, bytes, pe);
+        gshmemi_proxy_put_group<SCOPE, NBI, OUTLINE>(call, dest, src, bytes, pe);
     if (!NBI)
         gshmemi_group_sync<SCOPE>();
 }
 
-template <int SCOPE, bool NBI = false>
+template <int SCOPE, bool NBI = false, bool OUTLINE = true>
 __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const void *src,
                                             size_t bytes, int pe)
 {
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
-    const char *s = gshmemi_lookup<true>(call, src, bytes, pe);
+    const char *s = gshmemi_lookup(call, src, bytes, pe);
     if (s != nullptr) {
-        gshmemi_copy(static_cast<char *>(dest), s, bytes, lane, n);
-    } else if (lane == 0 && !__isGlobal(dest)) {
-        gshmemi_proxy_get_small(call, dest, src, bytes, pe); /* done at once, even nbi */
-    } else if (lane == 0 && bytes > 0) {
-        /* The proxy writes dest (global memory); a blocking get waits for it. */
-        const uint64_t w[3] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), bytes};
-        const uint64_t r = gshmemi_push(call, pe, GSHMEMI_REQ_GET, 0, 0, w, 3);
-        if (!NBI)
-            gshmemi_proxy_wait(call, r);
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD>(static_cast<char *>(dest), s, bytes, lane, n);
+    } else if (lane == 0 && OUTLINE) {
+        gshmemi_proxy_get_cold(call, dest, src, bytes, pe, !NBI);
+    } else if (lane == 0) {
+        gshmemi_proxy_get_now(call, dest, src, bytes, pe, !NBI);
     }
     if (!NBI)
         gshmemi_group_sync<SCOPE>();

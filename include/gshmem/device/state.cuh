@@ -55,22 +55,16 @@ namespace {
 __device__ __forceinline__ const struct gshmemi_device_state &gshmemi_s() { return gshmemi_dstate; }
 
 /* PE pe's heap base as mapped here (NULL: reached through the proxy): the
- * first PEs' from the constant state itself, one load. */
+ * first PEs' from the constant state itself, one load.  That load does not
+ * wait for the test of pe against the table's end (a branch on it put a
+ * compare and a second load of pe in front of every put's and get's
+ * stores); the table in GPU memory replaces it for the other PEs. */
 __device__ __forceinline__ char *gshmemi_peer_base(const struct gshmemi_device_state &s, int pe)
 {
-    return pe < GSHMEMI_DEVICE_NEAR_PES ? s.peer_base_near[pe] : s.peer_base[pe];
-}
-
-/* The same by a read-only cached load from the table in GPU memory, which
- * stays in L1 when a loop calls again, where a constant-bank load indexed
- * by a register does not.  Gets take it; puts keep the constant bank,
- * because a put's caller often waits with acquire loads, which drop L1.
- * (No table before gshmem_init: NULL, and the call fails as unmapped.) */
-__device__ __forceinline__ char *gshmemi_peer_base_cached(const struct gshmemi_device_state &s, int pe)
-{
-    if (s.peer_base == nullptr)
-        return nullptr;
-    return reinterpret_cast<char *>(__ldg(reinterpret_cast<const unsigned long long *>(s.peer_base) + pe));
+    char *base = s.peer_base_near[static_cast<unsigned>(pe) % GSHMEMI_DEVICE_NEAR_PES];
+    if (static_cast<unsigned>(pe) >= GSHMEMI_DEVICE_NEAR_PES)
+        base = s.peer_base[pe];
+    return base;
 }
 
 } // namespace

@@ -114,7 +114,7 @@ __device__ __forceinline__ void gshmemi_coll_broadcast(const char *call, gshmem_
     if (t.my == root)
         for (int i = 0; i < t.n; i++)
             if (i != root || dest != src)
-                gshmemi_put<SCOPE, true>(call, dest, src, nbytes, t.pes[i]);
+                gshmemi_put<SCOPE, true, false>(call, dest, src, nbytes, t.pes[i]);
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
@@ -127,8 +127,9 @@ __device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_t
         return gshmemi_ll_move<SCOPE>(call, team, t, GSHMEMI_LL_FCOLLECT, dest, src, nbytes, 0);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
     for (int k = 1; k <= t.n; k++)
-        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
-                                 src, nbytes, t.pes[(t.my + k) % t.n]);
+        gshmemi_put<SCOPE, true, false>(call,
+                                        static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
+                                        src, nbytes, t.pes[(t.my + k) % t.n]);
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
@@ -151,8 +152,8 @@ __device__ __forceinline__ void gshmemi_coll_collect(const char *call, gshmem_te
     for (int i = 0; i < t.my; i++)
         off += gshmemi_vload(&sizes[i]);
     for (int k = 1; k <= t.n; k++)
-        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + off, src, nbytes,
-                                 t.pes[(t.my + k) % t.n]);
+        gshmemi_put<SCOPE, true, false>(call, static_cast<char *>(dest) + off, src, nbytes,
+                                        t.pes[(t.my + k) % t.n]);
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
@@ -166,9 +167,10 @@ __device__ __forceinline__ void gshmemi_coll_alltoall(const char *call, gshmem_t
     gshmemi_team_sync_group<SCOPE>(call, team, false);
     for (int k = 1; k <= t.n; k++) {
         const int j = (t.my + k) % t.n;
-        gshmemi_put<SCOPE, true>(call, static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
-                                 static_cast<const char *>(src) + static_cast<size_t>(j) * nbytes,
-                                 nbytes, t.pes[j]);
+        gshmemi_put<SCOPE, true, false>(call,
+                                        static_cast<char *>(dest) + static_cast<size_t>(t.my) * nbytes,
+                                        static_cast<const char *>(src) + static_cast<size_t>(j) * nbytes,
+                                        nbytes, t.pes[j]);
     }
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
@@ -185,7 +187,7 @@ __device__ __forceinline__ void gshmemi_coll_alltoalls(const char *call, gshmem_
     for (int k = 1; k <= t.n; k++) {
         const int j = (t.my + k) % t.n;
         for (size_t e = lane; e < nelems; e += n)
-            gshmemi_put<GSHMEMI_THREAD, true>(
+            gshmemi_put<GSHMEMI_THREAD, true, false>(
                 call,
                 static_cast<char *>(dest) + (static_cast<size_t>(t.my) * nelems + e) * static_cast<size_t>(dst) * esize,
                 static_cast<const char *>(src) + (static_cast<size_t>(j) * nelems + e) * static_cast<size_t>(sst) * esize,
@@ -223,8 +225,8 @@ __device__ __forceinline__ void gshmemi_coll_combine_staged(const char *call,
     gshmemi_group<SCOPE>(&lane, &n);
     for (int m = 0; m < upto; m++)
         if (gshmemi_peer_base(s, t.pes[m]) == nullptr)
-            gshmemi_get<SCOPE, true>(call, stage + static_cast<size_t>(m) * S, src + c0,
-                                     cl * sizeof(T), t.pes[m]);
+            gshmemi_get<SCOPE, true, false>(call, stage + static_cast<size_t>(m) * S, src + c0,
+                                            cl * sizeof(T), t.pes[m]);
     gshmemi_group_sync<SCOPE>();
     if (lane == 0)
         gshmemi_proxy_quiet(call); /* the gets have landed */
@@ -263,8 +265,8 @@ __device__ __noinline__ void gshmemi_coll_reduce_staged(const char *call, gshmem
         const size_t cl = first + len - c0 < S ? first + len - c0 : S;
         gshmemi_coll_combine_staged<SCOPE>(call, t, t.n, from, c0, cl, stage, S, dest + c0, op);
         for (int k = 1; k < t.n && !scatter; k++)
-            gshmemi_put<SCOPE, true>(call, dest + c0, dest + c0, cl * sizeof(T),
-                                     t.pes[(t.my + k) % t.n]);
+            gshmemi_put<SCOPE, true, false>(call, dest + c0, dest + c0, cl * sizeof(T),
+                                            t.pes[(t.my + k) % t.n]);
     }
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
