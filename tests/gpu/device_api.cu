@@ -1,6 +1,8 @@
 // The device API from kernels, between every PE and the next (mapped peers):
 // puts and gets at thread, warp and block scope (typed, sized, mem, nbi) of
-// random sizes and alignments into poisoned memory, p/g, iput/iget,
+// random sizes and alignments into poisoned memory, thread-scope puts, gets
+// and put_signals from every thread of a grid (pieces a warp may copy
+// together, and ones it must not), p/g, iput/iget,
 // put_signal with signal waits, every atomic family, the wait and test
 // families, the device-wide barrier under a collective launch, and a
 // message-passing litmus test (data, fence, flag: the flag seen implies the
@@ -136,6 +138,117 @@ static void test_put_get(unsigned char *sym_dst, unsigned char *sym_src, unsigne
                   "%#x, expected %#x", get ? "get" : "put", kind, round, n, doff, soff, i, got[i], want);
         }
     }
+}
+
+// ---- thread-scope calls from every thread of a grid --------------------------
+// Every thread puts (gets) a piece of its own.  Where a whole warp calls with
+// one size on pieces adjacent in lane order the library copies them as one
+// warp, so the layouts here are ones that may be joined and ones that must
+// not be: pieces in lane order; lanes' pieces swapped in pairs (source and
+// destination, or the source only); odd lanes' pieces 8 bytes shorter, or
+// lane 0's only; lane 7 not calling; blocks of 96 and of 80 threads (a warp
+// of 16).  A put's thread writes its source piece in the kernel just before
+// (another lane may read it).  put_signal: each thread waits for its own
+// signal and checks its piece, which another lane of the sender may have
+// stored.
+
+enum { L_ADJACENT, L_SWAPPED, L_SRC_SWAPPED, L_UNEQUAL, L_FIRST_SHORT, L_ONE_IDLE, L_LAYOUTS };
+enum { T_PUT, T_PUT_NBI, T_GET, T_GET_NBI, T_PUT_SIGNAL, T_MODES };
+static const char *const t_mode_name[] = {"putmem", "putmem_nbi", "getmem", "getmem_nbi", "putmem_signal"};
+static const char *const t_layout_name[] = {"adjacent", "swapped", "source swapped", "unequal",
+                                            "lane 0 shorter", "one idle"};
+
+// Thread t's piece: its length, and its offsets in the destination and source.
+__host__ __device__ void piece_of(int layout, size_t piece, unsigned t, size_t *len, size_t *doff,
+                                  size_t *soff)
+{
+    *len = layout == L_UNEQUAL && (t & 1) ? piece - 8
+           : layout == L_FIRST_SHORT && t % 32 == 0 ? piece - 8
+           : layout == L_ONE_IDLE && t % 32 == 7 ? 0
+                                                 : piece;
+    *doff = (size_t)(layout == L_SWAPPED ? t ^ 1 : t) * piece;
+    *soff = (size_t)(layout == L_SWAPPED || layout == L_SRC_SWAPPED ? t ^ 1 : t) * piece;
+}
+
+// fill_off: the source's offset from the start of its fill (byte_of's index).
+__global__ void thread_pieces_kernel(int mode, int layout, char *dst, char *src, size_t piece,
+                                     size_t fill_off, uint64_t *sig, int round, int pe_to, int pe_from,
+                                     int *bad)
+{
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int me_ = gshmem_my_pe();
+    size_t len, doff, soff;
+    piece_of(layout, piece, t, &len, &doff, &soff);
+    if (len == 0)
+        return;
+    if (mode == T_PUT || mode == T_PUT_NBI || mode == T_PUT_SIGNAL)
+        for (size_t i = 0; i < len; i++)
+            src[soff + i] = (char)byte_of(me_, round, fill_off + soff + i);
+    switch (mode) {
+    case T_PUT: gshmem_putmem(dst + doff, src + soff, len, pe_to); break;
+    case T_PUT_NBI:
+        gshmem_putmem_nbi(dst + doff, src + soff, len, pe_to);
+        gshmem_quiet();
+        break;
+    case T_GET: gshmem_getmem(dst + doff, src + soff, len, pe_from); break;
+    case T_GET_NBI:
+        gshmem_getmem_nbi(dst + doff, src + soff, len, pe_from);
+        gshmem_quiet();
+        break;
+    case T_PUT_SIGNAL:
+        gshmem_putmem_signal(dst + doff, src + soff, len, &sig[t], (uint64_t)round, GSHMEM_SIGNAL_SET,
+                             pe_to);
+        gshmem_signal_wait_until(&sig[t], GSHMEM_CMP_EQ, (uint64_t)round);
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)dst[doff + i] != byte_of(pe_from, round, fill_off + soff + i))
+                atomicAdd(bad, 1);
+        break;
+    }
+}
+
+static void test_thread_pieces(unsigned char *sym_dst, unsigned char *sym_src, int *bad)
+{
+    const size_t pieces[] = {32, 48, 200, 4096};
+    const int blocks = 2;
+    uint64_t *sig = (uint64_t *)gshmem_calloc(blocks * 96, sizeof(uint64_t));
+    std::vector<unsigned char> got(AREA);
+    int c = 0;
+    for (size_t piece : pieces)
+        for (int layout = 0; layout < L_LAYOUTS; layout++)
+            for (int mode = 0; mode < T_MODES; mode++, c++) {
+                const int threads = c % 2 == 0 ? 96 : 80, round = 1000 + c;
+                const size_t dbase = GUARD + (c % 3 == 2 ? 3 : 0), sbase = c % 3 == 1 ? 8 : 0;
+                const unsigned nthreads = blocks * threads;
+                // a get reads what the fill wrote; a put's threads write their
+                // pieces over other bytes
+                const bool get = mode == T_GET || mode == T_GET_NBI;
+                fill<<<64, 256>>>(sym_src, AREA, me, get ? round : round + 5000);
+                CUDA(cudaMemset(sym_dst, 0xA5, AREA));
+                CUDA(cudaDeviceSynchronize());
+                *bad = 0;
+                gshmem_barrier_all();
+                thread_pieces_kernel<<<blocks, threads>>>(mode, layout, (char *)sym_dst + dbase,
+                                                          (char *)sym_src + sbase, piece, sbase, sig, round,
+                                                          nxt, prv, bad);
+                CUDA(cudaDeviceSynchronize());
+                gshmem_barrier_all();
+                CHECK(*bad == 0, "%s, %s pieces of %zu bytes: %d bytes wrong where the signal said the "
+                      "piece was there", t_mode_name[mode], t_layout_name[layout], piece, *bad);
+                const size_t span = (size_t)nthreads * piece + dbase + GUARD;
+                CUDA(cudaMemcpy(got.data(), sym_dst, span, cudaMemcpyDeviceToHost));
+                std::vector<int> want(span, 0xA5);
+                for (unsigned t = 0; t < nthreads; t++) {
+                    size_t len, doff, soff;
+                    piece_of(layout, piece, t, &len, &doff, &soff);
+                    for (size_t i = 0; i < len; i++)
+                        want[dbase + doff + i] = byte_of(prv, round, sbase + soff + i);
+                }
+                for (size_t i = 0; i < span; i++)
+                    CHECK(got[i] == want[i], "%s by %d x %d threads, %s pieces of %zu bytes (dst+%zu, "
+                          "src+%zu): byte %zu is %#x, expected %#x", t_mode_name[mode], blocks, threads,
+                          t_layout_name[layout], piece, dbase, sbase, i, got[i], want[i]);
+            }
+    gshmem_free(sig);
 }
 
 // ---- p/g, iput/iget ------------------------------------------------------------
@@ -500,6 +613,7 @@ int main(int argc, char **argv)
     unsigned char *sym_dst = (unsigned char *)gshmem_malloc(AREA);
     unsigned char *sym_src = (unsigned char *)gshmem_malloc(AREA);
     test_put_get(sym_dst, sym_src, seed);
+    test_thread_pieces(sym_dst, sym_src, bad);
 
     // p/g and strided, under a collective launch (the kernel has a barrier)
     long *arr = (long *)gshmem_malloc(64 * sizeof(long));

@@ -9,9 +9,19 @@
 
 namespace {
 
+__device__ __forceinline__ unsigned gshmemi_lane()
+{
+    unsigned l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
+__device__ __forceinline__ bool gshmemi_copy_joined(char *dst, const char *src, size_t n);
+
 /* ---- copies: the widest accesses both addresses allow, split over the
  * group's threads (lane of n), four 16-byte vectors in flight per thread.
- * ONE: a thread's own copy (nthreads 1). */
+ * ONE: a thread-scope call's copy (nthreads 1), which its warp may join
+ * (gshmemi_copy_joined). */
 template <bool ONE = false>
 __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t n, unsigned lane,
                                              unsigned nthreads)
@@ -20,14 +30,13 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
      * call's time is its instructions, far fewer here than on the general
      * path below (docs/performance.md). */
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0 &&
-        n / 16 < 4 * static_cast<size_t>(nthreads)) {
+        (ONE ? n < 32 : n / 16 < 4 * static_cast<size_t>(nthreads))) {
         const unsigned nv = static_cast<unsigned>(n / 16);
         if (ONE) {
-            /* At most three turns: an unrolled loop's set-up and remainder
-             * cost a thread's call more than its turns. */
-#pragma unroll 1
-            for (unsigned i = 0; i < nv; i++)
-                reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+            /* Under 32 bytes, at most one vector: from 32, a warp whose
+             * threads all call may copy their pieces together (below). */
+            if (nv != 0)
+                *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(src);
         } else {
             for (unsigned i = lane; i < nv; i += nthreads)
                 reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
@@ -47,6 +56,8 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
         }
         return;
     }
+    if (ONE && gshmemi_copy_joined(dst, src, n))
+        return;
     const unsigned mis = static_cast<unsigned>(reinterpret_cast<uintptr_t>(dst) & 15);
     if (mis == (reinterpret_cast<uintptr_t>(src) & 15) && n >= 16) {
         const size_t head = mis != 0 ? 16 - mis : 0;
@@ -103,11 +114,38 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
     }
 }
 
-__device__ __forceinline__ unsigned gshmemi_lane()
+/* Thread-scope puts and gets that a whole warp calls at once with one size
+ * on adjacent pieces (a grid splitting a buffer over its threads): a thread
+ * copying its own piece puts a warp's accesses n bytes apart, which from 32
+ * bytes a piece reach the peer at half the rate of the warp copying the
+ * whole span together, as it does here.  False where the warp's calls are
+ * not such: the thread copies its own piece.  Ends with the warp's barrier,
+ * which orders every lane's stores before any lane's later fence or signal
+ * (a lane's piece may have been stored by another lane). */
+__device__ __forceinline__ bool gshmemi_copy_joined(char *dst, const char *src, size_t n)
 {
-    unsigned l;
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
-    return l;
+    /* (a local address is the thread's own: never another lane's piece) */
+    if (n < 32 || __isLocal(dst) || __isLocal(src) || __activemask() != 0xffffffffu)
+        return false;
+    /* where lane 0's pieces start if the warp's are adjacent; each match's
+     * answer is the same in every lane */
+    const unsigned lane = gshmemi_lane();
+    const unsigned long long d0 = reinterpret_cast<uintptr_t>(dst) - lane * n;
+    const unsigned long long s0 = reinterpret_cast<uintptr_t>(src) - lane * n;
+    int same;
+    __match_all_sync(0xffffffffu, static_cast<unsigned long long>(n), &same);
+    if (!same)
+        return false;
+    __match_all_sync(0xffffffffu, d0, &same);
+    if (!same)
+        return false;
+    __match_all_sync(0xffffffffu, s0, &same);
+    if (!same)
+        return false;
+    __syncwarp(); /* each lane's writes of its source (reads of its destination) before the others' */
+    gshmemi_copy(reinterpret_cast<char *>(d0), reinterpret_cast<const char *>(s0), 32 * n, lane, 32);
+    __syncwarp();
+    return true;
 }
 
 __device__ __forceinline__ unsigned gshmemi_block_rank()
