@@ -73,25 +73,44 @@ __global__ void chase_init(int *chase, int n)
 }
 
 // The data of trip i is (i, i+1, ...) in 8-byte words; the receiver checks
-// its first and last word once the signal says it is there.
-__global__ void signal_pingpong(uint64_t *data, uint64_t *src, size_t bytes, uint64_t *sig, int me_,
-                                unsigned sm, uint64_t base, int trips)
+// its first and last word once the signal says it is there.  RAW (gshmem's
+// build, 8 B): the hardware's floor for the same trip, the library's
+// put_signal and wait written out in PTX on the same words (the source's
+// words stored to the peer's data, then the signal with a release store;
+// acquire polls), with the same source writes and checks around them.
+template <bool RAW>
+__global__ void signal_pingpong(uint64_t *data, uint64_t *src, size_t bytes, uint64_t *sig,
+                                uint64_t *peer_data, uint64_t *peer_sig, int me_, unsigned sm,
+                                uint64_t base, int trips)
 {
     if (!bench_placed(sm))
         return;
     const int peer = 1 - me_;
     const size_t words = bytes / 8;
     int wrong = 0;
+    auto wait = [&](uint64_t i) {
+        if (RAW)
+            while (bench_ld_acquire(sig) != i) {
+            }
+        else
+            A_(signal_wait_until)(sig, CMP_EQ, i);
+    };
     for (uint64_t i = base + 1; i <= base + trips; i++) {
         if (me_ == 1) {
-            A_(signal_wait_until)(sig, CMP_EQ, i);
+            wait(i);
             wrong += data[0] != i || data[words - 1] != i + words - 1;
         }
         src[0] = i;
         src[words - 1] = i + words - 1;
-        A_(putmem_signal)(data, src, bytes, sig, i, SIG_SET, peer);
+        if (RAW) {
+            for (size_t k = 0; k < words; k++)
+                peer_data[k] = src[k];
+            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
+        } else {
+            A_(putmem_signal)(data, src, bytes, sig, i, SIG_SET, peer);
+        }
         if (me_ == 0) {
-            A_(signal_wait_until)(sig, CMP_EQ, i);
+            wait(i);
             wrong += data[0] != i || data[words - 1] != i + words - 1;
         }
     }
@@ -144,9 +163,8 @@ __global__ void rate_check(const long *words, const uint64_t *sigs, size_t n, lo
 
 #ifndef BENCH_NVSHMEM
 // The hardware's floor for the ping-pongs: the same words, placements and
-// trips in PTX, no library.  p's order: a relaxed store to the peer, acquire
-// polls.  put_signal's (8 B): the data word, then the signal with a release
-// store.
+// trips in PTX, no library: a relaxed store to the peer, acquire polls
+// (put_signal's: signal_pingpong<true>).
 __global__ void raw_p_pingpong(int *flag, int *peer_flag, int me_, unsigned sm, int base)
 {
     if (!bench_placed(sm))
@@ -161,24 +179,6 @@ __global__ void raw_p_pingpong(int *flag, int *peer_flag, int me_, unsigned sm, 
     }
 }
 
-__global__ void raw_signal_pingpong(uint64_t *peer_data, uint64_t *sig, uint64_t *peer_sig, int me_,
-                                    unsigned sm, uint64_t base)
-{
-    if (!bench_placed(sm))
-        return;
-    for (uint64_t i = base + 1; i <= base + ITERS + WARM; i++) {
-        if (me_ == 0) {
-            asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");
-            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
-        }
-        while (bench_ld_acquire(sig) != i) {
-        }
-        if (me_ == 1) {
-            asm volatile("st.global.u64 [%0], %1;" ::"l"(peer_data), "l"(i) : "memory");
-            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(peer_sig), "l"(i) : "memory");
-        }
-    }
-}
 #endif
 
 static void check_wrong(const char *what)
@@ -259,7 +259,8 @@ int main(int argc, char **argv)
             char extra[32];
             std::snprintf(extra, sizeof(extra), "bytes=%zu", bytes);
             placed("putmem_signal_pingpong", SYS, true, 2.0 * n, extra, [&](int blocks, unsigned sm, int) {
-                signal_pingpong<<<blocks, 1>>>(data, src, bytes, sig, me, sm, base, n);
+                signal_pingpong<false><<<blocks, 1>>>(data, src, bytes, sig, nullptr, nullptr, me, sm,
+                                                      base, n);
                 base += n;
             });
             check_wrong("putmem_signal_pingpong");
@@ -267,9 +268,11 @@ int main(int argc, char **argv)
 #ifndef BENCH_NVSHMEM
         uint64_t *peer_data = (uint64_t *)A_(ptr)(data, 1 - me), *peer_sig = (uint64_t *)A_(ptr)(sig, 1 - me);
         placed("putmem_signal_pingpong", "hw", true, trips, "bytes=8", [&](int blocks, unsigned sm, int) {
-            raw_signal_pingpong<<<blocks, 1>>>(peer_data, sig, peer_sig, me, sm, base);
+            signal_pingpong<true><<<blocks, 1>>>(data, src, 8, sig, peer_data, peer_sig, me, sm, base,
+                                                 ITERS + WARM);
             base += ITERS + WARM;
         });
+        check_wrong("putmem_signal_pingpong (PTX floor)");
 #endif
     }
     if (bench_pick(argc, argv, "--only", "fetch_add")) {
