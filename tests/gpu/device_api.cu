@@ -737,11 +737,12 @@ int main(int argc, char **argv)
     // gshmem_ptr: mapped peers get an address, the heap reads through it
     gshmem_barrier_all();
     if (me == 0)
-        std::printf("device_api: %d PEs: puts/gets (%d kinds x 3 random sizes), p/g, iput/iget, "
+        std::printf("device_api: %d PEs: puts/gets (%d kinds x 3 random sizes), thread-scope calls "
+                    "from every thread (%d layouts x %d calls x 4 sizes), p/g, iput/iget, "
                     "put_signal x 3 scopes, every atomic family, waits/tests, device barrier, "
                     "%ld message-passing litmus rounds per PE (p, signal_op set and add): "
                     "all checks passed\n",
-                    npes, K_KINDS, litmus);
+                    npes, K_KINDS, L_LAYOUTS, T_MODES, litmus);
     gshmem_finalize();
     return 0;
 }
