@@ -75,9 +75,10 @@ __global__ void chase_init(int *chase, int n)
 // The data of trip i is (i, i+1, ...) in 8-byte words; the receiver checks
 // its first and last word once the signal says it is there.  RAW (gshmem's
 // build, 8 B): the hardware's floor for the same trip, the library's
-// put_signal and wait written out in PTX on the same words (the source's
-// words stored to the peer's data, then the signal with a release store;
-// acquire polls), with the same source writes and checks around them.
+// put_signal and wait written out by hand on the same words (the source's
+// words stored to the peer's data as plain stores, then the signal with a
+// PTX release store; acquire polls), with the same source writes and
+// checks around them.
 template <bool RAW>
 __global__ void signal_pingpong(uint64_t *data, uint64_t *src, size_t bytes, uint64_t *sig,
                                 uint64_t *peer_data, uint64_t *peer_sig, int me_, unsigned sm,

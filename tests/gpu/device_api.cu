@@ -158,14 +158,15 @@ static const char *const t_mode_name[] = {"putmem", "putmem_nbi", "getmem", "get
 static const char *const t_layout_name[] = {"adjacent", "swapped", "source swapped", "unequal",
                                             "lane 0 shorter", "one idle"};
 
-// Thread t's piece: its length, and its offsets in the destination and source.
-__host__ __device__ void piece_of(int layout, size_t piece, unsigned t, size_t *len, size_t *doff,
-                                  size_t *soff)
+// Thread t's piece (lane: its lane in its warp): its length, and its
+// offsets in the destination and source.
+__host__ __device__ void piece_of(int layout, size_t piece, unsigned t, unsigned lane, size_t *len,
+                                  size_t *doff, size_t *soff)
 {
-    *len = layout == L_UNEQUAL && (t & 1) ? piece - 8
-           : layout == L_FIRST_SHORT && t % 32 == 0 ? piece - 8
-           : layout == L_ONE_IDLE && t % 32 == 7 ? 0
-                                                 : piece;
+    *len = layout == L_UNEQUAL && (lane & 1) ? piece - 8
+           : layout == L_FIRST_SHORT && lane == 0 ? piece - 8
+           : layout == L_ONE_IDLE && lane == 7 ? 0
+                                               : piece;
     *doff = (size_t)(layout == L_SWAPPED ? t ^ 1 : t) * piece;
     *soff = (size_t)(layout == L_SWAPPED || layout == L_SRC_SWAPPED ? t ^ 1 : t) * piece;
 }
@@ -178,7 +179,7 @@ __global__ void thread_pieces_kernel(int mode, int layout, char *dst, char *src,
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     const int me_ = gshmem_my_pe();
     size_t len, doff, soff;
-    piece_of(layout, piece, t, &len, &doff, &soff);
+    piece_of(layout, piece, t, threadIdx.x % 32, &len, &doff, &soff);
     if (len == 0)
         return;
     if (mode == T_PUT || mode == T_PUT_NBI || mode == T_PUT_SIGNAL)
@@ -213,11 +214,15 @@ static void test_thread_pieces(unsigned char *sym_dst, unsigned char *sym_src, i
     uint64_t *sig = (uint64_t *)gshmem_calloc(blocks * 96, sizeof(uint64_t));
     std::vector<unsigned char> got(AREA);
     int c = 0;
-    for (size_t piece : pieces)
+    for (int pi = 0; pi < 4; pi++)
         for (int layout = 0; layout < L_LAYOUTS; layout++)
             for (int mode = 0; mode < T_MODES; mode++, c++) {
-                const int threads = c % 2 == 0 ? 96 : 80, round = 1000 + c;
-                const size_t dbase = GUARD + (c % 3 == 2 ? 3 : 0), sbase = c % 3 == 1 ? 8 : 0;
+                // each layout and call meets both block shapes and the three
+                // alignments over the four sizes
+                const size_t piece = pieces[pi];
+                const int threads = (pi + layout + mode) % 2 == 0 ? 96 : 80, round = 1000 + c;
+                const int align = (pi + layout + 2 * mode) % 3;
+                const size_t dbase = GUARD + (align == 2 ? 3 : 0), sbase = align == 1 ? 8 : 0;
                 const unsigned nthreads = blocks * threads;
                 // a get reads what the fill wrote; a put's threads write their
                 // pieces over other bytes
@@ -239,7 +244,7 @@ static void test_thread_pieces(unsigned char *sym_dst, unsigned char *sym_src, i
                 std::vector<int> want(span, 0xA5);
                 for (unsigned t = 0; t < nthreads; t++) {
                     size_t len, doff, soff;
-                    piece_of(layout, piece, t, &len, &doff, &soff);
+                    piece_of(layout, piece, t, t % threads % 32, &len, &doff, &soff);
                     for (size_t i = 0; i < len; i++)
                         want[dbase + doff + i] = byte_of(prv, round, sbase + soff + i);
                 }
