@@ -250,6 +250,21 @@ static uint16_t bfloat16_of(int v)
     memcpy(&u, &f, 4);
     return (uint16_t)(u >> 16);
 }
+/* The integer such an encoding holds: the inverse of the two above on the
+ * test's values and their sums and products of up to 8 (|v| <= 256). */
+static int int_of_half(uint16_t h)
+{
+    const unsigned e = (h >> 10) & 31, m = h & 0x3ff;
+    const int a = e == 0 ? 0 : (int)((uint64_t)(1024 + m) << e >> 25);
+    return h & 0x8000 ? -a : a;
+}
+static int int_of_bfloat16(uint16_t h)
+{
+    const uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return (int)f;
+}
 
 /* The inputs: random bits for integers, random floats, random long
  * doubles that need all 64 bits of their significand, small integers for
@@ -363,16 +378,10 @@ static void ref_combine(unsigned char *acc, const unsigned char *x, size_t es, e
         return;
     }
     if (k == K_HALF || k == K_BF16) { /* on the small integers they hold */
-        int a = 0, b = 0;
         uint16_t ha, hb;
         memcpy(&ha, acc, 2), memcpy(&hb, x, 2);
-        for (int v = -4096; v <= 4096; v++) {
-            uint16_t h = k == K_HALF ? half_of(v) : bfloat16_of(v);
-            if (h == ha)
-                a = v;
-            if (h == hb)
-                b = v;
-        }
+        const int a = k == K_HALF ? int_of_half(ha) : int_of_bfloat16(ha);
+        const int b = k == K_HALF ? int_of_half(hb) : int_of_bfloat16(hb);
         int r = op == O_MIN ? (b < a ? b : a) : op == O_MAX ? (b > a ? b : a) : op == O_SUM ? a + b : a * b;
         uint16_t h = k == K_HALF ? half_of(r) : bfloat16_of(r);
         memcpy(acc, &h, 2);
