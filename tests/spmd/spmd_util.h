@@ -49,11 +49,16 @@ static inline void spmd_fill(void *buf, size_t len, uint64_t seed, int pe, uint6
 {
     unsigned char *p = buf;
     uint64_t state = spmd_mix(seed ^ spmd_mix((uint64_t)pe * 7919 + tag));
-    for (size_t i = 0; i < len; i++) {
-        if (i % 8 == 0)
-            state = spmd_mix(state);
-        p[i] = (unsigned char)(state >> (8 * (i % 8)));
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) { /* a word at a time: the collectives' tests fill megabytes */
+        state = spmd_mix(state);
+        for (int j = 0; j < 8; j++)
+            p[i + j] = (unsigned char)(state >> (8 * j));
     }
+    if (i < len)
+        state = spmd_mix(state);
+    for (int j = 0; i < len; i++, j++)
+        p[i] = (unsigned char)(state >> (8 * j));
 }
 
 /* The bytes of a long double that hold its value: x87's 80-bit format
