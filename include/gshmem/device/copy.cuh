@@ -21,16 +21,19 @@ __device__ __forceinline__ bool gshmemi_copy_joined(char *dst, const char *src, 
 /* ---- copies: the widest accesses both addresses allow, split over the
  * group's threads (lane of n), four 16-byte vectors in flight per thread.
  * ONE: a thread-scope call's copy (nthreads 1), which its warp may join
- * (gshmemi_copy_joined). */
-template <bool ONE = false>
+ * (gshmemi_copy_joined).  BLOCK: a block-scope call's. */
+template <bool ONE = false, bool BLOCK = false>
 __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t n, unsigned lane,
                                              unsigned nthreads)
 {
     /* Both aligned, a few vectors per thread: the shortest path.  A small
      * call's time is its instructions, far fewer here than on the general
-     * path below (docs/performance.md). */
+     * path below (docs/performance.md).  A block's call of exactly four
+     * vectors a thread comes here too: its gets ran slower with the four
+     * loads of every thread in flight at once (the general path). */
+    const size_t few = 4 * static_cast<size_t>(nthreads) + (BLOCK ? 1 : 0);
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0 &&
-        (ONE ? n < 32 : n / 16 < 4 * static_cast<size_t>(nthreads))) {
+        (ONE ? n < 32 : n / 16 < few)) {
         const unsigned nv = static_cast<unsigned>(n / 16);
         if (ONE) {
             /* Under 32 bytes, at most one vector: from 32, a warp whose

@@ -89,7 +89,8 @@ __device__ __forceinline__ void gshmemi_put(const char *call, void *dest, const 
     gshmemi_group<SCOPE>(&lane, &n);
     char *d = gshmemi_lookup(call, dest, bytes, pe);
     if (d != nullptr)
-        gshmemi_copy<SCOPE == GSHMEMI_THREAD>(d, static_cast<const char *>(src), bytes, lane, n);
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD, SCOPE == GSHMEMI_BLOCK>(d, static_cast<const char *>(src),
+                                                                      bytes, lane, n);
     else
         gshmemi_proxy_put_group<SCOPE, NBI, OUTLINE>(call, dest, src, bytes, pe);
     if (!NBI)
@@ -104,7 +105,8 @@ __device__ __forceinline__ void gshmemi_get(const char *call, void *dest, const 
     gshmemi_group<SCOPE>(&lane, &n);
     const char *s = gshmemi_lookup(call, src, bytes, pe);
     if (s != nullptr) {
-        gshmemi_copy<SCOPE == GSHMEMI_THREAD>(static_cast<char *>(dest), s, bytes, lane, n);
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD, SCOPE == GSHMEMI_BLOCK>(static_cast<char *>(dest), s, bytes,
+                                                                      lane, n);
     } else if (lane == 0 && OUTLINE) {
         gshmemi_proxy_get_cold(call, dest, src, bytes, pe, !NBI);
     } else if (lane == 0) {
