@@ -10,16 +10,16 @@
 // warm-up.  Next to it (gshmem's build): cudaMemcpyPeerAsync between two
 // cudaMalloc buffers of PE 0's process on the same two GPUs, the copy
 // engines' reference.  PE 1 checks every size's data.  Up to GATED_MAX
-// bytes the same puts are also timed behind a gate (a kernel that waits for
+// bytes puts of the same size are also timed behind a gate (a kernel that waits for
 // the host: GATED_CALLS calls enqueued before it opens), so that the time
 // is the GPU's alone and not the host's enqueueing (op=
 // putmem_on_stream_gated; us per call; gate=deadline where the gate opened
 // itself because enqueueing waited for the GPU).  A small copy's time
-// depends on where its source lies (on the H200 pair, 8 bytes take 2.21 or
-// 2.28 us by the source's 32 KiB block, in either library, cudaMalloc's
-// memory too): the gated calls take their source and destination in turn
-// from GATED_PLACES places GATED_SPREAD bytes apart, so that neither
-// library's allocator decides the figure.
+// depends on where its source lies (docs/device-api.md), so the gated calls
+// take their source and destination in turn from GATED_PLACES places
+// GATED_SPREAD bytes apart, each as often: the figure is then an average
+// over places, and where each library's allocator put the buffers weighs
+// less.  PE 1 checks each place's data too.
 // Latency: PE 0 puts with a signal and its stream waits for PE 1's reply,
 // which PE 1's stream sends once the signal is there; TRIPS round trips are
 // enqueued behind a gate (a kernel that waits for the host), after a first
@@ -35,7 +35,7 @@
 #define GATED_MAX 8192
 #define GATED_CALLS 100
 #define GATE_DEADLINE_MS 5000
-#define GATED_PLACES 16
+#define GATED_PLACES 20 /* GATED_CALLS is a multiple */
 #define GATED_SPREAD 32768
 
 static int me;
@@ -95,8 +95,11 @@ int main(int argc, char **argv)
 #endif
     bench_gate gated;
     const int places = max >= (size_t)GATED_PLACES * GATED_SPREAD ? GATED_PLACES : 1;
+    static_assert(GATED_CALLS % GATED_PLACES == 0, "each place as often");
     for (size_t n = 8; n <= max; n = n * 2 > max && n < max ? max : n * 2) {
-        CUDA(cudaMemsetAsync(dst, 0xEE, n, s));
+        const int checked = n <= GATED_MAX ? places : 1;
+        for (int k = 0; k < checked; k++)
+            CUDA(cudaMemsetAsync(dst + (size_t)k * GATED_SPREAD, 0xEE, n, s));
         CUDA(cudaStreamSynchronize(s));
         A_(barrier_all)();
         const long iters = (long)std::min<size_t>(1000, std::max<size_t>(5, ((size_t)256 << 20) / n));
@@ -129,8 +132,11 @@ int main(int argc, char **argv)
             CUDA(cudaStreamSynchronize(s));
         }
         A_(barrier_all)();
-        if (me == 1)
-            check("putmem_on_stream", (const unsigned *)dst, n, 31u, bad, s);
+        for (int k = 0; me == 1 && k < checked; k++) { /* place k holds the source's words from k x spread */
+            const size_t at = (size_t)k * GATED_SPREAD;
+            check("putmem_on_stream", (const unsigned *)(dst + at), n, 31u + (unsigned)(at / 4) * 2654435761u,
+                  bad, s);
+        }
         A_(barrier_all)();
         if (me == 0) {
             std::printf("RESULT bench=on_stream sys=%s op=putmem_on_stream dir=uni bytes=%zu iters=%ld us=%.3f "
