@@ -29,11 +29,12 @@ __device__ __forceinline__ void gshmemi_copy(char *dst, const char *src, size_t 
     /* Both aligned, a few vectors per thread: the shortest path.  A small
      * call's time is its instructions, far fewer here than on the general
      * path below (docs/performance.md).  A block's call of exactly four
-     * vectors a thread comes here too: its gets ran slower with the four
-     * loads of every thread in flight at once (the general path). */
-    const size_t few = 4 * static_cast<size_t>(nthreads) + (BLOCK ? 1 : 0);
+     * vectors a thread comes here too: with four loads in flight in every
+     * thread of the block (the general path), its gets were slower than
+     * this loop's one at a time. */
+    const size_t vecs = n / 16, four = 4 * static_cast<size_t>(nthreads);
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0 &&
-        (ONE ? n < 32 : n / 16 < few)) {
+        (ONE ? n < 32 : BLOCK ? vecs <= four : vecs < four)) {
         const unsigned nv = static_cast<unsigned>(n / 16);
         if (ONE) {
             /* Under 32 bytes, at most one vector: from 32, a warp whose
