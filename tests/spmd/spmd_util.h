@@ -55,10 +55,11 @@ static inline void spmd_fill(void *buf, size_t len, uint64_t seed, int pe, uint6
         for (int j = 0; j < 8; j++)
             p[i + j] = (unsigned char)(state >> (8 * j));
     }
-    if (i < len)
+    if (i < len) {
         state = spmd_mix(state);
-    for (int j = 0; i < len; i++, j++)
-        p[i] = (unsigned char)(state >> (8 * j));
+        for (unsigned j = 0; j < 8 && i + j < len; j++)
+            p[i + j] = (unsigned char)(state >> (8 * j));
+    }
 }
 
 /* The bytes of a long double that hold its value: x87's 80-bit format
