@@ -90,6 +90,16 @@ static void plan_end(struct job *j, uint64_t grace)
         j->term_at = now + grace;
 }
 
+/* Whether every PE still running is stopped: the grace after a failure is
+ * for PEs to notice the lost peer and say so, which a stopped one cannot. */
+static int only_stopped_left(const struct job *j)
+{
+    for (int i = 0; i < j->n; i++)
+        if (!j->pes[i].done && j->pes[i].pid > 0 && !j->pes[i].stopped)
+            return 0;
+    return 1;
+}
+
 static void describe_status(int status, char *buf, size_t len)
 {
     if (WIFEXITED(status))
@@ -165,7 +175,8 @@ static void reap(struct job *j)
     }
     if (first < 0)
         return;
-    int revise = j->cause == CAUSE_FAILED && WIFSIGNALED(j->pes[first].status) &&
+    /* (not a PE that gshmrun's own signals ended) */
+    int revise = j->cause == CAUSE_FAILED && !j->termed && WIFSIGNALED(j->pes[first].status) &&
                  !WIFSIGNALED(j->pes[j->cause_pe].status) &&
                  gshmemi_now_ns() - j->cause_at < 1000000000ull;
     if (j->cause == CAUSE_NONE || revise) {
@@ -387,6 +398,8 @@ int main(int argc, char **argv)
             plan_end(&j, 0);
             job_deadline = UINT64_MAX;
         }
+        if (j.term_at != 0 && now < j.term_at && !j.termed && only_stopped_left(&j))
+            j.term_at = now;
         if (j.term_at != 0 && now >= j.term_at && !j.termed) {
             signal_all(&j, SIGTERM);
             j.termed = 1;
