@@ -234,7 +234,7 @@ if [ "$nvcc" != - ]; then
     fi
     nvcc_line="$nvcc $nvcc_flags $ccbin -arch=$arch"
     pids=
-    for rdc in -rdc=true ""; do # side by side (the test has the machine to itself)
+    for rdc in -rdc=true ""; do # side by side
         (
             quiet "$dest/nvcc$rdc.log" $nvcc_line $rdc -I"$inc" -c \
                 "$src/tests/compat/nvshmem_style.cu" -o "$dest/nvshmem_style$rdc.o"
