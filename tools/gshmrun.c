@@ -90,30 +90,13 @@ static void plan_end(struct job *j, uint64_t grace)
         j->term_at = now + grace;
 }
 
-/* Whether pid is stopped now (its state in /proc: T), not only when last
- * reaped: a SIGCONT may have come since. */
-static int stopped_now(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *end = strrchr(buf, ')'); /* after the name, which may hold spaces */
-    return end != NULL && end[1] == ' ' && end[2] == 'T';
-}
-
-/* Whether every PE still running is stopped: the grace after a failure is
+/* Whether every PE still running is stopped (/proc's state now: a SIGCONT
+ * may have come since the stop was reaped): the grace after a failure is
  * for PEs to notice the lost peer and say so, which a stopped one cannot. */
 static int only_stopped_left(const struct job *j)
 {
     for (int i = 0; i < j->n; i++)
-        if (!j->pes[i].done && j->pes[i].pid > 0 && (!j->pes[i].stopped || !stopped_now(j->pes[i].pid)))
+        if (!j->pes[i].done && j->pes[i].pid > 0 && (!j->pes[i].stopped || !gshmemi_process_stopped(j->pes[i].pid)))
             return 0;
     return 1;
 }

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/api.h"
 #include "core/log.h"
@@ -89,6 +91,22 @@ void gshmemi_backoff_wait(struct gshmemi_backoff *b)
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
+}
+
+int gshmemi_process_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *end = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
+    return end != NULL && end[1] == ' ' && end[2] == 'T';
 }
 
 int gshmemi_read_int_file(const char *path)

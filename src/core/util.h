@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 static inline uint64_t gshmemi_now_ns(void)
@@ -47,6 +48,9 @@ static inline void gshmemi_cpu_relax(void)
 int gshmemi_random_bytes(void *buf, size_t len);
 /* The integer a file holds (sysfs attributes), or -1. */
 int gshmemi_read_int_file(const char *path);
+/* Whether process pid is stopped by a job-control signal now ('T' in
+ * /proc/PID/stat; 't', stopped by a tracer, is not). */
+int gshmemi_process_stopped(pid_t pid);
 uint64_t gshmemi_hash64(const void *data, size_t len, uint64_t seed);
 void gshmemi_hex(const void *data, size_t len, char *out /* 2*len+1 */);
 int gshmemi_unhex(const char *hex, void *data, size_t len);

@@ -13,7 +13,6 @@
  * a thread of its own (gshmemi_watch_start) then watches the same way,
  * woken at once by a peer's exit (its pidfd), from init until finalize. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,24 +33,6 @@
 
 #define WATCH_EVERY_NS (20ull * 1000 * 1000)    /* detection well within a second */
 #define STOPPED_EVERY_NS (250ull * 1000 * 1000) /* /proc reads: a few a second */
-
-/* Whether process pid is stopped by a job-control signal ('T' in
- * /proc/PID/stat; 't', stopped by a tracer, is not). */
-static int process_stopped(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *end = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
-    return end != NULL && end[1] == ' ' && end[2] == 'T';
-}
 
 /* When each PE was first seen stopped (0: running), shared by the threads
  * that wait; sized for the job, made again for a job of another size. */
@@ -80,7 +61,7 @@ static void watch_stopped(const char *op, uint64_t now)
         const int pe = rt->local_pes[i];
         if (pe == rt->my_pe)
             continue;
-        if (!process_stopped(rt->peers[pe].pid))
+        if (!gshmemi_process_stopped(rt->peers[pe].pid))
             stopped_since[pe] = 0;
         else if (stopped_since[pe] == 0)
             stopped_since[pe] = now;
