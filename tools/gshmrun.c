@@ -96,7 +96,8 @@ static void plan_end(struct job *j, uint64_t grace)
 static int only_stopped_left(const struct job *j)
 {
     for (int i = 0; i < j->n; i++)
-        if (!j->pes[i].done && j->pes[i].pid > 0 && (!j->pes[i].stopped || !gshmemi_process_stopped(j->pes[i].pid)))
+        if (!j->pes[i].done && j->pes[i].pid > 0 &&
+            (!j->pes[i].stopped || !gshmemi_process_stopped(j->pes[i].pid)))
             return 0;
     return 1;
 }
@@ -399,9 +400,7 @@ int main(int argc, char **argv)
             plan_end(&j, 0);
             job_deadline = UINT64_MAX;
         }
-        if (j.term_at != 0 && now < j.term_at && !j.termed && only_stopped_left(&j))
-            j.term_at = now;
-        if (j.term_at != 0 && now >= j.term_at && !j.termed) {
+        if (j.term_at != 0 && !j.termed && (now >= j.term_at || only_stopped_left(&j))) {
             signal_all(&j, SIGTERM);
             j.termed = 1;
             j.kill_at = now + KILL_NS;
