@@ -361,7 +361,7 @@ int main(int argc, char **argv)
         uint64_t now = gshmemi_now_ns(), wake = watch_stopped(&j, now);
         if (job_deadline < wake)
             wake = job_deadline;
-        if (j.term_at != 0 && j.term_at < wake)
+        if (j.term_at != 0 && !j.termed && j.term_at < wake) /* (once signalled, past) */
             wake = j.term_at;
         if (j.kill_at != 0 && j.kill_at < wake)
             wake = j.kill_at;
