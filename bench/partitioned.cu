@@ -50,11 +50,14 @@ __host__ __device__ inline uint32_t part_word(uint64_t w, uint32_t round, int k)
 enum mode { COMPUTE, HAND, API };
 
 // The producer: tiles handed to the grid's blocks in order through a
-// counter (a block asks for its next tile while it computes one), so that
-// the partitions fill one after the other at the producer's pace: with a
-// fixed share a block, blocks drift apart, and a partition is complete only
-// once the slowest block has reached its end.  With HAND and API the block
-// that finishes a partition's last tile sends the partition.
+// counter, so that the partitions fill one after the other at the
+// producer's pace: with a fixed share a block, blocks drift apart, and a
+// partition is complete only once the slowest block has reached its end.
+// With HAND and API the block that finishes a partition's last tile sends
+// the partition.  Alone, a block asks for its next tile while it computes
+// one; with HAND and API it asks once it knows it sends nothing, or has
+// sent: a block asking earlier would hold a tile while it sends, and the
+// partition of that tile would wait for the send.
 template <int MODE>
 __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, size_t tiles,
                                                size_t tiles_per_part, int k, uint32_t round,
@@ -70,7 +73,7 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
         const size_t t = at[i];
         if (t >= tiles)
             break;
-        if (threadIdx.x == 0)
+        if (MODE == COMPUTE && threadIdx.x == 0)
             at[i ^ 1] = atomicAdd(next, 1u);
         uint4 *o = out + t * tile_vecs;
         for (size_t v = threadIdx.x; v < tile_vecs; v += blockDim.x) {
@@ -86,6 +89,8 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
                 last = atomicAdd(&done[p], 1u) == tiles_per_part - 1;
                 if (last)
                     __threadfence(); // every tile of the partition, before it is read
+                else
+                    at[i ^ 1] = atomicAdd(next, 1u);
             }
             __syncthreads();
             if (last) {
@@ -95,6 +100,8 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
                                                 round, GSHMEM_SIGNAL_SET, 1);
                 else
                     gshmemx_pready_block(req, (int)p);
+                if (threadIdx.x == 0)
+                    at[i ^ 1] = atomicAdd(next, 1u);
             }
         }
         __syncthreads(); // the next tile's number in, and `last` read by all
