@@ -30,9 +30,10 @@ command -v "${cc%% *}" >/dev/null || { echo "no C compiler ($cc): skipped"; exit
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
+# option NAME: the build's value (a list's items separated by spaces)
 option() {
     meson introspect "$build" --buildoptions | python3 -c \
-        'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]==sys.argv[1]][0])' "$1"
+        'import json,sys; v=[o["value"] for o in json.load(sys.stdin) if o["name"]==sys.argv[1]][0]; print(" ".join(v) if isinstance(v, list) else v)' "$1"
 }
 prefix=$(option prefix)
 root="$dest$prefix"
@@ -49,7 +50,12 @@ run() {
     esac
 }
 # nvcc's notice that an old GPU target is deprecated is no link warning.
+# The build's own CUDA flags too (scripts/test.sh, without a GPU, compiles
+# device code unoptimized: only compiled, never run).
 nvcc_flags=-Wno-deprecated-gpu-targets
+if [ "$nvcc" != - ]; then
+    nvcc_flags="$nvcc_flags $(option cuda_args)"
+fi
 pc=$(dirname "$(find "$root" -name gshmem.pc | head -1)")
 for f in gshmem.h gshmemx.h gshmem_types.h; do
     test -f "$root/include/$f" || { echo "not installed: include/$f"; exit 1; }
