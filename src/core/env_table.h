@@ -80,7 +80,8 @@
     X(PARTITION_CE_MIN, SIZE, "2m",                                                         \
       "Partitions of a send at least this large, to a PE whose GPU heap this PE maps, are " \
       "moved by the copy engines: a kernel's ready call marks them and returns at once, "   \
-      "and the library's progress thread starts each copy and its flag. Smaller ones are "  \
+      "and the library's progress thread starts each copy and its flag (in a send of 32 "   \
+      "partitions or more, only partitions of four times this and more). The others are " \
       "moved by the calling thread, warp or block with stores. 0: never.")                 \
     X(COLL_ALGO, STRING, "auto",                                                            \
       "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \

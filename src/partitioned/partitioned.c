@@ -70,6 +70,8 @@ static int packets(size_t bytes, int mapped)
     return gshmemi_heap.on_device && bytes >= 1 && bytes <= 8 && mapped;
 }
 
+#define CE_STORES_PARTS 32
+
 GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
                                   size_t bytes_per_partition, int pe, gshmemx_prequest_t *req)
 {
@@ -89,10 +91,14 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
     if (!mapped || q->d.packets) /* (the transports' signals keep data before flag) */
         q->staged = NULL;
     /* large partitions to a mapped GPU heap: the copy engines, not the
-     * kernel's threads, move what a kernel marks */
+     * kernel's threads, move what a kernel marks; but not partitions below
+     * four times the threshold in a send of CE_STORES_PARTS or more, where
+     * the blocks that ready them move many at once and the copy engines'
+     * flushes queue (docs/partitioned.md, the copy-engine threshold) */
     const size_t ce_min = gshmemi_env.PARTITION_CE_MIN;
+    const int many = partitions >= CE_STORES_PARTS && bytes_per_partition / 4 < ce_min;
     if (q->dev != NULL && mapped && !q->d.packets && ce_min != 0 && bytes_per_partition >= ce_min &&
-        gshmemi_gpu_sets_need_no_sm()) { /* (a kernel's pwait may fill the GPU) */
+        !many && gshmemi_gpu_sets_need_no_sm()) { /* (a kernel's pwait may fill the GPU) */
         q->issued = calloc((size_t)partitions, sizeof(uint64_t));
         if (q->issued == NULL)
             gshmemi_part_fail(call, "out of host memory for a request of %d partitions",
