@@ -54,10 +54,10 @@ enum mode { COMPUTE, HAND, API };
 // producer's pace: with a fixed share a block, blocks drift apart, and a
 // partition is complete only once the slowest block has reached its end.
 // With HAND and API the block that finishes a partition's last tile sends
-// the partition.  Alone, a block asks for its next tile while it computes
-// one; with HAND and API it asks once it knows it sends nothing, or has
-// sent: a block asking earlier would hold a tile while it sends, and the
-// partition of that tile would wait for the send.
+// the partition.  With COMPUTE a block asks for its next tile while it
+// computes one; with HAND and API once it knows it sends nothing, or after
+// its send: a sender asking earlier would hold that tile through its send,
+// and the tile's partition would wait for it.
 template <int MODE>
 __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, size_t tiles,
                                                size_t tiles_per_part, int k, uint32_t round,

@@ -50,8 +50,10 @@ run() {
     esac
 }
 # nvcc's notice that an old GPU target is deprecated is no link warning.
-# The build's own CUDA flags too (scripts/test.sh, without a GPU, compiles
-# device code unoptimized: only compiled, never run).
+# The build's own cuda_args too, so that these compile as the build's own
+# do (scripts/test.sh without a GPU passes -Xcicc -O0; nothing here runs
+# device code).  Items are split at spaces: an item holding a space
+# (-Xcompiler="-O2 -g") is not supported.
 nvcc_flags=-Wno-deprecated-gpu-targets
 if [ "$nvcc" != - ]; then
     nvcc_flags="$nvcc_flags $(option cuda_args)"
