@@ -43,6 +43,9 @@ static struct {
     pthread_mutex_t lock;
     gshmemi_device_state_update_fn *fns;
     size_t n_fns, cap_fns;
+    int refused; /* units of another device-state version (the first one's below) */
+    unsigned refused_version;
+    size_t refused_bytes;
     struct module_states *modules; /* gshmemx_cumodule_init's */
     size_t n_modules, cap_modules;
     struct gshmemi_device_state state; /* what the last publication copied */
@@ -92,14 +95,43 @@ static void publish_to(const char *call, gshmemi_device_state_update_fn *fns, si
 
 static void publish_locked(const char *call) { publish_to(call, ds.fns, ds.n_fns, 1); }
 
+/* The message for units built against another device-state version
+ * (the first one's version and size). */
+static void refused_message(char *buf, size_t n, int units, unsigned version, size_t bytes)
+{
+    if (units == 1)
+        snprintf(buf, n, "a translation unit of this program was built with gshmem_device.cuh of "
+                 "device-state version %u (%zu bytes); this libgshmem has version %u (%zu "
+                 "bytes): rebuild it against the installed headers", version, bytes,
+                 GSHMEMI_DEVICE_STATE_VERSION, sizeof(struct gshmemi_device_state));
+    else
+        snprintf(buf, n, "%d translation units of this program were built with gshmem_device.cuh "
+                 "of another device-state version (the first: version %u, %zu bytes); this "
+                 "libgshmem has version %u (%zu bytes): rebuild them against the installed "
+                 "headers", units, version, bytes, GSHMEMI_DEVICE_STATE_VERSION,
+                 sizeof(struct gshmemi_device_state));
+}
+
 API int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
                                       size_t bytes)
 {
     if (version != GSHMEMI_DEVICE_STATE_VERSION || bytes != sizeof(struct gshmemi_device_state)) {
-        fprintf(stderr, "gshmem: a translation unit was built with gshmem_device.cuh of device-state "
-                "version %u (%zu bytes); this libgshmem has version %u (%zu bytes): rebuild it "
-                "against the installed headers\n", version, bytes, GSHMEMI_DEVICE_STATE_VERSION,
-                sizeof(struct gshmemi_device_state));
+        /* Its kernels would read a state never copied to them.  Before
+         * gshmem_init (a static initialiser) the PE is not known yet:
+         * gshmem_init says it.  After it (a library opened with dlopen)
+         * the job ends here. */
+        pthread_mutex_lock(&ds.lock);
+        if (ds.refused++ == 0) {
+            ds.refused_version = version;
+            ds.refused_bytes = bytes;
+        }
+        pthread_mutex_unlock(&ds.lock);
+        if (__atomic_load_n(&gshmemi_rt.initialized, __ATOMIC_ACQUIRE)) {
+            char why[320];
+            refused_message(why, sizeof(why), 1, version, bytes);
+            GSHMEMI_ERROR(CORE, "a library loaded after gshmem_init: %s", why);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "a unit of another device-state version");
+        }
         return -1;
     }
     pthread_mutex_lock(&ds.lock);
@@ -558,6 +590,15 @@ int gshmemi_device_state_start(void)
     struct gshmemi_heap *h = &gshmemi_heap;
     struct gshmemi_device_state *s = &ds.state;
 
+    pthread_mutex_lock(&ds.lock);
+    const int refused = ds.refused;
+    pthread_mutex_unlock(&ds.lock);
+    if (refused > 0) { /* a wrong build, whichever heap this run has */
+        char why[320];
+        refused_message(why, sizeof(why), refused, ds.refused_version, ds.refused_bytes);
+        GSHMEMI_ERROR(CORE, "gshmem_init: %s", why);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
     if (!h->on_device)
         return 0;
     pthread_mutex_lock(&ds.lock);

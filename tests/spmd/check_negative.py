@@ -16,6 +16,12 @@ import time
 
 gshmrun, prog = sys.argv[1], sys.argv[2]
 P = r"0x[0-9a-f]+"  # a pointer
+# the device-state version and size of gshmem_device.cuh as `negative` was built
+# (the other programs' modes name none)
+V, B = 0, 0
+if not sys.argv[3:4] or not sys.argv[3].startswith("--"):
+    V, B = (int(w) for w in subprocess.run([prog, "device-state"], capture_output=True, text=True,
+                                           check=True).stdout.split())
 H = r"gshmem pe 0 \(\S+:\d+\) error (rma|heap|sync|coll): "  # the origin's prefix
 
 # case: (expected regex, job exit status, extra environment)
@@ -78,6 +84,21 @@ cases = {
                        r"new team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
                        {"GSHMEM_MAX_TEAMS": "5"}),
     "coll-team-invalid": (H + r"gshmem_int_sum_reduce: the team is GSHMEM_TEAM_INVALID$", ABORT, {}),
+    # a unit built against another gshmem_device.cuh: gshmem_init fails on every PE
+    "unit-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: a translation unit "
+                           r"of this program was built with gshmem_device.cuh of device-state "
+                           rf"version {V + 1} \({B} bytes\); this libgshmem has version {V} "
+                           rf"\({B} bytes\): rebuild it against the installed headers$", ABORT, {}),
+    "units-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: 2 translation "
+                            r"units of this program were built with gshmem_device.cuh of another "
+                            rf"device-state version \(the first: version {V + 1}, {B} bytes\); "
+                            rf"this libgshmem has version {V} \({B} bytes\): rebuild them against "
+                            r"the installed headers$", ABORT, {}),
+    "unit-other-version-after-init": (r"gshmem pe 0 \(\S+:\d+\) error core: a library loaded after "
+                                      r"gshmem_init: a translation unit of this program was built "
+                                      rf"with gshmem_device.cuh of device-state version {V - 1} "
+                                      rf"\({B} bytes\); this libgshmem has version {V} \({B} "
+                                      r"bytes\): rebuild it against the installed headers$", ABORT, {}),
     # a setting out of range: gshmem_init fails on every PE (whichever exits first ends the job)
     "push-teams-range": (H + r"GSHMEM_COLL_PUSH_TEAMS is 9: it must be from 0 to 8$", ABORT,
                          {"GSHMEM_COLL_PUSH_TEAMS": "9"}),
@@ -285,6 +306,21 @@ partitioned_cases = {
     # a send freed before the receive was made
     "send-freed-unmatched": (PT1 + r"gshmemx_pwait: pe 0 freed its send request 1 before it "
                              r"matched this receive$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
+    # a unit built against another gshmem_device.cuh: gshmem_init fails on every PE
+    "unit-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: a translation unit "
+                           r"of this program was built with gshmem_device.cuh of device-state "
+                           rf"version {V + 1} \({B} bytes\); this libgshmem has version {V} "
+                           rf"\({B} bytes\): rebuild it against the installed headers$", ABORT, {}),
+    "units-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: 2 translation "
+                            r"units of this program were built with gshmem_device.cuh of another "
+                            rf"device-state version \(the first: version {V + 1}, {B} bytes\); "
+                            rf"this libgshmem has version {V} \({B} bytes\): rebuild them against "
+                            r"the installed headers$", ABORT, {}),
+    "unit-other-version-after-init": (r"gshmem pe 0 \(\S+:\d+\) error core: a library loaded after "
+                                      r"gshmem_init: a translation unit of this program was built "
+                                      rf"with gshmem_device.cuh of device-state version {V - 1} "
+                                      rf"\({B} bytes\); this libgshmem has version {V} \({B} "
+                                      r"bytes\): rebuild it against the installed headers$", ABORT, {}),
     # a setting out of range: gshmem_init fails on every PE
     "flags-range": (r"gshmem pe [01] \(\S+:\d+\) error part: GSHMEM_PARTITION_FLAGS is 0: it must "
                     r"be from 1 to 16777216$", ABORT, {"GSHMEM_PARTITION_FLAGS": "0"}),
@@ -338,7 +374,8 @@ gpu_only = {"on-stream-static", "coll-on-stream-team-invalid", "coll-on-stream-o
             "coll-on-stream-not-heap", "coll-on-stream-bad-root", "coll-on-stream-count-mismatch"}
 # Cases whose failure comes before or in gshmem_init, on every PE: whichever
 # exits first ends the job, so gshmrun may name any of them.
-any_pe_ends = {"before-init", "push-teams-range", "flags-range"}
+any_pe_ends = {"before-init", "push-teams-range", "flags-range", "unit-other-version",
+               "units-other-version"}
 for name, (pattern, want_status, env) in cases.items():
     if (only and name not in only) or (not only and name in gpu_only):
         continue

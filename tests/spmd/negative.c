@@ -10,12 +10,21 @@
 #include <gshmem.h>
 #include <gshmemx.h>
 #include <shmem.h> /* the OpenSHMEM names' own checks */
+#include <gshmem/internal/device_state.h> /* a unit of another header version, faked */
 
 #include "spmd_util.h"
 
 static int me, npes;
 static long static_word; /* symmetric unless GSHMEM_SYMMETRIC_DATA=0 */
 static long psync[SHMEM_SYNC_SIZE]; /* the active-set collectives' */
+
+/* What a CUDA unit's static initialiser registers; a unit built against
+ * another gshmem_device.cuh passes another version or size. */
+static int unit_update(const struct gshmemi_device_state *s, void *stream)
+{
+    (void)s, (void)stream;
+    return 0;
+}
 
 /* The call that must fail is made on PE 0; the job must end (or, for the
  * collective heap calls, go on) as the driver expects. */
@@ -28,6 +37,18 @@ int main(int argc, char **argv)
     if (strcmp(c, "before-init") == 0) {
         gshmem_putmem(&local, &local, sizeof(local), 0);
         return 0;
+    }
+    if (strcmp(c, "device-state") == 0) { /* what the messages below must name */
+        printf("%u %zu\n", (unsigned)GSHMEMI_DEVICE_STATE_VERSION,
+               sizeof(struct gshmemi_device_state));
+        return 0;
+    }
+    if (strcmp(c, "unit-other-version") == 0 || strcmp(c, "units-other-version") == 0) {
+        gshmemi_device_state_register(unit_update, GSHMEMI_DEVICE_STATE_VERSION + 1,
+                                      sizeof(struct gshmemi_device_state));
+        if (c[4] == 's')
+            gshmemi_device_state_register(unit_update, GSHMEMI_DEVICE_STATE_VERSION,
+                                          sizeof(struct gshmemi_device_state) - 8);
     }
     gshmem_init();
     me = gshmem_my_pe();
@@ -147,6 +168,9 @@ int main(int argc, char **argv)
             gshmem_set_lock((long *)heap_ptr);
         } else if (strcmp(c, "ctx-quiet-invalid") == 0)
             gshmem_ctx_quiet(GSHMEM_CTX_INVALID);
+        else if (strcmp(c, "unit-other-version-after-init") == 0) /* a library dlopen'ed */
+            gshmemi_device_state_register(unit_update, GSHMEMI_DEVICE_STATE_VERSION - 1,
+                                          sizeof(struct gshmemi_device_state));
         else if (strcmp(c, "ctx-put-invalid") == 0)
             shmem_ctx_int_put(SHMEM_CTX_INVALID, (int *)heap_ptr, &local, 1, 0);
         else if (strcmp(c, "register-overlap") == 0) {

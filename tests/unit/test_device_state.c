@@ -1,6 +1,6 @@
 /* The device API's registry (src/device/device_state.c): what each CUDA
  * translation unit calls from its static initialiser.  A header of another
- * version is refused with a message; before init nothing is copied; any
+ * version is refused (quietly before init); before init nothing is copied; any
  * number of units can come and go.  And the reading of the names -rdc
  * gives a unit's symbols, by which gshmemx_cumodule_init finds a module's
  * state objects.  No GPU needed. */
@@ -20,11 +20,11 @@ static int calls[64];
 FN(0) FN(1) FN(2) FN(3) FN(4) FN(5) FN(6) FN(7)
 static gshmemi_device_state_update_fn fns[8] = {fn0, fn1, fn2, fn3, fn4, fn5, fn6, fn7};
 
-/* Runs a refused registration with stderr captured; the message must name
- * both versions and both sizes. */
+/* A refused registration before init: nonzero, and nothing said yet (gshmem_init
+ * says it, naming the PE: tests/spmd/check_negative.py's unit-other-version). */
 static void expect_refused(unsigned version, size_t bytes)
 {
-    char want[256], got[512] = "";
+    char got[512] = "";
     FILE *tmp = tmpfile();
     int saved = dup(2);
     fflush(stderr);
@@ -37,12 +37,8 @@ static void expect_refused(unsigned version, size_t bytes)
     size_t n = fread(got, 1, sizeof(got) - 1, tmp);
     got[n] = 0;
     fclose(tmp);
-    snprintf(want, sizeof(want), "gshmem: a translation unit was built with gshmem_device.cuh of "
-             "device-state version %u (%zu bytes); this libgshmem has version %u (%zu bytes): "
-             "rebuild it against the installed headers\n", version, bytes,
-             GSHMEMI_DEVICE_STATE_VERSION, sizeof(struct gshmemi_device_state));
     EXPECT(st != 0, "version %u, %zu bytes accepted", version, bytes);
-    EXPECT(strcmp(got, want) == 0, "message was \"%s\"", got);
+    EXPECT(got[0] == 0, "said before init: \"%s\"", got);
 }
 
 /* Names nvcc 13.0 wrote for tests/gpu/cumodule_unit.cu built with -rdc:

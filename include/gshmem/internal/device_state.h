@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raise on any change to the structures below: a translation unit built
- * against another version is refused with a message at registration. */
+ * against another version is refused (gshmemi_device_state_register). */
 #define GSHMEMI_DEVICE_STATE_VERSION 14
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
@@ -263,8 +263,9 @@ typedef int (*gshmemi_device_state_update_fn)(const struct gshmemi_device_state 
                                               void *stream);
 
 /* Called from each translation unit's static initialiser; after init the
- * callback runs at once.  Returns 0, or nonzero (with a message) when the
- * header and the library disagree on the version. */
+ * callback runs at once.  Returns 0, or nonzero when the header and the
+ * library disagree on the version: gshmem_init then fails with a message
+ * naming the PE (after init, the job ends at once). */
 int gshmemi_device_state_register(gshmemi_device_state_update_fn fn, unsigned int version,
                                   size_t bytes);
 void gshmemi_device_state_unregister(gshmemi_device_state_update_fn fn);
