@@ -306,21 +306,6 @@ partitioned_cases = {
     # a send freed before the receive was made
     "send-freed-unmatched": (PT1 + r"gshmemx_pwait: pe 0 freed its send request 1 before it "
                              r"matched this receive$", ABORT, {"GSHMEM_TIMEOUT": "5"}),
-    # a unit built against another gshmem_device.cuh: gshmem_init fails on every PE
-    "unit-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: a translation unit "
-                           r"of this program was built with gshmem_device.cuh of device-state "
-                           rf"version {V + 1} \({B} bytes\); this libgshmem has version {V} "
-                           rf"\({B} bytes\): rebuild it against the installed headers$", ABORT, {}),
-    "units-other-version": (r"gshmem pe [01] \(\S+:\d+\) error core: gshmem_init: 2 translation "
-                            r"units of this program were built with gshmem_device.cuh of another "
-                            rf"device-state version \(the first: version {V + 1}, {B} bytes\); "
-                            rf"this libgshmem has version {V} \({B} bytes\): rebuild them against "
-                            r"the installed headers$", ABORT, {}),
-    "unit-other-version-after-init": (r"gshmem pe 0 \(\S+:\d+\) error core: a library loaded after "
-                                      r"gshmem_init: a translation unit of this program was built "
-                                      rf"with gshmem_device.cuh of device-state version {V - 1} "
-                                      rf"\({B} bytes\); this libgshmem has version {V} \({B} "
-                                      r"bytes\): rebuild it against the installed headers$", ABORT, {}),
     # a setting out of range: gshmem_init fails on every PE
     "flags-range": (r"gshmem pe [01] \(\S+:\d+\) error part: GSHMEM_PARTITION_FLAGS is 0: it must "
                     r"be from 1 to 16777216$", ABORT, {"GSHMEM_PARTITION_FLAGS": "0"}),
