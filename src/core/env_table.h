@@ -83,6 +83,12 @@
       "and the library's progress thread starts each copy and its flag (in a send of 32 "   \
       "partitions or more, only partitions of four times this and more). The others are " \
       "moved by the calling thread, warp or block with stores. 0: never.")                 \
+    X(PARTITION_CHUNK, SIZE, "128k",                                                        \
+      "Partitions of a send moved by stores to a PE whose GPU heap this PE maps (not by "   \
+      "the copy engines: GSHMEM_PARTITION_CE_MIN), of 16 times this or more, go in "        \
+      "chunks of this size: the group whose ready call marks one and the blocks of the "    \
+      "round's gshmemx_pwait_on_stream, which start beside the producer's end, take its "   \
+      "chunks in turn. 0: each partition whole, by the group that readies it.")             \
     X(COLL_ALGO, STRING, "auto",                                                            \
       "Algorithm of the collectives, for benchmarking: auto (by size and peers: flag "      \
       "packets in kernels up to GSHMEM_COLL_LL_MAX bytes per member and in stream order up " \

@@ -406,6 +406,11 @@ static void partitioned_text(const struct gshmemi_device_failure *f, char *buf, 
     case GSHMEMI_PREQ_FAIL_ROUNDS:
         snprintf(buf, n, "the request has run %llu rounds, the most it can", r);
         break;
+    case GSHMEMI_PREQ_FAIL_CHUNKS:
+        snprintf(buf, n, "round %llu: waited past GSHMEM_TIMEOUT (%g s) for %llu partitions' chunks "
+                 "still moving and %lld of the wait's blocks still taking them", r,
+                 gshmemi_env.TIMEOUT, p, (long long)count);
+        break;
     default: snprintf(buf, n, "partitioned failure %d", f->cmp);
     }
 }

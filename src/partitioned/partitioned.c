@@ -71,6 +71,11 @@ static int packets(size_t bytes, int mapped)
 }
 
 #define CE_STORES_PARTS 32
+/* Blocks of a chunked send's stream wait that take chunks (beside the one
+ * that waits): enough to fill the link from where the producer's last
+ * ready calls leave their partitions. */
+#define PHELP_BLOCKS 32
+#define CHUNKS_MIN 16
 
 GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions,
                                   size_t bytes_per_partition, int pe, gshmemx_prequest_t *req)
@@ -105,6 +110,15 @@ GSHMEM_API int gshmemx_psend_init(void *dest, const void *source, int partitions
                               partitions);
         q->d.ce = 1;
     }
+    /* Partitions moved by stores, of CHUNKS_MIN chunks or more: chunks
+     * (struct gshmemi_preq_dev's chunk).  Fewer lost to the claims and the
+     * wait's blocks more than help gained (docs/partitioned.md); without
+     * overlapping launches the wait's blocks start after the producer. */
+    const size_t chunk = gshmemi_env.PARTITION_CHUNK;
+    if (q->dev != NULL && mapped && !q->d.packets && !q->d.ce && chunk != 0 &&
+        gshmemi_gpu_overlap_launches() &&
+        bytes_per_partition / CHUNKS_MIN >= chunk && bytes_per_partition / chunk < UINT32_MAX)
+        q->d.chunk = chunk;
     return make(call, q, req);
 }
 
@@ -175,8 +189,10 @@ GSHMEM_API void gshmemx_pstart(gshmemx_prequest_t req)
     q->d.round++;
     q->d.open = 1;
     q->host_started = q->d.round;
-    q->d.marks = 0;
-    gshmemi_part_push(call, q, &q->d.marks, sizeof(q->d.marks));
+    q->d.marks = q->d.queued = q->d.chunks_done = q->d.helped = 0;
+    gshmemi_part_push(call, q, &q->d.marks, offsetof(struct gshmemi_preq_dev, helped) +
+                                                sizeof(q->d.helped) -
+                                                offsetof(struct gshmemi_preq_dev, marks));
     gshmemi_part_push(call, q, &q->d.round,
                       offsetof(struct gshmemi_preq_dev, open) + sizeof(q->d.open) -
                           offsetof(struct gshmemi_preq_dev, round));
@@ -470,21 +486,22 @@ GSHMEM_API int gshmemx_parrived(gshmemx_prequest_t req, int partition)
 /* The stream forms: the kernels check the round as the device forms do;
  * here, what the host can (the request, the heap). */
 static void on_stream(const char *call, gshmemx_prequest_t req, struct CUstream_st *stream,
-                      int (*launch)(void *, gshmemx_prequest_t))
+                      int wait)
 {
-    (void)req_of(call, req);
+    const struct gshmemi_preq *q = req_of(call, req);
     gshmemi_rma_need_device_heap(call);
-    int err = launch(stream, req);
+    int err = wait ? gshmemi_launch_pwait(stream, req, q->d.chunk != 0 ? PHELP_BLOCKS : 0)
+                   : gshmemi_launch_pstart(stream, req);
     if (err != 0)
         gshmemi_gpu_launch_failed(call, "the partitioned round's kernel", err);
 }
 
 GSHMEM_API void gshmemx_pstart_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream)
 {
-    on_stream(__func__, req, stream, gshmemi_launch_pstart);
+    on_stream(__func__, req, stream, 0);
 }
 
 GSHMEM_API void gshmemx_pwait_on_stream(gshmemx_prequest_t req, struct CUstream_st *stream)
 {
-    on_stream(__func__, req, stream, gshmemi_launch_pwait);
+    on_stream(__func__, req, stream, 1);
 }

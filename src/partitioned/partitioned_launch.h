@@ -11,7 +11,10 @@ extern "C" {
 #endif
 
 int gshmemi_launch_pstart(void *stream, gshmemx_prequest_t req);
-int gshmemi_launch_pwait(void *stream, gshmemx_prequest_t req);
+/* helpers: blocks of GSHMEMI_PHELP_THREADS beside the waiting one, for a
+ * chunked send (0: none). */
+#define GSHMEMI_PHELP_THREADS 512
+int gshmemi_launch_pwait(void *stream, gshmemx_prequest_t req, int helpers);
 
 #ifdef __cplusplus
 }

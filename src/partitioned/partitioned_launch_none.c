@@ -8,8 +8,8 @@ int gshmemi_launch_pstart(void *stream, gshmemx_prequest_t req)
     return -1;
 }
 
-int gshmemi_launch_pwait(void *stream, gshmemx_prequest_t req)
+int gshmemi_launch_pwait(void *stream, gshmemx_prequest_t req, int helpers)
 {
-    (void)stream, (void)req;
+    (void)stream, (void)req, (void)helpers;
     return -1;
 }

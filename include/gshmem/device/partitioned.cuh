@@ -95,6 +95,107 @@ __device__ __forceinline__ void gshmemi_preq_wait_start(const char *call,
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_STARTED, q->peer, 0, 0, r, q->seq);
 }
 
+/* A chunked send's partitions list[0..n) (lo..lo+n-1 where list is
+ * NULL), readied in round r: their claim words set with chunk 0 taken (by
+ * the group readying them) and their done words to r, then each put in
+ * queue[] for the stream wait's blocks. */
+__device__ __forceinline__ void gshmemi_pqueue(struct gshmemi_preq_dev *q, int lo, int n,
+                                               const int *list, uint64_t r)
+{
+    uint64_t *const work = q->work, *const queue = work + 2 * static_cast<size_t>(q->partitions);
+    /* done words, then claim words, then entries: a block that claims a
+     * chunk (an acquire) counts it into a done word already reset */
+    for (int i = 0; i < n; i++)
+        *reinterpret_cast<volatile uint64_t *>(&work[2 * (list != nullptr ? list[i] : lo + i) + 1]) =
+            r << 32;
+    __threadfence();
+    for (int i = 0; i < n; i++)
+        *reinterpret_cast<volatile uint64_t *>(&work[2 * (list != nullptr ? list[i] : lo + i)]) =
+            r << 32 | 1;
+    __threadfence();
+    for (int i = 0; i < n; i++) {
+        const int p = list != nullptr ? list[i] : lo + i;
+        const unsigned long long slot =
+            atomicAdd(reinterpret_cast<unsigned long long *>(&q->queued), 1ull);
+        *reinterpret_cast<volatile uint64_t *>(&queue[slot]) = r << 32 | static_cast<uint32_t>(p);
+    }
+}
+
+/* A claim of partition p's next chunk: (round << 32) | chunk; an acquire,
+ * so that the done word the claimer counts into is the round's. */
+__device__ __forceinline__ uint64_t gshmemi_pclaim(unsigned long long *claim)
+{
+    unsigned long long c;
+    asm volatile("atom.acquire.gpu.global.add.u64 %0, [%1], 1;" : "=l"(c) : "l"(claim) : "memory");
+    return c;
+}
+
+/* Which partitions a ready call queues (gshmemi_pqueue), once its group
+ * has begun moving the first one's chunk 0. */
+struct gshmemi_pready_args {
+    int lo, n;
+    const int *list;
+};
+
+/* A chunked send's partition p of round r (q->chunk set): the group takes
+ * its chunks one at a time from its claim word (the next claimed while
+ * this one moves) until none is left.  The group that readied p starts
+ * with chunk 0, taken for it (to_queue: where its first partition is p,
+ * what its first thread queues meanwhile).  If the group moved every chunk,
+ * its flag's release covers them; otherwise each group adds what it moved
+ * to the done word with a system-scope release, and the one that
+ * completes it acquires before the flag's release. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi_preq_dev *q,
+                                                int p, uint64_t r, uint64_t *f, uint64_t word,
+                                                unsigned lane, unsigned nt, bool readier,
+                                                const struct gshmemi_pready_args *to_queue)
+{
+    const uint64_t bytes = q->bytes, chunk = q->chunk, n = (bytes + chunk - 1) / chunk;
+    const int peer = q->peer;
+    unsigned long long *const claim = reinterpret_cast<unsigned long long *>(q->work + 2 * p);
+    const uint64_t at = static_cast<uint64_t>(p) * bytes;
+    char *const d = gshmemi_lookup(call, q->dest + at, bytes, peer);
+    const char *const s = q->source + at;
+    uint64_t c = r << 32, moved = 0;
+    if (!readier) {
+        c = lane == 0 ? gshmemi_pclaim(claim) : 0;
+        c = gshmemi_group_broadcast<SCOPE>(lane, c);
+    }
+    while ((c >> 32) == r && (c & 0xffffffffu) < n) {
+        const uint64_t i = c & 0xffffffffu, off = i * chunk;
+        uint64_t next = 0;
+        if (lane == 0) {
+            if (to_queue != nullptr) {
+                gshmemi_pqueue(q, to_queue->lo, to_queue->n, to_queue->list, r);
+                to_queue = nullptr;
+            }
+            next = gshmemi_pclaim(claim);
+        }
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD, SCOPE == GSHMEMI_BLOCK>(
+            d + off, s + off, bytes - off < chunk ? bytes - off : chunk, lane, nt);
+        moved++;
+        c = gshmemi_group_broadcast<SCOPE>(lane, next);
+    }
+    if (moved == 0)
+        return;
+    gshmemi_group_sync<SCOPE>();
+    if (lane == 0) {
+        bool last = moved == n;
+        if (!last) {
+            unsigned long long old;
+            asm volatile("atom.acq_rel.sys.global.add.u64 %0, [%1], %2;"
+                         : "=l"(old) : "l"(claim + 1), "l"(moved) : "memory");
+            last = (old & 0xffffffffu) + moved == n;
+        }
+        if (last) {
+            (void)gshmemi_signal<true>(call, f + p, word, GSHMEM_SIGNAL_SET, peer);
+            asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(&q->chunks_done) : "memory");
+        }
+    }
+    gshmemi_group_sync<SCOPE>();
+}
+
 /* Ready: partitions list[0..n) (lo..lo+n-1 where list is NULL), every
  * thread of the group calling with the same arguments.  One thread checks
  * and marks them all, then waits for the receiver; the group moves them.
@@ -109,6 +210,7 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
     /* set at init, before any kernel has the handle */
     const int ce = q->ce, peer = q->peer, packets = q->packets;
+    const uint64_t chunk = q->chunk;
     if (ce) {
         /* The host copies the partitions once it sees them marked: the
          * group's writes of them first, then the marks.  GPU scope rests
@@ -177,7 +279,19 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     /* every thread moves with what the first one checked */
     word = gshmemi_group_broadcast<SCOPE>(lane, word);
     uint64_t *const f = reinterpret_cast<uint64_t *>(gshmemi_group_broadcast<SCOPE>(lane, flags));
-    if (packets) { /* a partition and its flag in one store, a thread each */
+    if (chunk != 0) {
+        /* The stream wait's blocks may start now (they wait for SMs): with
+         * its last partitions readied at its end, a producer's few ready
+         * calls would otherwise move them alone, an SM's rate each. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+        const struct gshmemi_pready_args all = {lo, n, list};
+        for (int i = 0; i < n; i++)
+            gshmemi_pchunks<SCOPE>(call, q, list != nullptr ? list[i] : lo + i,
+                                   word & 0xffffffffu, f, word, lane, nt, true,
+                                   i == 0 ? &all : nullptr);
+    } else if (packets) { /* a partition and its flag in one store, a thread each */
         const uint32_t t0 = static_cast<uint32_t>(word), t1 = static_cast<uint32_t>(word >> 32) ^ t0;
         for (int i = static_cast<int>(lane); i < n; i += static_cast<int>(nt)) {
             const int p = list != nullptr ? list[i] : lo + i;
@@ -310,6 +424,9 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROUNDS, q->peer, 0, 0, r - 1);
     *reinterpret_cast<volatile uint64_t *>(&q->round) = r;
     *reinterpret_cast<volatile uint64_t *>(&q->marks) = 0;
+    *reinterpret_cast<volatile uint64_t *>(&q->queued) = 0;
+    *reinterpret_cast<volatile uint64_t *>(&q->chunks_done) = 0;
+    *reinterpret_cast<volatile uint64_t *>(&q->helped) = 0;
     /* open after round: a ready call reads open, then round */
     asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(&q->open), "r"(1) : "memory");
     if (q->mirror != nullptr) {
@@ -333,11 +450,84 @@ __device__ __forceinline__ void gshmemi_pstart(const char *call, gshmemx_preques
     }
 }
 
+/* A block of a chunked send's stream wait, beside the producer's end:
+ * takes chunks of the partitions readied last (the 32 latest in queue[])
+ * while any is left, until every partition is readied or the wait's
+ * first block has seen the producer end.  A partition it leaves is moved
+ * by the group that readied it, which claims until none is left: the
+ * help only shortens the tail, where few groups hold the last partitions. */
+__device__ __forceinline__ void gshmemi_phelp(const char *call, gshmemx_prequest_t req)
+{
+    unsigned lane, nt;
+    gshmemi_group<GSHMEMI_BLOCK>(&lane, &nt);
+    const struct gshmemi_preq_dev *q = reinterpret_cast<const struct gshmemi_preq_dev *>(req);
+    const uint64_t r = gshmemi_preq_round(q);
+    const int parts = q->partitions;
+    const uint64_t n = (q->bytes + q->chunk - 1) / q->chunk;
+    const uint64_t *const work = q->work, *const queue = work + 2 * static_cast<size_t>(parts);
+    uint64_t word = 0, flags = 0;
+    for (;;) {
+        int p = -1; /* -1: none left to help with */
+        if (lane < 32) {
+            for (unsigned spins = 0;; spins++) {
+                const uint64_t queued = *reinterpret_cast<const volatile uint64_t *>(&q->queued);
+                const int j = static_cast<int>(queued) - 1 - static_cast<int>(lane);
+                uint64_t e = 0;
+                bool has = false;
+                if (j >= 0) {
+                    e = *reinterpret_cast<const volatile uint64_t *>(&queue[j]);
+                    if (e >> 32 == r) {
+                        const uint64_t c = *reinterpret_cast<const volatile uint64_t *>(
+                            &work[2 * (e & 0xffffffffu)]);
+                        has = c >> 32 == r && (c & 0xffffffffu) < n;
+                    }
+                }
+                const unsigned with = __ballot_sync(0xffffffffu, has);
+                if (with != 0) { /* blocks spread over the partitions found */
+                    unsigned m = with;
+                    for (unsigned k = blockIdx.x % __popc(with); k > 0; k--)
+                        m &= m - 1;
+                    p = static_cast<int>(__shfl_sync(0xffffffffu, e, __ffs(m) - 1) & 0xffffffffu);
+                    break;
+                }
+                if (queued >= static_cast<uint64_t>(parts) ||
+                    *reinterpret_cast<const volatile uint64_t *>(&q->ended) == r)
+                    break;
+                if (spins > 16)
+                    __nanosleep(200);
+            }
+            if (lane == 0 && p >= 0 && flags == 0) {
+                __threadfence();
+                /* matched before any partition was queued: read once a
+                 * queued entry is seen */
+                flags = reinterpret_cast<uintptr_t>(
+                    *reinterpret_cast<uint64_t *const volatile *>(&q->flags));
+                word = gshmemi_preq_word(*reinterpret_cast<const volatile uint32_t *>(&q->peer_uid),
+                                         r);
+            }
+        }
+        p = gshmemi_group_broadcast<GSHMEMI_BLOCK>(lane, p);
+        if (p < 0)
+            break;
+        word = gshmemi_group_broadcast<GSHMEMI_BLOCK>(lane, word);
+        flags = gshmemi_group_broadcast<GSHMEMI_BLOCK>(lane, flags);
+        gshmemi_pchunks<GSHMEMI_BLOCK>(call, const_cast<struct gshmemi_preq_dev *>(q), p, r,
+                                       reinterpret_cast<uint64_t *>(flags), word, lane, nt, false,
+                                       nullptr);
+    }
+    /* its last claim made: the round may end (a claim of a later round's
+     * chunk would take it from that round's movers) */
+    if (lane == 0)
+        asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(&q->helped) : "memory");
+}
+
 /* A round's end (one thread): a send's partitions all marked and moved
- * (each ready call has moved its own before it returned; where the host
- * moves them, its count of moved partitions reaches the round's), then a
- * quiet; a receive's all arrived. */
-__device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req)
+ * (each ready call has moved its own before it returned, or, in chunks,
+ * has counted it once moved; where the host moves them, its count of
+ * moved partitions reaches the round's), then a quiet; a receive's all
+ * arrived.  helpers: the blocks of the stream wait taking chunks. */
+__device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest_t req,
+                                              unsigned helpers = 0)
 {
     struct gshmemi_preq_dev *q = gshmemi_preq(call, req);
     /* loaded together, as a ready call's */
@@ -346,6 +536,8 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
     const uint64_t marks = *reinterpret_cast<const volatile uint64_t *>(&q->marks);
     const int ce = q->ce;
     struct gshmemi_preq_dev *const mirror = q->mirror;
+    if (is_send && q->chunk != 0) /* the stream wait's other blocks stop looking */
+        *reinterpret_cast<volatile uint64_t *>(&q->ended) = r;
     if (!open)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, q->peer, 0, 0, r);
     if (is_send) {
@@ -362,6 +554,24 @@ __device__ __forceinline__ void gshmemi_pwait(const char *call, gshmemx_prequest
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NOT_MARKED, q->peer,
                               static_cast<uint64_t>(first), static_cast<uint64_t>(parts), r,
                               static_cast<uint64_t>(missing));
+        if (q->chunk != 0) {
+            /* Chunks the stream wait's blocks took may still be moving: every
+             * partition a kernel marked is counted once its last chunk has
+             * moved (those the host marked, it moves itself). */
+            gshmemi_deadline deadline;
+            for (unsigned spins = 1;; spins++) {
+                /* (both loaded together, then one fence: a round trip a look) */
+                const uint64_t done = *reinterpret_cast<const volatile uint64_t *>(&q->chunks_done),
+                               helped = *reinterpret_cast<const volatile uint64_t *>(&q->helped);
+                if (done >= marks && helped >= helpers)
+                    break;
+                if ((spins & 255) == 0 && deadline.passed())
+                    gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_CHUNKS, q->peer,
+                                      done < marks ? marks - done : 0, 0, r,
+                                      helped < helpers ? helpers - helped : 0);
+            }
+            gshmemi_fence_acq_rel();
+        }
         if (ce) { /* the host moves them: its count, written after the copies */
             const uint64_t all = r * static_cast<uint64_t>(parts);
             gshmemi_deadline deadline;

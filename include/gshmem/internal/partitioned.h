@@ -58,9 +58,26 @@ struct gshmemi_preq_dev {
                           * GPU's copy: written after them, in their stream's order) */
     uint64_t marks;      /* send, the GPU's copy: partitions kernels marked this round
                           * (a kernel's pwait reads marked[] only when it is short) */
+    /* send, the GPU's copy, where chunk is set: zeroed with marks at a round's start */
+    uint64_t queued;      /* partitions in queue[] this round */
+    uint64_t chunks_done; /* partitions whose chunks have all moved this round */
+    uint64_t helped;      /* blocks of the round's stream wait done taking chunks */
     int32_t packets;     /* partitions of 1-8 bytes to a mapped GPU heap: each travels as
                           * a flag packet (gshmemi_preq_packet), two words of flags[]
                           * a partition */
+    /* A send whose partitions a mapped peer receives by stores, in chunks
+     * of this many bytes (0: each whole, by the group that readies it):
+     * the group that readies a partition and the blocks of the round's
+     * stream wait (gshmemx_pwait_on_stream, launched to overlap the
+     * producer's end) take its chunks in turn, and whoever moves the last
+     * sets the flag. */
+    uint64_t chunk;
+    /* the GPU's copy (NULL in the host's): per partition its claim word
+     * and its done word, each (round << 32) | chunks, then queue[]: the
+     * partitions readied this round in the order they were, each
+     * (round << 32) | partition */
+    uint64_t *work;
+    uint64_t ended;      /* the round whose stream wait has seen its producer end */
 };
 
 /* A flag packet: a partition's data (up to 8 bytes, little-endian, zero
@@ -91,6 +108,8 @@ enum gshmemi_preq_fail {
     GSHMEMI_PREQ_FAIL_LIST,          /* a list call with n < 0, or NULL (found: n) */
     GSHMEMI_PREQ_FAIL_BAD_RANGE,     /* a range lo..hi (addr, found) not within the partitions */
     GSHMEMI_PREQ_FAIL_ROUNDS,        /* a start past the last round a request can run */
+    GSHMEMI_PREQ_FAIL_CHUNKS,        /* a wait past the deadline for chunks still moving
+                                      * (addr: partitions not done, found: blocks not done) */
 };
 
 #ifdef __cplusplus
