@@ -595,12 +595,13 @@ int gshmemi_device_state_start(void)
     struct gshmemi_heap *h = &gshmemi_heap;
     struct gshmemi_device_state *s = &ds.state;
 
+    char why[320];
     pthread_mutex_lock(&ds.lock);
     const int refused = ds.refused;
+    if (refused > 0)
+        refused_message(why, sizeof(why), refused, ds.refused_version, ds.refused_bytes);
     pthread_mutex_unlock(&ds.lock);
     if (refused > 0) { /* a wrong build, whichever heap this run has */
-        char why[320];
-        refused_message(why, sizeof(why), refused, ds.refused_version, ds.refused_bytes);
         GSHMEMI_ERROR(CORE, "gshmem_init: %s", why);
         return GSHMEM_ERR_INVALID_ARG;
     }

@@ -183,6 +183,11 @@ int gshmemi_partitioned_init(void)
 /* The block's marked[] starts here, in both copies. */
 static size_t head_bytes(void) { return GSHMEMI_ALIGN_UP(sizeof(struct gshmemi_preq), 8); }
 
+/* Words a partition of a send on the GPU heap has after the head:
+ * marked[], staged[], then the chunks' work words (claim and done, and
+ * its queue entry), which start at WORK_AT words a partition. */
+enum { SEND_WORDS = 5, WORK_AT = 2 };
+
 struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partitions)
 {
     /* marked[] after the request, then (a send's, on the GPU heap) the
@@ -192,7 +197,7 @@ struct gshmemi_preq *gshmemi_part_new(const char *call, int is_send, int partiti
     const size_t head = head_bytes();
     const int pinned = gshmemi_heap.on_device;
     const size_t size =
-        head + (is_send ? (pinned ? 5 : 1) * (size_t)partitions * sizeof(uint64_t) : 0);
+        head + (is_send ? (pinned ? SEND_WORDS : 1) * (size_t)partitions * sizeof(uint64_t) : 0);
     struct gshmemi_preq *q = NULL;
     if (pinned) {
         gshmemi_device_state_load_units(call);
@@ -336,13 +341,14 @@ static void push_all(const char *call, struct gshmemi_preq *q)
     d.marked = q->d.is_send ? (uint64_t *)((char *)q->dev + head_bytes()) : NULL;
     d.mirror = &q->d;
     d.mirror_marked = q->d.marked;
-    d.work = q->d.is_send ? d.marked + 2 * (size_t)q->d.partitions : NULL;
+    d.work = q->d.is_send ? d.marked + WORK_AT * (size_t)q->d.partitions : NULL;
     gshmemi_gpu_copy(call, q->dev, &d, sizeof(d), 1);
     /* marked[] and, from the host's copy (zeroed by gshmemi_part_new), the
      * chunks' work words: a reused block's queue may hold another
      * request's rounds */
     if (q->d.is_send)
-        gshmemi_part_push(call, q, q->d.marked, 5 * (size_t)q->d.partitions * sizeof(uint64_t));
+        gshmemi_part_push(call, q, q->d.marked,
+                          SEND_WORDS * (size_t)q->d.partitions * sizeof(uint64_t));
 }
 
 /* What the match set (the peer's uid, flags or start word), then the match:
