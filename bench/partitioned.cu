@@ -15,6 +15,9 @@
 // runs nothing meanwhile: on one GPU shared by both PEs, a kernel of PE
 // 1's would take turns with PE 0's rather than run beside it.
 //   compute   the producer alone, nothing sent;
+//   counted   the producer of (b) and (c) alone, sending nothing (its
+//             per-tile fences and counts, its next tile asked for after
+//             them), then the quiet_on_stream that ends (b);
 //   transfer  putmem_signal_on_stream of the whole buffer alone;
 //   serial    (a) the producer, then that putmem_signal_on_stream;
 //   hand      (b) the block that finishes a partition's last tile sends it
@@ -22,7 +25,12 @@
 //   api       (c) the same block calls gshmemx_pready_block on a
 //             partitioned send (both sides start the round before).
 // ideal = max(compute, transfer); overlap = (serial - t) / (serial - ideal),
-// the share of what could be hidden that was (1: all of it).  PE 1 checks a
+// the share of what could be hidden that was (1: all of it).  The floor is
+// the pipeline's bound with the producer (b) and (c) run: max(counted,
+// transfer) + min(counted, transfer) / partitions (the last partition
+// leaves once made, the first is made before it leaves; an estimate, as
+// transfer's launch is in the share too); floor overlap = (serial - t) /
+// (serial - floor).  PE 1 checks a
 // sample of every variant's data (every partition's first and last word
 // and 65536 random words) against words computed on its host, after
 // poisoning the buffer, and that every flag holds the round (api: its
@@ -47,7 +55,7 @@ __host__ __device__ inline uint32_t part_word(uint64_t w, uint32_t round, int k)
     return x;
 }
 
-enum mode { COMPUTE, HAND, API };
+enum mode { COMPUTE, COUNTED, HAND, API };
 
 // The producer: tiles handed to the grid's blocks in order through a
 // counter, so that the partitions fill one after the other at the
@@ -98,7 +106,7 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
                 if (MODE == HAND)
                     gshmemx_putmem_signal_block(dest + p * bytes, (const char *)out + p * bytes, bytes, &flags[p],
                                                 round, GSHMEM_SIGNAL_SET, 1);
-                else
+                else if (MODE == API)
                     gshmemx_pready_block(req, (int)p);
                 if (threadIdx.x == 0)
                     at[i ^ 1] = atomicAdd(next, 1u);
@@ -164,7 +172,10 @@ static double run_variant(setup &st, const variant &v, size_t bytes, int parts, 
         gshmem_barrier_all();
         CUDA(cudaEventRecord(a, st.s));
         if (v.mode >= 0) {
-            auto *kernel = v.mode == COMPUTE ? produce<COMPUTE> : v.mode == HAND ? produce<HAND> : produce<API>;
+            auto *kernel = v.mode == COMPUTE   ? produce<COMPUTE>
+                           : v.mode == COUNTED ? produce<COUNTED>
+                           : v.mode == HAND    ? produce<HAND>
+                                               : produce<API>;
             kernel<<<grid, block, 0, st.s>>>((uint4 *)st.src, tile_vecs, tiles, tiles_per_part, k, round, st.done,
                                              st.done + MAX_PARTS, st.dest, st.flags,
                                              v.mode == API ? req : nullptr);
@@ -273,9 +284,11 @@ int main(int argc, char **argv)
     const bool mapped = gshmem_ptr(st.dest, 1) != nullptr;
     if (me == 0)
         bench_header("partitioned", "us from the producer's start to all data delivered; overlap = "
-                                    "(serial - t) / (serial - max(compute, transfer)); medians of 7 runs");
+                                    "(serial - t) / (serial - max(compute, transfer)); floor overlap = "
+                                    "(serial - t) / (serial - floor); medians of 7 runs");
 
-    const variant compute{"compute", COMPUTE, false, false}, transfer{"transfer", -1, true, false},
+    const variant compute{"compute", COMPUTE, false, false}, counted{"counted", COUNTED, false, false},
+        transfer{"transfer", -1, true, false},
         serial{"serial", COMPUTE, true, false}, hand{"hand", HAND, false, false}, api{"api", API, false, true};
     for (size_t bytes : sizes) {
         // k such that the compute alone takes about as long as the transfer
@@ -305,11 +318,11 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, parts, rc);
                 gshmem_global_exit(1);
             }
-            double us[5];
-            const variant *vs[5] = {&compute, &transfer, &serial, &hand, &api};
-            for (int i = 0; i < 5; i++) {
+            double us[6];
+            const variant *vs[6] = {&compute, &transfer, &serial, &hand, &api, &counted};
+            for (int i = 0; i < 6; i++) {
                 us[i] = run_variant(st, *vs[i], bytes, parts, k, false, req);
-                if (i >= 2) {
+                if (i >= 2 && i <= 4) {
                     run_variant(st, *vs[i], bytes, parts, k, true, req);
                     check(st, *vs[i], bytes, parts, k);
                 }
@@ -317,12 +330,17 @@ int main(int argc, char **argv)
             gshmemx_prequest_free(&req);
             if (me == 0) {
                 const double ideal = std::max(us[0], us[1]), hideable = us[2] - ideal;
+                const double floor = std::max(us[5], us[1]) + std::min(us[5], us[1]) / parts,
+                             floor_hideable = us[2] - floor;
                 std::printf("RESULT bench=partitioned sys=gshmem bytes=%zu parts=%d k=%d mapped=%d compute_us=%.3f "
                             "transfer_us=%.3f serial_us=%.3f hand_us=%.3f api_us=%.3f ideal_us=%.3f "
-                            "hand_overlap=%.3f api_overlap=%.3f\n",
+                            "hand_overlap=%.3f api_overlap=%.3f counted_us=%.3f floor_us=%.3f "
+                            "hand_floor_overlap=%.3f api_floor_overlap=%.3f\n",
                             bytes, parts, k, mapped ? 1 : 0, us[0], us[1], us[2], us[3], us[4], ideal,
                             hideable > 0 ? (us[2] - us[3]) / hideable : 0.0,
-                            hideable > 0 ? (us[2] - us[4]) / hideable : 0.0);
+                            hideable > 0 ? (us[2] - us[4]) / hideable : 0.0, us[5], floor,
+                            floor_hideable > 0 ? (us[2] - us[3]) / floor_hideable : 0.0,
+                            floor_hideable > 0 ? (us[2] - us[4]) / floor_hideable : 0.0);
                 std::fflush(stdout);
             }
         }
