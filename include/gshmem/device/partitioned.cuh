@@ -104,7 +104,8 @@ __device__ __forceinline__ void gshmemi_pqueue(struct gshmemi_preq_dev *q, int l
 {
     uint64_t *const work = q->work, *const queue = work + 2 * static_cast<size_t>(q->partitions);
     /* done words, then claim words, then entries: a block that claims a
-     * chunk (an acquire) counts it into a done word already reset */
+     * chunk (and acquires after its first claim) counts it into a done
+     * word already reset */
     for (int i = 0; i < n; i++)
         *reinterpret_cast<volatile uint64_t *>(&work[2 * (list != nullptr ? list[i] : lo + i) + 1]) =
             r << 32;
@@ -121,12 +122,21 @@ __device__ __forceinline__ void gshmemi_pqueue(struct gshmemi_preq_dev *q, int l
     }
 }
 
-/* A claim of partition p's next chunk: (round << 32) | chunk; an acquire,
- * so that the done word the claimer counts into is the round's. */
+/* Chunks a partition of a chunked send has (the last may be short). */
+__device__ __forceinline__ uint64_t gshmemi_pchunk_count(uint64_t bytes, uint64_t chunk)
+{
+    return (bytes + chunk - 1) / chunk;
+}
+
+/* A claim of partition p's next chunk: (round << 32) | chunk.  Relaxed:
+ * the next chunk is claimed while the current one moves, and an acquire
+ * would hold the claimer's own share of that copy behind the claim's
+ * round trip, every chunk.  A group that did not ready the partition
+ * acquires once, after its first claim (gshmemi_pchunks). */
 __device__ __forceinline__ uint64_t gshmemi_pclaim(unsigned long long *claim)
 {
     unsigned long long c;
-    asm volatile("atom.acquire.gpu.global.add.u64 %0, [%1], 1;" : "=l"(c) : "l"(claim) : "memory");
+    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], 1;" : "=l"(c) : "l"(claim) : "memory");
     return c;
 }
 
@@ -151,7 +161,7 @@ __device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi
                                                 unsigned lane, unsigned nt, bool readier,
                                                 const struct gshmemi_pready_args *to_queue)
 {
-    const uint64_t bytes = q->bytes, chunk = q->chunk, n = (bytes + chunk - 1) / chunk;
+    const uint64_t bytes = q->bytes, chunk = q->chunk, n = gshmemi_pchunk_count(bytes, chunk);
     const int peer = q->peer;
     unsigned long long *const claim = reinterpret_cast<unsigned long long *>(q->work + 2 * p);
     const uint64_t at = static_cast<uint64_t>(p) * bytes;
@@ -159,7 +169,12 @@ __device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi
     const char *const s = q->source + at;
     uint64_t c = r << 32, moved = 0;
     if (!readier) {
-        c = lane == 0 ? gshmemi_pclaim(claim) : 0;
+        if (lane == 0) {
+            c = gshmemi_pclaim(claim);
+            /* with the claim, an acquire: the readier's reset of the done
+             * word and the producer's writes of the partition come before */
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        }
         c = gshmemi_group_broadcast<SCOPE>(lane, c);
     }
     while ((c >> 32) == r && (c & 0xffffffffu) < n) {
@@ -172,8 +187,10 @@ __device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi
             }
             next = gshmemi_pclaim(claim);
         }
-        gshmemi_copy<SCOPE == GSHMEMI_THREAD, SCOPE == GSHMEMI_BLOCK>(
-            d + off, s + off, bytes - off < chunk ? bytes - off : chunk, lane, nt);
+        /* (not the block's short path, one vector in flight at a time,
+         * which a chunk of four vectors a thread would take) */
+        gshmemi_copy<SCOPE == GSHMEMI_THREAD, false>(d + off, s + off,
+                                                      bytes - off < chunk ? bytes - off : chunk, lane, nt);
         moved++;
         c = gshmemi_group_broadcast<SCOPE>(lane, next);
     }
@@ -463,7 +480,7 @@ __device__ __forceinline__ void gshmemi_phelp(const char *call, gshmemx_prequest
     const struct gshmemi_preq_dev *q = reinterpret_cast<const struct gshmemi_preq_dev *>(req);
     const uint64_t r = gshmemi_preq_round(q);
     const int parts = q->partitions;
-    const uint64_t n = (q->bytes + q->chunk - 1) / q->chunk;
+    const uint64_t n = gshmemi_pchunk_count(q->bytes, q->chunk);
     const uint64_t *const work = q->work, *const queue = work + 2 * static_cast<size_t>(parts);
     uint64_t word = 0, flags = 0;
     for (;;) {
