@@ -329,18 +329,19 @@ int main(int argc, char **argv)
             }
             gshmemx_prequest_free(&req);
             if (me == 0) {
-                const double ideal = std::max(us[0], us[1]), hideable = us[2] - ideal;
-                const double floor = std::max(us[5], us[1]) + std::min(us[5], us[1]) / parts,
-                             floor_hideable = us[2] - floor;
+                const double ideal = std::max(us[0], us[1]),
+                             floor = std::max(us[5], us[1]) + std::min(us[5], us[1]) / parts;
+                // the share of serial's excess over `best` that t hid
+                auto hidden = [&](double t, double best) {
+                    return us[2] > best ? (us[2] - t) / (us[2] - best) : 0.0;
+                };
                 std::printf("RESULT bench=partitioned sys=gshmem bytes=%zu parts=%d k=%d mapped=%d compute_us=%.3f "
                             "transfer_us=%.3f serial_us=%.3f hand_us=%.3f api_us=%.3f ideal_us=%.3f "
                             "hand_overlap=%.3f api_overlap=%.3f counted_us=%.3f floor_us=%.3f "
                             "hand_floor_overlap=%.3f api_floor_overlap=%.3f\n",
                             bytes, parts, k, mapped ? 1 : 0, us[0], us[1], us[2], us[3], us[4], ideal,
-                            hideable > 0 ? (us[2] - us[3]) / hideable : 0.0,
-                            hideable > 0 ? (us[2] - us[4]) / hideable : 0.0, us[5], floor,
-                            floor_hideable > 0 ? (us[2] - us[3]) / floor_hideable : 0.0,
-                            floor_hideable > 0 ? (us[2] - us[4]) / floor_hideable : 0.0);
+                            hidden(us[3], ideal), hidden(us[4], ideal), us[5], floor, hidden(us[3], floor),
+                            hidden(us[4], floor));
                 std::fflush(stdout);
             }
         }
