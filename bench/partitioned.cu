@@ -35,6 +35,14 @@
 // and 65536 random words) against words computed on its host, after
 // poisoning the buffer, and that every flag holds the round (api: its
 // receive's pwait).  One RESULT line per size and partition count.
+//
+// Then the calls alone (bench=partitioned_call): one block of PE 0 readies
+// 64 partitions one after another (api), or sends each with
+// putmem_signal_nbi_block (hand: nbi, as the ready call's moves), while PE
+// 1 runs nothing; each call's time is the kernel's own (globaltimer, the
+// round's first call in it, the delivery after it not) over 64, median of
+// RUNS runs.  What the API's round protocol costs a call beside the copy
+// and flag that both make, without the producer's noise.
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -114,6 +122,28 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
         }
         __syncthreads(); // the next tile's number in, and `last` read by all
     }
+}
+
+#define CALL_PARTS 64
+
+template <int MODE>
+__global__ void __launch_bounds__(512) calls(char *dest, const char *src, size_t bytes, uint64_t *flags,
+                                             uint32_t round, gshmemx_prequest_t req, unsigned long long *ns)
+{
+    unsigned long long t0, t1;
+    __syncthreads();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)::"memory");
+    for (int p = 0; p < CALL_PARTS; p++) {
+        if (MODE == API)
+            gshmemx_pready_block(req, p);
+        else
+            gshmemx_putmem_signal_nbi_block(dest + p * bytes, src + p * bytes, bytes, &flags[p], round,
+                                            GSHMEM_SIGNAL_SET, 1);
+    }
+    __syncthreads();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1)::"memory");
+    if (threadIdx.x == 0)
+        *ns = t1 - t0;
 }
 
 static int me;
@@ -247,6 +277,75 @@ static void check(setup &st, const variant &v, size_t bytes, int parts, int k)
     }
 }
 
+// The calls alone: a partitioned send's ready calls and the hand loop's
+// put_signal, from one block, at three partition sizes.
+static void call_times(setup &st)
+{
+    const size_t sizes[] = {64, 4096, 65536};
+    const size_t max = CALL_PARTS * sizes[2];
+    char *src = (char *)gshmem_malloc(max), *dest = (char *)gshmem_malloc(max);
+    unsigned long long *ns;
+    CUDA(cudaMalloc(&ns, sizeof(*ns)));
+    if (src == nullptr || dest == nullptr) {
+        std::fprintf(stderr, "partitioned: pe %d: no room in the heap for two buffers of %zu bytes\n", me, max);
+        gshmem_global_exit(2);
+    }
+    for (size_t bytes : sizes) {
+        gshmemx_prequest_t req = nullptr;
+        const int rc = me == 0 ? gshmemx_psend_init(dest, src, CALL_PARTS, bytes, 1, &req)
+                               : gshmemx_precv_init(dest, CALL_PARTS, bytes, 0, &req);
+        if (rc != 0) {
+            std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, CALL_PARTS, rc);
+            gshmem_global_exit(1);
+        }
+        std::vector<double> api, hand;
+        // PE 1 ends its round between the two kernels, never beside one
+        for (int r = -1; r < RUNS; r++) {
+            gshmemx_pstart_on_stream(req, st.s);
+            CUDA(cudaStreamSynchronize(st.s));
+            gshmem_barrier_all();
+            unsigned long long t = 0;
+            const uint32_t round = ++st.round;
+            if (me == 0) {
+                calls<API><<<1, 512, 0, st.s>>>(dest, src, bytes, st.flags, 0, req, ns);
+                CUDA(cudaGetLastError());
+                gshmemx_pwait_on_stream(req, st.s);
+                CUDA(cudaMemcpyAsync(&t, ns, sizeof(t), cudaMemcpyDeviceToHost, st.s));
+                CUDA(cudaStreamSynchronize(st.s));
+                if (r >= 0)
+                    api.push_back(t / 1e3 / CALL_PARTS);
+            }
+            gshmem_barrier_all();
+            if (me == 1) {
+                gshmemx_pwait_on_stream(req, st.s); // every partition of the round arrived
+                CUDA(cudaStreamSynchronize(st.s));
+            }
+            gshmem_barrier_all();
+            if (me == 0) {
+                calls<HAND><<<1, 512, 0, st.s>>>(dest, src, bytes, st.flags, round, nullptr, ns);
+                CUDA(cudaGetLastError());
+                gshmemx_quiet_on_stream(st.s);
+                CUDA(cudaMemcpyAsync(&t, ns, sizeof(t), cudaMemcpyDeviceToHost, st.s));
+                CUDA(cudaStreamSynchronize(st.s));
+                if (r >= 0)
+                    hand.push_back(t / 1e3 / CALL_PARTS);
+            }
+            gshmem_barrier_all();
+        }
+        gshmemx_prequest_free(&req);
+        if (me == 0) {
+            std::sort(api.begin(), api.end());
+            std::sort(hand.begin(), hand.end());
+            std::printf("RESULT bench=partitioned_call sys=gshmem bytes=%zu parts=%d api_call_us=%.3f "
+                        "hand_call_us=%.3f\n", bytes, CALL_PARTS, api[api.size() / 2], hand[hand.size() / 2]);
+            std::fflush(stdout);
+        }
+    }
+    CUDA(cudaFree(ns));
+    gshmem_free(dest);
+    gshmem_free(src);
+}
+
 int main(int argc, char **argv)
 {
     me = bench_start("partitioned");
@@ -346,6 +445,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    call_times(st);
     CUDA(cudaStreamSynchronize(st.s));
     gshmem_barrier_all();
     CUDA(cudaStreamDestroy(st.s));

@@ -152,6 +152,11 @@ __global__ void misuse(gshmemx_prequest_t send, int which)
     case 3: (void)gshmemx_parrived(send, 0); break;
     case 5: gshmemx_pready_list_warp(send, 2, nullptr); break;
     case 7: gshmemx_pready(send, 2); break; // then the host marks it again
+    case 8: // a single partition's second mark is looked at after its moves
+        gshmemx_pready_block(send, 1);
+        gshmemx_pready_block(send, 1);
+        break;
+    case 9: gshmemx_pready(send, 2); break; // the host has marked it
     default: gshmemx_pready_range_block(send, 3, 1);
     }
 }
@@ -189,9 +194,10 @@ static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_
     static const char *const cases[] = {"dev-ready-twice",     "dev-ready-range",
                                         "dev-wait-unmarked",   "dev-arrived-on-send",
                                         "dev-start-open",      "dev-list-null",
-                                        "dev-range-reversed",  "host-ready-after-kernel"};
+                                        "dev-range-reversed",  "host-ready-after-kernel",
+                                        "dev-ready-again",     "dev-ready-after-host"};
     int which = -1;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 10; i++)
         if (std::strcmp(c, cases[i]) == 0)
             which = i;
     CHECK(which >= 0, "unknown case %s", c);
@@ -201,10 +207,14 @@ static int misuse_case(const char *c, gshmemx_prequest_t send, gshmemx_prequest_
         cudaStream_t s;
         CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         gshmemx_pstart_on_stream(send, s);
+        if (which == 9) { // marked by the host, then by a kernel
+            CUDA(cudaStreamSynchronize(s));
+            gshmemx_pready(send, 2);
+        }
         if (which == 4) {
             gshmemx_pstart_on_stream(send, s);
         } else {
-            misuse<<<1, which == 5 ? 32 : which == 6 ? 64 : 1, 0, s>>>(send, which);
+            misuse<<<1, which == 5 ? 32 : which == 6 || which == 8 ? 64 : 1, 0, s>>>(send, which);
             if (which == 2)
                 gshmemx_pwait_on_stream(send, s);
         }

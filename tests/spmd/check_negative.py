@@ -337,6 +337,11 @@ gpu_partitioned_cases = {
     "dev-range-reversed": (D + "gshmemx_pready_range_block" + r" in a kernel \(block 0,0,0 thread "
                            r"\d+,0,0\) failed: partitions 3\.\.1 are not a range within 0\.\.95$",
                            ABORT, {}),
+    "dev-ready-again": (D + "gshmemx_pready_block" + r" in a kernel \(block 0,0,0 thread "
+                        r"\d+,0,0\) failed: partition 1 was already marked ready in round 1$",
+                        ABORT, {}),
+    "dev-ready-after-host": (D + "gshmemx_pready" + K + r"partition 2 was already marked ready "
+                             r"in round 1$", ABORT, {}),
     # a kernel marks partition 2, then the host does (a round is marked from one side only)
     "host-ready-after-kernel": (PT + r"gshmemx_pready: partition 2 was already marked ready in "
                                 r"round 1$", ABORT, {}),

@@ -199,6 +199,25 @@ __device__ __forceinline__ T gshmemi_group_broadcast(unsigned lane, T v)
     return v;
 }
 
+/* Two words at once, as gshmemi_group_broadcast: in a block, one pair of
+ * barriers, not two. */
+template <int SCOPE>
+__device__ __forceinline__ void gshmemi_group_broadcast2(unsigned lane, uint64_t *a, uint64_t *b)
+{
+    if (SCOPE == GSHMEMI_WARP) {
+        *a = __shfl_sync(0xffffffffu, *a, 0);
+        *b = __shfl_sync(0xffffffffu, *b, 0);
+    } else if (SCOPE == GSHMEMI_BLOCK) {
+        __shared__ uint64_t shared[2];
+        if (lane == 0)
+            shared[0] = *a, shared[1] = *b;
+        __syncthreads();
+        *a = shared[0];
+        *b = shared[1];
+        __syncthreads(); /* before the next broadcast writes it */
+    }
+}
+
 /* ---- flag packets: up to 8 bytes of data and their flag in one 16-byte
  * store, {data low, t0, data high, t1}.  Each 8-byte half lands whole, so a
  * reader that finds both tags knows both halves are of the same write

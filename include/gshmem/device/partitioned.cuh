@@ -54,27 +54,38 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
 }
 
 /* Marks partition p in round r (q's partitions and marked[] passed in,
- * loaded with the caller's other fields): out of range, or ready twice,
- * fails.  Where mirror is set (the host moves the partitions) the host's
- * copy learns it too; otherwise the host's calls that check marks (pwait,
- * ready) read the GPU's. */
-__device__ __forceinline__ void gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
-                                                  int parts, uint64_t *marked, int p, uint64_t r,
-                                                  bool mirror)
+ * loaded with the caller's other fields; the caller counts its marks in
+ * q->marks): out of range fails.  Returns the
+ * round the partition was marked in before, which is r where it is ready
+ * twice: the caller checks it (gshmemi_preq_twice) once its moves are
+ * under way, not one round trip before them.  Where mirror is set (the
+ * host moves the partitions) the host's copy learns it too; otherwise the
+ * host's calls that check marks (pwait, ready) read the GPU's. */
+__device__ __forceinline__ uint64_t gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
+                                                      int parts, uint64_t *marked, int p,
+                                                      uint64_t r, bool mirror)
 {
     if (p < 0 || p >= parts)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(parts), r);
-    /* (the GPU's copy: only this GPU's kernels use it; the count goes
-     * out before the exchange's answer is looked at) */
-    const unsigned long long old = atomicExch(reinterpret_cast<unsigned long long *>(&marked[p]),
-                                              static_cast<unsigned long long>(r));
-    atomicAdd(reinterpret_cast<unsigned long long *>(&q->marks), 1ull);
+    /* (the GPU's copy: only this GPU's kernels use it.  A global
+     * exchange: a generic one is a branch whose answer is waited for at
+     * once) */
+    uint64_t old;
+    asm volatile("atom.relaxed.gpu.global.exch.b64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(&marked[p]), "l"(r) : "memory");
     if (mirror && q->mirror_marked != nullptr)
         *reinterpret_cast<volatile uint64_t *>(&q->mirror_marked[p]) = r;
-    if (old == r)
+    return old;
+}
+
+/* Fails where a mark's previous round (gshmemi_preq_mark) is this one. */
+__device__ __forceinline__ void gshmemi_preq_twice(const char *call, struct gshmemi_preq_dev *q,
+                                                   uint64_t before, int p, uint64_t r)
+{
+    if (before == r)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_TWICE, q->peer, static_cast<uint64_t>(p),
-                          static_cast<uint64_t>(parts), r);
+                          static_cast<uint64_t>(q->partitions), r);
 }
 
 /* Waits until the request is matched and the receiver has started round r. */
@@ -145,6 +156,7 @@ __device__ __forceinline__ uint64_t gshmemi_pclaim(unsigned long long *claim)
 struct gshmemi_pready_args {
     int lo, n;
     const int *list;
+    uint64_t before; /* the first one's previous mark (gshmemi_preq_mark) */
 };
 
 /* A chunked send's partition p of round r (q->chunk set): the group takes
@@ -182,6 +194,9 @@ __device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi
         uint64_t next = 0;
         if (lane == 0) {
             if (to_queue != nullptr) {
+                /* (queued twice, a partition would reset its words and
+                 * take a second entry past queue[]'s end) */
+                gshmemi_preq_twice(call, q, to_queue->before, p, r);
                 gshmemi_pqueue(q, to_queue->lo, to_queue->n, to_queue->list, r);
                 to_queue = nullptr;
             }
@@ -242,6 +257,13 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
             __threadfence();
     }
     uint64_t word = 0, flags = 0, r = 0;
+    /* The first partition's previous mark, looked at once the start's
+     * hint has let the moves go (after them, or, chunked, before its
+     * queueing), not a round trip before them: a partition readied twice
+     * has then moved twice, and the job ends.  The rest are looked at as
+     * they are marked. */
+    uint64_t before; /* (no initial value: a copy of one would wait for the exchange) */
+    int p0 = lo;
     /* (the moves' fields, set at init: loaded by every thread now, beside
      * the first thread's checks, not one round trip after them) */
     char *const dest = q->dest;
@@ -262,27 +284,57 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
                        uid = q->uid;
         const int parts = q->partitions;
         uint64_t *const marked = q->marked;
+        /* the hint of the receiver's start (partitioned.h), and the first
+         * partition: here, with the rest (no load is issued past a
+         * failure's call) */
+        const uint64_t seen = *reinterpret_cast<const volatile uint64_t *>(&q->seen);
+        p0 = list != nullptr ? list[0] : lo;
         if (!is_send)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_ROLE, peer, 0, 0, 0);
         if (!open)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_NO_ROUND, peer, 0, 0, r);
         if (ce && match == GSHMEMI_PREQ_PEER_FREED)
             gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_PEER_FREED, peer, 0, 0, r, q->seq);
-        /* the receiver's start (the send's own word, set at init), loaded
-         * ahead of the marks' exchanges, whose round trips it shares */
-        const uint64_t started = n > 0 && !ce ? *reinterpret_cast<const volatile uint64_t *>(start) : 0;
-        for (int i = 0; i < n; i++)
-            gshmemi_preq_mark(call, q, parts, marked, list != nullptr ? list[i] : lo + i, r, ce);
+        /* the call's marks counted at once (a pwait compares the count with
+         * the partitions); the count before them says whether this call
+         * is the round's first */
+        uint64_t marks_before;
+        asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
+                     : "=l"(marks_before) : "l"(&q->marks), "l"(static_cast<uint64_t>(n)) : "memory");
+        for (int i = 0; i < n; i++) {
+            const int p = i == 0 ? p0 : list != nullptr ? list[i] : lo + i;
+            const uint64_t b = gshmemi_preq_mark(call, q, parts, marked, p, r, ce);
+            if (i == 0)
+                before = b;
+            else
+                gshmemi_preq_twice(call, q, b, p, r);
+        }
         if (n > 0 && !ce) {
             /* The match's fields (flags, the peer's uid) were in place
              * before the host pushed the match itself, and no store below
-             * can land before the load of the start it waits on: loads
-             * without system-scope ordering where both are in, the
-             * ordered wait otherwise. */
-            if (match != GSHMEMI_PREQ_MATCHED || !gshmemi_preq_reached(started, uid, r)) {
-                gshmemi_preq_wait_start(call, q, r);
-                f = q->flags;
-                word = gshmemi_preq_word(q->peer_uid, r);
+             * can land before the load of the start it waits on (nor
+             * before the load of the hint that a store after such a load
+             * wrote): loads without system-scope ordering where both are
+             * in, the ordered wait otherwise.  The start word is read
+             * only where the hint is short of the round: one memory round
+             * trip in front of the moves, not two. */
+            if (match != GSHMEMI_PREQ_MATCHED || !gshmemi_preq_reached(seen, uid, r)) {
+                const uint64_t started = *reinterpret_cast<const volatile uint64_t *>(start);
+                /* (the exchange's answer came with the start's: a partition
+                 * a host ready moved fails here, not after a wait) */
+                gshmemi_preq_twice(call, q, before, p0, r);
+                if (match != GSHMEMI_PREQ_MATCHED || !gshmemi_preq_reached(started, uid, r)) {
+                    gshmemi_preq_wait_start(call, q, r);
+                    f = q->flags;
+                    word = gshmemi_preq_word(q->peer_uid, r);
+                } else {
+                    word = gshmemi_preq_word(peer_uid, r);
+                }
+                /* (by the round's first call alone: hundreds of calls at
+                 * once storing the one word held the request's other
+                 * words behind them) */
+                if (marks_before == 0)
+                    *reinterpret_cast<volatile uint64_t *>(&q->seen) = gshmemi_preq_word(uid, r);
             } else {
                 word = gshmemi_preq_word(peer_uid, r);
             }
@@ -290,12 +342,14 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         }
     }
     if (ce) {
+        if (lane == 0 && n > 0)
+            gshmemi_preq_twice(call, q, before, p0, r);
         gshmemi_group_sync<SCOPE>();
         return;
     }
     /* every thread moves with what the first one checked */
-    word = gshmemi_group_broadcast<SCOPE>(lane, word);
-    uint64_t *const f = reinterpret_cast<uint64_t *>(gshmemi_group_broadcast<SCOPE>(lane, flags));
+    gshmemi_group_broadcast2<SCOPE>(lane, &word, &flags);
+    uint64_t *const f = reinterpret_cast<uint64_t *>(flags);
     if (chunk != 0) {
         /* The stream wait's blocks may start now (they wait for SMs): with
          * its last partitions readied at its end, a producer's few ready
@@ -303,7 +357,8 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
-        const struct gshmemi_pready_args all = {lo, n, list};
+        /* (only the first thread, which holds `before`, queues) */
+        const struct gshmemi_pready_args all = {lo, n, list, before};
         for (int i = 0; i < n; i++)
             gshmemi_pchunks<SCOPE>(call, q, list != nullptr ? list[i] : lo + i,
                                    word & 0xffffffffu, f, word, lane, nt, true,
@@ -344,6 +399,8 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
             gshmemi_group_sync<SCOPE>();
         }
     }
+    if (lane == 0)
+        gshmemi_preq_twice(call, q, before, p0, word & 0xffffffffu);
 }
 
 template <int SCOPE>

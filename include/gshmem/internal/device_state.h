@@ -19,7 +19,7 @@ extern "C" {
 
 /* Raise on any change to the structures below: a translation unit built
  * against another version is refused (gshmemi_device_state_register). */
-#define GSHMEMI_DEVICE_STATE_VERSION 15
+#define GSHMEMI_DEVICE_STATE_VERSION 16
 /* PEs whose heap bases the state holds itself (one constant-cache load). */
 #define GSHMEMI_DEVICE_NEAR_PES 64
 

@@ -78,6 +78,10 @@ struct gshmemi_preq_dev {
      * (round << 32) | partition */
     uint64_t *work;
     uint64_t ended;      /* the round whose stream wait has seen its producer end */
+    uint64_t seen;       /* send, the GPU's copy: (uid << 32) | round, left by a round's
+                          * first ready call once it has seen the receiver start it (a
+                          * hint, read with the request's other words: a call finding its
+                          * round there skips the start word) */
 };
 
 /* A flag packet: a partition's data (up to 8 bytes, little-endian, zero
