@@ -87,6 +87,16 @@ since build $start
 start=$(date +%s)
 part "meson test" meson test -C $dir --print-errorlogs --num-processes 2
 since "meson test" $start
+# A failed test's own last lines go to the end too: its full output is far
+# above, past what CI shows.
+python3 - "$dir/meson-logs/testlog.json" >>"$fail_lines" <<'PY' || true
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["result"] in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+        print("%s (%s), its output's end:" % (r["name"], r["result"]))
+        print("\n".join("    " + l for l in (r.get("stdout") or "").splitlines()[-25:]))
+PY
 
 # The ibrc transport under Soft-RoCE in a VM (a few minutes; the guest is
 # built once and kept in build-test-rdma-vm/).
