@@ -40,6 +40,10 @@ def main():
     rec = br.parse_result("RESULT bench=latency sys=gshmem op=int_g us=0.875 bytes=4 (over 8 SMs)")
     if rec != {"bench": "latency", "sys": "gshmem", "op": "int_g", "us": 0.875, "bytes": 4}:
         fail("parse_result gave %r" % rec)
+    # a share with nothing to share (nan) is left out
+    rec = br.parse_result("RESULT bench=partitioned sys=gshmem parts=8 api_overlap=0.5 api_floor_overlap=nan")
+    if rec != {"bench": "partitioned", "sys": "gshmem", "parts": 8, "api_overlap": 0.5}:
+        fail("parse_result kept a nan: %r" % rec)
 
     sizes = [8 << k for k in range(0, 26)]
     recs = []
