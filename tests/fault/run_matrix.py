@@ -10,9 +10,10 @@ end as gshmem promises (DESIGN.md section 8):
 - a gshmem_global_exit ends the job with its status and no PE reports a
   loss;
 - the launcher exits non-zero, within 15 s of the fault (one exception:
-  where every PE ended in time but mpirun stays, running, past 5 s more, the
-  row is a known limit of Open MPI 4.1's mpirun, which at times spins in its
-  own finalize; at most one such row a run);
+  where every PE ended in time but mpirun stays past 5 s more, spinning or
+  its main thread blocked on a lock, the row is a known limit of Open MPI
+  4.1's mpirun, which at times spins, or deadlocks with its progress
+  thread, in its own finalize; at most one such row a run);
 - nothing is left behind: no process of the job, no new /dev/shm entry, no
   abstract socket of gshmem's.
 
@@ -60,7 +61,7 @@ KNOWN = {("mpirun", "init", "stop"):
          "a PE stopped before gshmem_init under mpirun is found only at GSHMEM_BOOTSTRAP_TIMEOUT: "
          "PMIx's first fence has no peers to watch yet (README, When a PE fails)"}
 FAULTS = ("kill", "stop", "exit0", "global")
-MPIRUN_HUNG = ("every PE ended in time, then mpirun itself spun (Open MPI 4.1: in its "
+MPIRUN_HUNG = ("every PE ended in time, then mpirun itself hung (Open MPI 4.1: in its "
                "PMIx_server_finalize); ended by the test")
 SURVIVOR_LIMIT = 10.0  # s from the fault to each survivor's message
 LAUNCHER_LIMIT = 15.0  # s from the fault to the launcher's exit
@@ -255,18 +256,23 @@ def leftovers(shm_before, socks_before, gpu_before):
 
 # ---- one case -----------------------------------------------------------------
 
-def spinning(pid):
-    """Whether a thread of pid is running (R) in two samples 0.2 s apart:
-    a launcher busy in a loop, not one blocked waiting."""
-    def running():
+def stuck(pid):
+    """Whether, in two samples 0.2 s apart, a thread of pid is running (R),
+    a launcher busy in a loop, or its main thread waits on a futex (a lock
+    or condition: Open MPI 4.1's mpirun has been seen deadlocked so in its
+    PMIx_server_finalize, its progress thread waiting on a lock), not one
+    waiting for I/O or a child."""
+    def sample():
         try:
-            return any(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[0]
-                       == "R" for t in os.listdir("/proc/%d/task" % pid))
+            running = any(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[0]
+                          == "R" for t in os.listdir("/proc/%d/task" % pid))
+            with open("/proc/%d/wchan" % pid) as f:
+                return running or "futex" in f.read()
         except OSError:
             return False
-    first = running()
+    first = sample()
     time.sleep(0.2)
-    return first and running()
+    return first and sample()
 
 
 def launch_cmd(launcher, np_, argv, env):
@@ -305,13 +311,13 @@ def run_case(launcher, transport, np_, phase, fault, where):
         if now - t0 > CASE_LIMIT:
             break
         if launcher == "mpirun" and t_fault is not None and fault != "launcher":
-            # Open MPI 4.1's mpirun at times crashes or spins in its own
-            # finalize (PMIx_server_finalize) once every PE has ended: told
-            # apart from PEs that do not end, and ended here.
+            # Open MPI 4.1's mpirun at times crashes, spins or deadlocks in
+            # its own finalize (PMIx_server_finalize) once every PE has
+            # ended: told apart from PEs that do not end, and ended here.
             if t_pes_gone is None and not job_processes():
                 t_pes_gone = now
             if (t_pes_gone is not None and now - t_fault > LAUNCHER_LIMIT and
-                    now - t_pes_gone > 5 and p.poll() is None and spinning(p.pid)):
+                    now - t_pes_gone > 5 and p.poll() is None and stuck(p.pid)):
                 launcher_hung = True
                 os.killpg(p.pid, signal.SIGKILL)
                 break
@@ -419,9 +425,9 @@ def main():
         if launcher_hung:
             launcher_hangs += 1
             if problems:
-                problems.append("and mpirun itself spun after every PE had ended: ended by the test")
+                problems.append("and mpirun itself hung after every PE had ended: ended by the test")
             elif launcher_hangs > 1:
-                problems = ["mpirun spun after every PE had ended, again in this run: more than "
+                problems = ["mpirun hung after every PE had ended, again in this run: more than "
                             "Open MPI's rare hang"]
             else:
                 problems, why_known = ["mpirun"], MPIRUN_HUNG
