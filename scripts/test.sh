@@ -93,7 +93,7 @@ python3 - "$dir/meson-logs/testlog.json" >>"$fail_lines" <<'PY' || true
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r["result"] in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+    if r["result"] in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS", "INTERRUPT"):
         print("%s (%s), its output's end:" % (r["name"], r["result"]))
         print("\n".join("    " + l for l in (r.get("stdout") or "").splitlines()[-25:]))
 PY

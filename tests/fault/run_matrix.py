@@ -261,7 +261,8 @@ def stuck(pid):
     a launcher busy in a loop, or its main thread waits on a futex (a lock
     or condition: Open MPI 4.1's mpirun has been seen deadlocked so in its
     PMIx_server_finalize, its progress thread waiting on a lock), not one
-    waiting for I/O or a child."""
+    waiting for I/O or a child.  (Any wait on a lock counts: asked only
+    once every PE has been gone 5 s and the launcher's limit has passed.)"""
     def sample():
         try:
             running = any(open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()[0]
