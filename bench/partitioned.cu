@@ -278,6 +278,19 @@ static void check(setup &st, const variant &v, size_t bytes, int parts, int k)
     }
 }
 
+// Opens the request of one side of a pair of PEs 0 (sending) and 1.
+static gshmemx_prequest_t open_request(char *dest, char *src, int parts, size_t bytes)
+{
+    gshmemx_prequest_t req = nullptr;
+    const int rc = me == 0 ? gshmemx_psend_init(dest, src, parts, bytes, 1, &req)
+                           : gshmemx_precv_init(dest, parts, bytes, 0, &req);
+    if (rc != 0) {
+        std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, parts, rc);
+        gshmem_global_exit(1);
+    }
+    return req;
+}
+
 // The calls alone: a partitioned send's ready calls and the hand loop's
 // put_signal, from one block, at three partition sizes.
 static void call_times(setup &st)
@@ -292,13 +305,7 @@ static void call_times(setup &st)
         gshmem_global_exit(2);
     }
     for (size_t bytes : sizes) {
-        gshmemx_prequest_t req = nullptr;
-        const int rc = me == 0 ? gshmemx_psend_init(dest, src, CALL_PARTS, bytes, 1, &req)
-                               : gshmemx_precv_init(dest, CALL_PARTS, bytes, 0, &req);
-        if (rc != 0) {
-            std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, CALL_PARTS, rc);
-            gshmem_global_exit(1);
-        }
+        gshmemx_prequest_t req = open_request(dest, src, CALL_PARTS, bytes);
         std::vector<double> api, hand;
         // PE 1 ends its round between the two kernels, never beside one
         for (int r = -1; r < RUNS; r++) {
@@ -411,13 +418,7 @@ int main(int argc, char **argv)
         for (int parts : parts_list) {
             if (bytes % ((size_t)parts * 16) != 0)
                 continue;
-            gshmemx_prequest_t req = nullptr;
-            const int rc = me == 0 ? gshmemx_psend_init(st.dest, st.src, parts, bytes / parts, 1, &req)
-                                   : gshmemx_precv_init(st.dest, parts, bytes / parts, 0, &req);
-            if (rc != 0) {
-                std::fprintf(stderr, "partitioned: pe %d: a request of %d partitions: error %d\n", me, parts, rc);
-                gshmem_global_exit(1);
-            }
+            gshmemx_prequest_t req = open_request(st.dest, st.src, parts, bytes / parts);
             double us[6];
             const variant *vs[6] = {&compute, &transfer, &serial, &hand, &api, &counted};
             for (int i = 0; i < 6; i++) {
