@@ -37,12 +37,14 @@
 // receive's pwait).  One RESULT line per size and partition count.
 //
 // Then the calls alone (bench=partitioned_call): one block of PE 0 readies
-// 64 partitions one after another (api), or sends each with
-// putmem_signal_nbi_block (hand: nbi, as the ready call's moves), while PE
-// 1 runs nothing; each call's time is the kernel's own (globaltimer, the
-// round's first call in it, the delivery after it not) over 64, median of
-// RUNS runs.  What the API's round protocol costs a call beside the copy
-// and flag that both make, without the producer's noise.
+// 64 partitions one after another (api), or the same by two list calls,
+// the even partitions then the odd (list: each still its own put_signal),
+// or sends each with putmem_signal_nbi_block (hand: nbi, as the ready
+// call's moves), while PE 1 runs nothing; each call's time is the
+// kernel's own (globaltimer, the round's first call in it, the delivery
+// after it not) over 64, median of RUNS runs.  What the API's round
+// protocol costs a partition beside the copy and flag that both make,
+// without the producer's noise.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -127,15 +129,27 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
 
 #define CALL_PARTS 64
 
+// LIST: the same partitions by two list calls, the even ones then the odd
+// (no two adjacent in a list: each moves as its own put_signal, as a
+// single call's does)
+enum call_mode { CALL_HAND, CALL_API, CALL_LIST };
+
 template <int MODE>
 __global__ void __launch_bounds__(512) calls(char *dest, const char *src, size_t bytes, uint64_t *flags,
                                              uint32_t round, gshmemx_prequest_t req, unsigned long long *ns)
 {
+    __shared__ int list[CALL_PARTS];
+    for (int i = threadIdx.x; i < CALL_PARTS; i += blockDim.x)
+        list[i] = i < CALL_PARTS / 2 ? 2 * i : 2 * (i - CALL_PARTS / 2) + 1;
     unsigned long long t0, t1;
     __syncthreads();
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)::"memory");
-    for (int p = 0; p < CALL_PARTS; p++) {
-        if (MODE == API)
+    if (MODE == CALL_LIST) {
+        gshmemx_pready_list_block(req, CALL_PARTS / 2, list);
+        gshmemx_pready_list_block(req, CALL_PARTS / 2, list + CALL_PARTS / 2);
+    }
+    for (int p = 0; MODE != CALL_LIST && p < CALL_PARTS; p++) {
+        if (MODE == CALL_API)
             gshmemx_pready_block(req, p);
         else
             gshmemx_putmem_signal_nbi_block(dest + p * bytes, src + p * bytes, bytes, &flags[p], round,
@@ -291,8 +305,10 @@ static gshmemx_prequest_t open_request(char *dest, char *src, int parts, size_t 
     return req;
 }
 
-// The calls alone: a partitioned send's ready calls and the hand loop's
-// put_signal, from one block, at three partition sizes.
+// The calls alone, at three partition sizes: one block readies
+// CALL_PARTS partitions (single calls, then two list calls) against as
+// many putmem_signal_nbi_block; the kernel's own time a partition, the
+// receiver idle, medians of RUNS.
 static void call_times(setup &st)
 {
     const size_t sizes[] = {64, 4096, 65536};
@@ -304,48 +320,51 @@ static void call_times(setup &st)
         std::fprintf(stderr, "partitioned: pe %d: no room in the heap for two buffers of %zu bytes\n", me, max);
         gshmem_global_exit(2);
     }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
     for (size_t bytes : sizes) {
         gshmemx_prequest_t req = open_request(dest, src, CALL_PARTS, bytes);
-        std::vector<double> api, hand;
-        // PE 1 ends its round between the two kernels, never beside one
-        for (int r = -1; r < RUNS; r++) {
-            gshmemx_pstart_on_stream(req, st.s);
-            CUDA(cudaStreamSynchronize(st.s));
-            gshmem_barrier_all();
-            unsigned long long t = 0;
-            const uint32_t round = ++st.round;
-            if (me == 0) {
-                calls<API><<<1, 512, 0, st.s>>>(dest, src, bytes, st.flags, 0, req, ns);
-                CUDA(cudaGetLastError());
-                gshmemx_pwait_on_stream(req, st.s);
-                CUDA(cudaMemcpyAsync(&t, ns, sizeof(t), cudaMemcpyDeviceToHost, st.s));
-                CUDA(cudaStreamSynchronize(st.s));
-                if (r >= 0)
-                    api.push_back(t / 1e3 / CALL_PARTS);
+        std::vector<double> t[3];
+        for (int r = -1; r < RUNS; r++)
+            for (int m : {CALL_API, CALL_LIST, CALL_HAND}) {
+                const bool api = m != CALL_HAND;
+                const uint32_t round = api ? 0 : ++st.round;
+                if (api) {
+                    gshmemx_pstart_on_stream(req, st.s);
+                    CUDA(cudaStreamSynchronize(st.s));
+                }
+                gshmem_barrier_all();
+                if (me == 0) {
+                    auto kernel = m == CALL_API    ? calls<CALL_API>
+                                  : m == CALL_LIST ? calls<CALL_LIST>
+                                                   : calls<CALL_HAND>;
+                    kernel<<<1, 512, 0, st.s>>>(dest, src, bytes, st.flags, round, api ? req : nullptr, ns);
+                    CUDA(cudaGetLastError());
+                    if (api)
+                        gshmemx_pwait_on_stream(req, st.s);
+                    else
+                        gshmemx_quiet_on_stream(st.s);
+                    unsigned long long k = 0;
+                    CUDA(cudaMemcpyAsync(&k, ns, sizeof(k), cudaMemcpyDeviceToHost, st.s));
+                    CUDA(cudaStreamSynchronize(st.s));
+                    if (r >= 0)
+                        t[m].push_back(k / 1e3 / CALL_PARTS);
+                }
+                // PE 1 ends its round between the kernels, never beside one
+                gshmem_barrier_all();
+                if (api && me == 1) {
+                    gshmemx_pwait_on_stream(req, st.s); // every partition of the round arrived
+                    CUDA(cudaStreamSynchronize(st.s));
+                }
             }
-            gshmem_barrier_all();
-            if (me == 1) {
-                gshmemx_pwait_on_stream(req, st.s); // every partition of the round arrived
-                CUDA(cudaStreamSynchronize(st.s));
-            }
-            gshmem_barrier_all();
-            if (me == 0) {
-                calls<HAND><<<1, 512, 0, st.s>>>(dest, src, bytes, st.flags, round, nullptr, ns);
-                CUDA(cudaGetLastError());
-                gshmemx_quiet_on_stream(st.s);
-                CUDA(cudaMemcpyAsync(&t, ns, sizeof(t), cudaMemcpyDeviceToHost, st.s));
-                CUDA(cudaStreamSynchronize(st.s));
-                if (r >= 0)
-                    hand.push_back(t / 1e3 / CALL_PARTS);
-            }
-            gshmem_barrier_all();
-        }
+        gshmem_barrier_all();
         gshmemx_prequest_free(&req);
         if (me == 0) {
-            std::sort(api.begin(), api.end());
-            std::sort(hand.begin(), hand.end());
             std::printf("RESULT bench=partitioned_call sys=gshmem bytes=%zu parts=%d api_call_us=%.3f "
-                        "hand_call_us=%.3f\n", bytes, CALL_PARTS, api[api.size() / 2], hand[hand.size() / 2]);
+                        "list_call_us=%.3f hand_call_us=%.3f\n", bytes, CALL_PARTS, median(t[CALL_API]),
+                        median(t[CALL_LIST]), median(t[CALL_HAND]));
             std::fflush(stdout);
         }
     }
