@@ -53,31 +53,43 @@ __device__ __forceinline__ bool gshmemi_preq_reached(uint64_t w, uint32_t uid, u
     return static_cast<uint32_t>(w >> 32) == uid && (w & 0xffffffffu) >= round;
 }
 
-/* Marks partition p in round r (q's partitions and marked[] passed in,
- * loaded with the caller's other fields; the caller counts its marks in
- * q->marks): out of range fails.  Returns the
- * round the partition was marked in before, which is r where it is ready
- * twice: the caller checks it (gshmemi_preq_twice) once its moves are
- * under way, not one round trip before them.  Where mirror is set (the
- * host moves the partitions) the host's copy learns it too; otherwise the
- * host's calls that check marks (pwait, ready) read the GPU's. */
-__device__ __forceinline__ uint64_t gshmemi_preq_mark(const char *call, struct gshmemi_preq_dev *q,
-                                                      int parts, uint64_t *marked, int p,
-                                                      uint64_t r, bool mirror)
+/* Fails where partition p is not one of the request's parts. */
+__device__ __forceinline__ void gshmemi_preq_in_range(const char *call,
+                                                      const struct gshmemi_preq_dev *q, int parts,
+                                                      int p, uint64_t r)
 {
     if (p < 0 || p >= parts)
         gshmemi_preq_fail(call, GSHMEMI_PREQ_FAIL_RANGE, q->peer, static_cast<uint64_t>(p),
                           static_cast<uint64_t>(parts), r);
+}
+
+/* Marks partition p (in range: gshmemi_preq_in_range) in round r
+ * (marked[] loaded with the caller's other fields; the caller counts its
+ * marks in q->marks).  Returns the round the partition was marked in
+ * before, which is r where it is ready twice: the caller checks it
+ * (gshmemi_preq_twice) after its next marks are issued, or once its moves
+ * are under way, not one round trip before them.  Where mirror_marked is
+ * set (the host moves the partitions) the host's copy learns it too;
+ * otherwise the host's calls that check marks (pwait, ready) read the
+ * GPU's. */
+__device__ __forceinline__ uint64_t gshmemi_preq_mark(uint64_t *marked, uint64_t *mirror_marked,
+                                                      int p, uint64_t r)
+{
     /* (the GPU's copy: only this GPU's kernels use it.  A global
      * exchange: a generic one is a branch whose answer is waited for at
      * once) */
     uint64_t old;
     asm volatile("atom.relaxed.gpu.global.exch.b64 %0, [%1], %2;"
                  : "=l"(old) : "l"(&marked[p]), "l"(r) : "memory");
-    if (mirror && q->mirror_marked != nullptr)
-        *reinterpret_cast<volatile uint64_t *>(&q->mirror_marked[p]) = r;
+    if (mirror_marked != nullptr)
+        *reinterpret_cast<volatile uint64_t *>(&mirror_marked[p]) = r;
     return old;
 }
+
+/* Partitions a ready call marks together before it looks at their
+ * answers: each look waits for its exchange, and an exchange issued after
+ * a look would wait a memory round trip more. */
+constexpr int gshmemi_pmark_batch = 8;
 
 /* Fails where a mark's previous round (gshmemi_preq_mark) is this one. */
 __device__ __forceinline__ void gshmemi_preq_twice(const char *call, struct gshmemi_preq_dev *q,
@@ -228,11 +240,12 @@ __device__ __forceinline__ void gshmemi_pchunks(const char *call, struct gshmemi
     gshmemi_group_sync<SCOPE>();
 }
 
-/* Ready: partitions list[0..n) (lo..lo+n-1 where list is NULL), every
- * thread of the group calling with the same arguments.  One thread checks
- * and marks them all, then waits for the receiver; the group moves them.
- * Where the host moves them (ce: large partitions to a mapped GPU heap,
- * by the copy engines), marking is all: the call returns at once. */
+/* Ready: partitions list[0..n) (lo..lo+n-1 where list is NULL), n >= 1
+ * (the list form returns on none), every thread of the group calling with
+ * the same arguments.  One thread checks and marks them all, then waits
+ * for the receiver; the group moves them.  Where the host moves them (ce:
+ * large partitions to a mapped GPU heap, by the copy engines), marking is
+ * all: the call returns at once. */
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_prequest_t req, int lo,
                                                int n, const int *list)
@@ -260,8 +273,8 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
     /* The first partition's previous mark, looked at once the start's
      * hint has let the moves go (after them, or, chunked, before its
      * queueing), not a round trip before them: a partition readied twice
-     * has then moved twice, and the job ends.  The rest are looked at as
-     * they are marked. */
+     * has then moved twice, and the job ends.  The rest are looked at
+     * after each batch of them is marked. */
     uint64_t before; /* (no initial value: a copy of one would wait for the exchange) */
     int p0 = lo;
     /* (the moves' fields, set at init: loaded by every thread now, beside
@@ -283,7 +296,7 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         const uint32_t peer_uid = *reinterpret_cast<const volatile uint32_t *>(&q->peer_uid),
                        uid = q->uid;
         const int parts = q->partitions;
-        uint64_t *const marked = q->marked;
+        uint64_t *const marked = q->marked, *const mirror_marked = ce ? q->mirror_marked : nullptr;
         /* the hint of the receiver's start (partitioned.h), and the first
          * partition: here, with the rest (no load is issued past a
          * failure's call) */
@@ -301,15 +314,36 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         uint64_t marks_before;
         asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
                      : "=l"(marks_before) : "l"(&q->marks), "l"(static_cast<uint64_t>(n)) : "memory");
-        for (int i = 0; i < n; i++) {
-            const int p = i == 0 ? p0 : list != nullptr ? list[i] : lo + i;
-            const uint64_t b = gshmemi_preq_mark(call, q, parts, marked, p, r, ce);
-            if (i == 0)
-                before = b;
-            else
-                gshmemi_preq_twice(call, q, b, p, r);
+        gshmemi_preq_in_range(call, q, parts, p0, r);
+        before = gshmemi_preq_mark(marked, mirror_marked, p0, r);
+        /* the rest in batches: their partitions (a list's loads) and
+         * their check, their exchanges with no call between them, then
+         * their answers */
+        constexpr int B = gshmemi_pmark_batch;
+        for (int i = 1; i < n; i += B) {
+            const int k = n - i < B ? n - i : B;
+            int p[B], bad = -1;
+            uint64_t b[B];
+#pragma unroll
+            for (int j = 0; j < B; j++)
+                if (j < k)
+                    p[j] = list != nullptr ? list[i + j] : lo + i + j;
+#pragma unroll
+            for (int j = B - 1; j >= 0; j--)
+                if (j < k && (p[j] < 0 || p[j] >= parts))
+                    bad = j;
+            if (bad >= 0)
+                gshmemi_preq_in_range(call, q, parts, p[bad], r);
+#pragma unroll
+            for (int j = 0; j < B; j++)
+                if (j < k)
+                    b[j] = gshmemi_preq_mark(marked, mirror_marked, p[j], r);
+#pragma unroll
+            for (int j = 0; j < B; j++)
+                if (j < k)
+                    gshmemi_preq_twice(call, q, b[j], p[j], r);
         }
-        if (n > 0 && !ce) {
+        if (!ce) {
             /* The match's fields (flags, the peer's uid) were in place
              * before the host pushed the match itself, and no store below
              * can land before the load of the start it waits on (nor
@@ -342,7 +376,7 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         }
     }
     if (ce) {
-        if (lane == 0 && n > 0)
+        if (lane == 0)
             gshmemi_preq_twice(call, q, before, p0, r);
         gshmemi_group_sync<SCOPE>();
         return;
