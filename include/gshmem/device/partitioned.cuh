@@ -91,6 +91,12 @@ __device__ __forceinline__ uint64_t gshmemi_preq_mark(uint64_t *marked, uint64_t
  * a look would wait a memory round trip more. */
 constexpr int gshmemi_pmark_batch = 8;
 
+/* Bytes a ready call to a mapped peer puts before it sets their flags
+ * (after one fence): enough that a list of small partitions pays a fence
+ * for many, few enough that the receiver of large ones hears of each
+ * soon (a block copies this in about a microsecond). */
+constexpr uint64_t gshmemi_pflags_bytes = 64 << 10;
+
 /* Fails where a mark's previous round (gshmemi_preq_mark) is this one. */
 __device__ __forceinline__ void gshmemi_preq_twice(const char *call, struct gshmemi_preq_dev *q,
                                                    uint64_t before, int p, uint64_t r)
@@ -332,6 +338,8 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
             for (int j = B - 1; j >= 0; j--)
                 if (j < k && (p[j] < 0 || p[j] >= parts))
                     bad = j;
+            /* (p[bad] here, not the value kept in the loop above: 0.1 us
+             * a partition less, as compiled) */
             if (bad >= 0)
                 gshmemi_preq_in_range(call, q, parts, p[bad], r);
 #pragma unroll
@@ -407,30 +415,42 @@ __device__ __forceinline__ void gshmemi_pready(const char *call, gshmemx_preques
         }
     } else {
         /* A run of adjacent partitions (a range, or neighbours in a list)
-         * goes as one put, then its flags after one fence: through the
-         * proxy one data request, not one a partition. */
-        for (int i = 0, j; i < n; i = j) {
+         * goes as one put: through the proxy one data request, not one a
+         * partition, its flags' requests after it.  To a mapped peer the
+         * flags of what was put follow one fence once
+         * gshmemi_pflags_bytes have been put, or the call's last run has:
+         * a fence a partition was most of a list's time with small ones
+         * (one call of one partition keeps its put_signal). */
+        const bool mapped = gshmemi_peer_base(gshmemi_s(), peer) != nullptr;
+        uint64_t put = 0; /* bytes put since the last flags */
+        for (int i = 0, i0 = 0, j; i < n; i = j) {
             const int p = list != nullptr ? list[i] : lo + i;
             for (j = i + 1; j < n && (list != nullptr ? list[j] : lo + j) == p + (j - i); j++)
                 ;
             const uint64_t at = static_cast<uint64_t>(p) * bytes;
-            if (j - i == 1) {
+            if (n == 1) {
                 gshmemi_put_signal<SCOPE, true>(call, dest + at, source + at, bytes, &f[p], word,
                                                 GSHMEM_SIGNAL_SET, peer);
-                continue;
+                break;
             }
             gshmemi_put<SCOPE, true>(call, dest + at, source + at, (j - i) * bytes, peer);
+            put += (j - i) * bytes;
+            if (mapped && put < gshmemi_pflags_bytes && j < n)
+                continue;
             gshmemi_group_sync<SCOPE>();
             if (lane == 0) {
-                /* (mapped: the fence orders the group's stores, which the
-                 * barrier above ordered before it, before every flag;
+                /* (mapped: the fence releases the group's stores, which
+                 * the barrier above ordered before it, before every flag;
                  * through the proxy the signals' requests follow the put's) */
-                if (gshmemi_peer_base(gshmemi_s(), peer) != nullptr)
-                    __threadfence_system();
-                for (int k = p; k < p + (j - i); k++)
-                    (void)gshmemi_signal<false>(call, &f[k], word, GSHMEM_SIGNAL_SET, peer);
+                if (mapped)
+                    gshmemi_fence_acq_rel();
+                for (int k = i0; k < j; k++)
+                    (void)gshmemi_signal<false>(call, &f[list != nullptr ? list[k] : lo + k], word,
+                                                GSHMEM_SIGNAL_SET, peer);
             }
             gshmemi_group_sync<SCOPE>();
+            i0 = j;
+            put = 0;
         }
     }
     if (lane == 0)
