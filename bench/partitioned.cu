@@ -38,7 +38,7 @@
 //
 // Then the calls alone (bench=partitioned_call): one block of PE 0 readies
 // 64 partitions one after another (api), or the same by two list calls,
-// the even partitions then the odd (list: each still its own put_signal),
+// the even partitions then the odd (list: no two adjacent, each its own copy),
 // or sends each with putmem_signal_nbi_block (hand: nbi, as the ready
 // call's moves), while PE 1 runs nothing; each call's time is the
 // kernel's own (globaltimer, the round's first call in it, the delivery
@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(512) produce(uint4 *out, size_t tile_vecs, siz
 #define CALL_PARTS 64
 
 // LIST: the same partitions by two list calls, the even ones then the odd
-// (no two adjacent in a list: each moves as its own put_signal, as a
-// single call's does)
+// (no two adjacent in a list: each moves as its own copy, as a single
+// call's does; their flags follow one fence a 64 KiB)
 enum call_mode { CALL_HAND, CALL_API, CALL_LIST };
 
 template <int MODE>

@@ -12,9 +12,10 @@
 // gshmemx_pwait); then the whole round is captured in a CUDA graph and
 // replayed 100 times.  A first argument sets the bytes of a partition
 // (600 by default): 1-8 travel as flag packets where the PEs map each
-// other's heap; from 21846 (40000 in the suite) a block's list of four
-// puts 64 KiB before its last partition and sets its flags in more than
-// one batch.  Without a GPU: exit 77.
+// other's heap.  A block's list of four splits, by the round, into runs
+// of adjacent partitions (4, 1+3, 3+1 or 2+2): from 32768 bytes (40000 in
+// the suite) the 3+1 and 2+2 lists put 64 KiB before their last run and
+// so set their flags in two batches.  Without a GPU: exit 77.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
