@@ -252,6 +252,15 @@ int main(int argc, char **argv)
     char *src = static_cast<char *>(gshmem_malloc(total)); // symmetric: the proxy reads it
     char *dest = static_cast<char *>(gshmem_malloc(total));
     CHECK(src != nullptr && dest != nullptr, "gshmem_malloc");
+    cudaPointerAttributes heap;
+    if (cudaPointerGetAttributes(&heap, dest) != cudaSuccess || heap.type != cudaMemoryTypeDevice) {
+        // (its kernels read and poison the receiver's buffer)
+        if (me == 0)
+            std::printf("gpu_partitioned: needs the symmetric heap in GPU memory "
+                        "(GSHMEM_HEAP=device): skipped\n");
+        gshmem_finalize();
+        return 77;
+    }
     uint64_t *round_of;
     unsigned long long *bad;
     CUDA(cudaMalloc(&round_of, sizeof(*round_of)));
