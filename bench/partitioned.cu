@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "bench_api.cuh"
+#include "bench_util.h"
 
 #define RUNS 7
 #define MAX_PARTS 256
@@ -245,8 +246,7 @@ static double run_variant(setup &st, const variant &v, size_t bytes, int parts, 
     CUDA(cudaEventDestroy(b));
     if (me != 0)
         return 0;
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench_median(t.data(), t.size());
 }
 
 // PE 1: the words of the last round (k rounds of mixing) at a sample of
@@ -320,10 +320,6 @@ static void call_times(setup &st)
         std::fprintf(stderr, "partitioned: pe %d: no room in the heap for two buffers of %zu bytes\n", me, max);
         gshmem_global_exit(2);
     }
-    auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
     for (size_t bytes : sizes) {
         gshmemx_prequest_t req = open_request(dest, src, CALL_PARTS, bytes);
         std::vector<double> t[3];
@@ -363,8 +359,10 @@ static void call_times(setup &st)
         gshmemx_prequest_free(&req);
         if (me == 0) {
             std::printf("RESULT bench=partitioned_call sys=gshmem bytes=%zu parts=%d api_call_us=%.3f "
-                        "list_call_us=%.3f hand_call_us=%.3f\n", bytes, CALL_PARTS, median(t[CALL_API]),
-                        median(t[CALL_LIST]), median(t[CALL_HAND]));
+                        "list_call_us=%.3f hand_call_us=%.3f\n", bytes, CALL_PARTS,
+                        bench_median(t[CALL_API].data(), t[CALL_API].size()),
+                        bench_median(t[CALL_LIST].data(), t[CALL_LIST].size()),
+                        bench_median(t[CALL_HAND].data(), t[CALL_HAND].size()));
             std::fflush(stdout);
         }
     }
