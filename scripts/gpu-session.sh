@@ -67,6 +67,7 @@ proxy_path() {
     echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 parts 2>&1 | tee -a "$b"
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 floor 2>&1 | tee -a "$b"
     for bytes in 8 48 256 4096; do
         timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate 1024 64 $bytes 2>&1 | tee -a "$b"
     done
