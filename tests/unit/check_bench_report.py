@@ -81,6 +81,8 @@ def main():
 
     coll_recs, coll_want, coll_ok = coll_results(rnd, sizes, want)
     recs += coll_recs
+    proxy_recs, proxy_want, proxy_ok = proxy_results(rnd)
+    recs += proxy_recs
 
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "results.jsonl")
@@ -108,12 +110,21 @@ def main():
             if abs(float(row[-1]) - vals[0] / vals[1]) > 1e-4:
                 fail("%s.csv, %d bytes: ratio %s, want %.4f" % (name, n, row[-1], vals[0] / vals[1]))
         check_coll_csv(out, coll_want, seed_note)
+        for name, rows in proxy_want.items():
+            with open(os.path.join(out, name + ".csv")) as f:
+                got = {r[0]: r for r in csv.reader(f)}
+            for x, vals in rows.items():
+                row = got.get(str(x))
+                if row is None or [float(v) for v in row[1:1 + len(vals)]] != vals:
+                    fail("%s.csv, %s: %r, want %r %s" % (name, x, row, vals, seed_note))
+                if abs(float(row[-1]) - vals[0] / vals[1]) > 1e-4:
+                    fail("%s.csv, %s: ratio %s, want %.4f %s" % (name, x, row[-1], vals[0] / vals[1], seed_note))
         with open(os.path.join(out, "startup.csv")) as f:
             init = [r for r in csv.reader(f) if r[0] == "init"][0]
         if [float(init[1]), float(init[2])] != [33.0, 603.0]:
             fail("startup.csv: init %r, want the medians over runs of the slowest rank, 33 and 603" % init)
         text = p.stdout
-        for label, ok in [("int p ping-pong", p_ok), ("device barrier_all", bar_ok)] + coll_ok:
+        for label, ok in [("int p ping-pong", p_ok), ("device barrier_all", bar_ok)] + coll_ok + proxy_ok:
             line = [l for l in text.splitlines() if label in l and ("met" in l or "NOT" in l)]
             if not line or line[0].split()[0] != ("met" if ok else "NOT"):
                 fail("target %r judged %r, want %s" % (label, line, "met" if ok else "NOT"))
@@ -128,9 +139,43 @@ def main():
                 fail("the report lacks %r" % must)
     run_programs(run)
     run_coll_programs(run)
+    run_proxy_programs(run)
     print("bench/run renders %d results into %d tables: values, ratios and targets right; runs "
           "programs, keeps going past a failed one and fails at the end; runs the collectives at the PE "
-          "count asked, NVSHMEM's twice" % (len(recs), len(set(k[0] for k in want)) + 2 + len(coll_want)))
+          "count asked, NVSHMEM's twice; the proxy's programs with P2P off, socket_to_gpu alone" %
+          (len(recs), len(set(k[0] for k in want)) + 2 + len(coll_want) + len(proxy_want)))
+
+
+def proxy_results(rnd):
+    """fifo_rtt floor's lines from 3 processes and tcp_put_bw's and
+    socket_to_gpu's from 5 alternating runs, with the tables' rows they
+    must give (fifo_round_trip by process: round trip, floor, above;
+    tcp_put by bytes: the medians of gshmem's puts and of the ring and
+    copy) and the two targets set on one side of their limits."""
+    recs, fifo_rows, tcp_rows = [], {}, {}
+    fifo_ok, tcp_ok = rnd.random() < 0.5, rnd.random() < 0.5
+    for i in range(3):
+        floor = round(rnd.uniform(2.0, 3.0), 3)
+        above = round(rnd.uniform(0.0, 0.25), 3) if fifo_ok or i != 1 else round(rnd.uniform(0.26, 0.5), 3)
+        rtt = round(floor + above, 3)
+        recs.append(dict(op="fifo_rtt_floor", sys="gshmem", run=".%d" % i, rounds=7, rtt_median_us=rtt,
+                         floor_median_us=floor, above_median_us=above, above_min_us=above, above_max_us=above,
+                         fresh_floor_median_us=round(rnd.uniform(2.0, 3.0), 3),
+                         fresh_above_median_us=round(rnd.uniform(-0.5, 0.5), 3)))
+        fifo_rows[i + 1] = [rtt, floor, above]
+    for n in (65536, 262144, 1048576, 4194304):
+        put = [round(rnd.uniform(3.0, 6.0), 3) for _ in range(5)]
+        ring = [round(rnd.uniform(3.0, 6.0), 3) for _ in range(5)]
+        if n == 262144:  # medians on purpose on one side of 90%
+            ring = [round(sorted(put)[2] / (0.95 if tcp_ok else 0.85) + d, 3) for d in (-0.2, -0.1, 0, 0.1, 0.2)]
+        for i in range(5):
+            recs.append(dict(op="tcp_put", sys="gshmem", run=".%d" % i, bytes=n, GBps=put[i],
+                             socket_GBps=round(rnd.uniform(3.0, 8.0), 3)))
+            recs.append(dict(op="socket_to_gpu", sys="hw", run=".%d" % i, bytes=n, ring_copy_GBps=ring[i],
+                             bare_GBps=round(rnd.uniform(3.0, 8.0), 3)))
+        tcp_rows[n] = [sorted(put)[2], sorted(ring)[2]]
+    return recs, {"fifo_round_trip": fifo_rows, "tcp_put": tcp_rows}, [("FIFO round trip", fifo_ok),
+                                                                       ("tcp putmem at 256 KiB", tcp_ok)]
 
 
 COLL_SYS = ("gshmem", "nvshmem", "nvshmem-own", "nccl")
@@ -298,6 +343,47 @@ def run_coll_programs(run):
                  "elements wrong)")
         if fault not in md:
             fail("the report does not name the baseline's fault:\n" + md[:1500])
+
+
+def run_proxy_programs(run):
+    """--only proxy: fifo_rtt and tcp_put_bw under gshmrun with
+    GSHMEM_DISABLE_P2P=1, socket_to_gpu alone (not under gshmrun), each
+    the number of times bench/run says."""
+    br = load(run)
+    with tempfile.TemporaryDirectory() as tmp:
+        build = os.path.join(tmp, "build")
+        os.makedirs(os.path.join(build, "tools"))
+        os.makedirs(os.path.join(build, "bench"))
+
+        def script(path, text):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + text)
+            os.chmod(path, 0o755)
+
+        script(os.path.join(build, "tools", "gshmrun"), 'export STANDIN_GSHMRUN=$2\nshift 2\nexec "$@"\n')
+        how = 'pes=${STANDIN_GSHMRUN:-none} p2p_off=${GSHMEM_DISABLE_P2P:-unset} args=$1,$2'
+        script(os.path.join(build, "bench", "fifo_rtt"),
+               'echo "RESULT op=fifo_rtt_floor rounds=7 rtt_median_us=3.0 floor_median_us=2.8 '
+               'above_median_us=0.2 %s"\n' % how)
+        script(os.path.join(build, "bench", "tcp_put_bw"),
+               'echo "RESULT op=tcp_put bytes=262144 GBps=5.0 socket_GBps=6.0 %s"\n' % how)
+        script(os.path.join(build, "bench", "socket_to_gpu"),
+               'echo "RESULT op=socket_to_gpu bytes=262144 ring_copy_GBps=5.2 bare_GBps=6.1 %s"\n' % how)
+        out = os.path.join(tmp, "out")
+        p = subprocess.run([sys.executable, run, "--build", build, "--out", out, "--only", "proxy"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            fail("bench/run --only proxy failed:\n" + p.stdout + p.stderr)
+        with open(os.path.join(out, "results.jsonl")) as f:
+            recs = [json.loads(l) for l in f if l.strip()][1:]
+        got = sorted((r["op"], r["pes"], r["p2p_off"], r["args"]) for r in recs)
+        want = sorted([("fifo_rtt_floor", 2, 1, "20000,floor")] * br.PROXY_FIFO_RUNS +
+                      [("tcp_put", 2, 1, "4194304,")] * br.PROXY_TCP_RUNS +
+                      [("socket_to_gpu", "none", "unset", "1,")] * br.PROXY_TCP_RUNS)
+        if got != want:
+            fail("the proxy's programs ran as %r, want %r" % (got, want))
+        if "met  tcp putmem at 256 KiB" not in p.stdout or "met  FIFO round trip" not in p.stdout:
+            fail("bench/run --only proxy did not judge its targets:\n" + p.stdout)
 
 
 if __name__ == "__main__":
