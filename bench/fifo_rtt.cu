@@ -16,6 +16,7 @@
 // round's difference.  A trip that takes over 2 s ends the run with the
 // trip's number (a lost request shows as that, not as a hang).
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -159,18 +160,23 @@ __global__ void rtt_variant(gshmemi_fifo f, int to, int trips, int release, int 
     }
 }
 
-/* Where an echo's numbers go: number i to the cache line (first + i %
- * lines) % ring of the ring at `ping`, and back in *pong. */
+/* Where an echo's numbers go: the k-th (0 <= k < lines) of `lines`
+ * cache lines from line `first` of a ring of `ring` lines at `ping`, the
+ * next line each time (echo_next: no division on the timed path), and
+ * back in *pong. */
 struct echo_mem {
     uint64_t *ping;
     int ring, first, lines;
     uint64_t *pong;
 };
 
-__host__ __device__ inline uint64_t *echo_line(const echo_mem &m, uint64_t i)
+__host__ __device__ inline uint64_t *echo_line(const echo_mem &m, int k)
 {
-    return m.ping + 8 * ((m.first + i % m.lines) % m.ring);
+    const int line = m.first + k;
+    return m.ping + 8 * (line < m.ring ? line : line - m.ring);
 }
+
+__host__ __device__ inline int echo_next(const echo_mem &m, int k) { return k + 1 == m.lines ? 0 : k + 1; }
 
 /* The floor under any FIFO: one GPU thread writes a number to host memory,
  * a CPU thread that spins on it writes it back, and the GPU thread polls
@@ -181,14 +187,15 @@ __host__ __device__ inline uint64_t *echo_line(const echo_mem &m, uint64_t i)
  * (the claiming atomic and the look at taken's copy in GPU memory). */
 __global__ void cpu_echo(echo_mem m, int copies, int trips, uint64_t *claim, unsigned long long *ns)
 {
-    for (int i = 1; i <= trips; i++) {
+    for (int i = 1, k = 0; i <= trips; i++) {
+        k = echo_next(m, k); // number i's line: i % lines
         const unsigned long long t0 = gtime();
         if (claim != nullptr) {
             const uint64_t n = atomicAdd((unsigned long long *)claim, 1ull);
             if (n - gshmemi_fifo_ld_acquire_gpu(claim + 16) > (1ull << 40))
                 return;
         }
-        gshmemi_fifo_st_relaxed(echo_line(m, i), (uint64_t)i);
+        gshmemi_fifo_st_relaxed(echo_line(m, k), (uint64_t)i);
         if (copies == 1) {
             while (gshmemi_fifo_ld_acquire(m.pong) != (uint64_t)i)
                 ;
@@ -213,11 +220,12 @@ static double median_after_warmup(const unsigned long long *ns, int n)
 enum { FIFO_LINES = 4096 }; /* the library's FIFO capacity */
 
 /* cpu_echo's median: a CPU thread echoes the GPU thread's stores through
- * `lines` lines of fresh pinned memory, or through `in` (lines ignored),
- * whose pong's word is restored afterwards. */
+ * `lines` lines of fresh pinned memory, or through `in` (lines ignored;
+ * one copy: its pong is one word, restored afterwards). */
 static double echo_floor(int lines, int copies, int claim, int trips, unsigned long long *gpu_word,
                          unsigned long long *ns, const echo_mem *in = nullptr)
 {
+    assert(in == nullptr || copies == 1);
     echo_mem m = {nullptr, lines, 0, lines, nullptr};
     if (in != nullptr) {
         m = *in;
@@ -232,12 +240,14 @@ static double echo_floor(int lines, int copies, int claim, int trips, unsigned l
         m.pong[8 * k] = 0;
     std::atomic<bool> stop{false};
     std::thread echo([&] {
+        int k = echo_next(m, 0); // number 1's line
         for (uint64_t want = 1; !stop.load(std::memory_order_relaxed);) {
-            if (__atomic_load_n(echo_line(m, want), __ATOMIC_ACQUIRE) != want)
+            if (__atomic_load_n(echo_line(m, k), __ATOMIC_ACQUIRE) != want)
                 continue;
-            for (int k = 0; k < copies; k++)
-                __atomic_store_n(m.pong + 8 * k, want, __ATOMIC_RELEASE);
+            for (int c = 0; c < copies; c++)
+                __atomic_store_n(m.pong + 8 * c, want, __ATOMIC_RELEASE);
             want++;
+            k = echo_next(m, k);
         }
     });
     cudaMemset(gpu_word, 0, 256);
@@ -254,14 +264,15 @@ static double echo_floor(int lines, int copies, int claim, int trips, unsigned l
     return median_after_warmup(ns, trips);
 }
 
-/* The FIFO's own memory as an echo's (the proxy idle, no request pushed
- * meanwhile): the slots but the 64 from the one the proxy looks at next
- * (its batch's look-ahead reads their publishing words; the echo writes a
- * slot's first word, which it reads only once published), and `completed`
- * as the pong, where round trips are polled. */
+/* The FIFO's own memory as an echo's, while the proxy is idle and nothing
+ * is pushed: the slots, clear of the one the idle proxy polls (next) by 64
+ * (a batch's reach), the echo writing a slot's first word, which the proxy
+ * reads only once the slot is published; and `completed`, where round
+ * trips are polled, as the pong.  The proxy never reads `completed`. */
 static echo_mem fifo_memory(const gshmemi_fifo &f)
 {
-    const uint64_t next = *f.completed;
+    const uint64_t next = __atomic_load_n(f.completed, __ATOMIC_ACQUIRE);
+    assert(__atomic_load_n(f.taken, __ATOMIC_ACQUIRE) == next); // idle: all taken are done
     const int ring = (int)f.capacity;
     return {(uint64_t *)f.slots, ring, (int)((next + 64) % f.capacity), ring - 64, f.completed};
 }

@@ -139,6 +139,7 @@ def main():
                 fail("the report lacks %r" % must)
     run_programs(run)
     run_coll_programs(run)
+    check_proxy_targets(run)
     run_proxy_programs(run)
     print("bench/run renders %d results into %d tables: values, ratios and targets right; runs "
           "programs, keeps going past a failed one and fails at the end; runs the collectives at the PE "
@@ -345,6 +346,32 @@ def run_coll_programs(run):
             fail("the report does not name the baseline's fault:\n" + md[:1500])
 
 
+def check_proxy_targets(run):
+    """The proxy's two targets on both sides of their limits every time,
+    judged by medians: outliers pull each case's means the other way."""
+    br = load(run)
+
+    def judged(recs, label):
+        got = [ok for lbl, _, ok in br.targets(recs) if lbl.startswith(label)]
+        if len(got) != 1:
+            fail("targets() gave %d lines starting %r" % (len(got), label))
+        return got[0]
+
+    for above, ok in (([0.1, 0.25, 0.2], True), ([0.1, 0.26, 0.2], False), ([0.1, 0.2], False)):
+        recs = [dict(op="fifo_rtt_floor", run=".%d" % i, rtt_median_us=3.0, floor_median_us=3.0 - a,
+                     above_median_us=a) for i, a in enumerate(above)]
+        if judged(recs, "FIFO round trip") != ok:
+            fail("the FIFO target with %r us above, in %d processes: want %s" % (above, len(above), ok))
+    for share, ok in ((0.91, True), (0.89, False)):
+        # medians 5.0 and 5.0 / share; the means on the limit's other side
+        put = [1.0, 2.0, 5.0, 5.1, 5.2] if ok else [4.8, 4.9, 5.0, 9.0, 10.0]
+        ring = [5.0 / share * f for f in ((0.98, 0.99, 1.0, 3.0, 4.0) if ok else (0.2, 0.5, 1.0, 1.01, 1.02))]
+        recs = ([dict(op="tcp_put", bytes=br.PROXY_TCP_TARGET, GBps=v) for v in put] +
+                [dict(op="socket_to_gpu", bytes=br.PROXY_TCP_TARGET, ring_copy_GBps=v) for v in ring])
+        if judged(recs, "tcp putmem at") != ok:
+            fail("the tcp target at a share of medians %.2f: want %s" % (share, ok))
+
+
 def run_proxy_programs(run):
     """--only proxy: fifo_rtt and tcp_put_bw under gshmrun with
     GSHMEM_DISABLE_P2P=1, socket_to_gpu alone (not under gshmrun), each
@@ -370,16 +397,16 @@ def run_proxy_programs(run):
         script(os.path.join(build, "bench", "socket_to_gpu"),
                'echo "RESULT op=socket_to_gpu bytes=262144 ring_copy_GBps=5.2 bare_GBps=6.1 %s"\n' % how)
         out = os.path.join(tmp, "out")
+        env = {k: v for k, v in os.environ.items() if k != "GSHMEM_DISABLE_P2P"}
         p = subprocess.run([sys.executable, run, "--build", build, "--out", out, "--only", "proxy"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         if p.returncode != 0:
             fail("bench/run --only proxy failed:\n" + p.stdout + p.stderr)
         with open(os.path.join(out, "results.jsonl")) as f:
             recs = [json.loads(l) for l in f if l.strip()][1:]
-        got = sorted((r["op"], r["pes"], r["p2p_off"], r["args"]) for r in recs)
-        want = sorted([("fifo_rtt_floor", 2, 1, "20000,floor")] * br.PROXY_FIFO_RUNS +
-                      [("tcp_put", 2, 1, "4194304,")] * br.PROXY_TCP_RUNS +
-                      [("socket_to_gpu", "none", "unset", "1,")] * br.PROXY_TCP_RUNS)
+        got = [(r["op"], r["pes"], r["p2p_off"], r["args"]) for r in recs]  # in the order they ran
+        want = ([("fifo_rtt_floor", 2, 1, "20000,floor")] * br.PROXY_FIFO_RUNS +
+                [("tcp_put", 2, 1, "4194304,"), ("socket_to_gpu", "none", "unset", "1,")] * br.PROXY_TCP_RUNS)
         if got != want:
             fail("the proxy's programs ran as %r, want %r" % (got, want))
         if "met  tcp putmem at 256 KiB" not in p.stdout or "met  FIFO round trip" not in p.stdout:
