@@ -16,8 +16,8 @@
 // round's difference.  A trip that takes over 2 s ends the run with the
 // trip's number (a lost request shows as that, not as a hang).
 #include <algorithm>
-#include <cassert>
 #include <atomic>
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -248,22 +248,30 @@ def check_coll_csv(out, coll_want, seed_note):
                      (name, x, row[-1], ratio, seed_note))
 
 
+def script(path, text):
+    """A shell script at path, executable."""
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + text)
+    os.chmod(path, 0o755)
+
+
+def standin_build(tmp, gshmrun):
+    """A build folder in tmp for bench/run: tools/gshmrun a script of the
+    text given, bench/ for the stand-ins."""
+    build = os.path.join(tmp, "build")
+    os.makedirs(os.path.join(build, "bench"))
+    os.makedirs(os.path.join(build, "tools"))
+    script(os.path.join(build, "tools", "gshmrun"), gshmrun)
+    return build
+
+
 def run_programs(run):
     """The runner, with stand-ins for gshmrun and the programs: a missing
     baseline is left out, a failing program is reported and makes bench/run
     fail, and the others' results still reach the tables."""
     with tempfile.TemporaryDirectory() as tmp:
-        build = os.path.join(tmp, "build")
-        os.makedirs(os.path.join(build, "tools"))
-        os.makedirs(os.path.join(build, "bench"))
-
-        def script(path, text):
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n" + text)
-            os.chmod(path, 0o755)
-
         # gshmrun -n 2 PROGRAM ARGS...: runs the program once
-        script(os.path.join(build, "tools", "gshmrun"), 'shift 2\nexec "$@"\n')
+        build = standin_build(tmp, 'shift 2\nexec "$@"\n')
         script(os.path.join(build, "bench", "put_get_bw"),
                'echo "# gshmem put_get_bw: stand-in"\n'
                'echo "RESULT bench=put_get_bw sys=gshmem op=put scope=block mode=nbi dir=uni blocks=32 '
@@ -296,17 +304,8 @@ def run_coll_programs(run):
     relabelled nvshmem-own, failing one check), a missing nccl_coll left
     out."""
     with tempfile.TemporaryDirectory() as tmp:
-        build = os.path.join(tmp, "build")
-        os.makedirs(os.path.join(build, "tools"))
-        os.makedirs(os.path.join(build, "bench"))
-
-        def script(path, text):
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n" + text)
-            os.chmod(path, 0o755)
-
         # gshmrun -n N PROGRAM ARGS...: the stand-ins print N and their arguments
-        script(os.path.join(build, "tools", "gshmrun"), 'export STANDIN_NPES=$2\nshift 2\nexec "$@"\n')
+        build = standin_build(tmp, 'export STANDIN_NPES=$2\nshift 2\nexec "$@"\n')
         for name, sysname, us in (("coll", "gshmem", 3.5), ("coll_nvshmem", "nvshmem", 7.0)):
             script(os.path.join(build, "bench", name),
                    'echo "RESULT bench=coll sys=%s op=allreduce dtype=float bytes=8 pes=$STANDIN_NPES iters=100 '
@@ -378,16 +377,7 @@ def run_proxy_programs(run):
     the number of times bench/run says."""
     br = load(run)
     with tempfile.TemporaryDirectory() as tmp:
-        build = os.path.join(tmp, "build")
-        os.makedirs(os.path.join(build, "tools"))
-        os.makedirs(os.path.join(build, "bench"))
-
-        def script(path, text):
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n" + text)
-            os.chmod(path, 0o755)
-
-        script(os.path.join(build, "tools", "gshmrun"), 'export STANDIN_GSHMRUN=$2\nshift 2\nexec "$@"\n')
+        build = standin_build(tmp, 'export STANDIN_GSHMRUN=$2\nshift 2\nexec "$@"\n')
         how = 'pes=${STANDIN_GSHMRUN:-none} p2p_off=${GSHMEM_DISABLE_P2P:-unset} args=$1,$2'
         script(os.path.join(build, "bench", "fifo_rtt"),
                'echo "RESULT op=fifo_rtt_floor rounds=7 rtt_median_us=3.0 floor_median_us=2.8 '
