@@ -21,6 +21,8 @@
 #include "transport/tcp_priv.h"
 
 __thread int gshmemi_tcp_in_batch;
+/* This thread sent in its batch (the batch's end has something to flush). */
+static __thread int batch_sent;
 
 /* ---- sending ------------------------------------------------------------- */
 
@@ -69,12 +71,13 @@ void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
     }
     if (in_batch && !answered && !c->corked)
         set_cork(c, 1);
+    batch_sent |= in_batch;
     st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
     /* Requests whose completion quiet must wait for; gets and fetching
      * atomics are complete when answered, replies are not requests. */
     if (f->type == GSHMEMI_TCP_PUT || f->type == GSHMEMI_TCP_SIGNAL || f->type == GSHMEMI_TCP_CTRL ||
         (f->type == GSHMEMI_TCP_AMO && !f->fetch))
-        __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->sent, c->sent + 1, __ATOMIC_RELEASE);
     if (c->corked && (answered || !in_batch))
         set_cork(c, 0); /* out now: an answer is awaited, or the batch is over */
     __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
@@ -260,24 +263,39 @@ int gshmemi_tcp_quiet(struct gshmemi_transport *tr, const char *call)
     struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
     struct gshmemi_tcp_pending p[AT_ONCE];
     int peer_of[AT_ONCE];
+    uint64_t covers[AT_ONCE];
 
-    /* The round trips of up to AT_ONCE peers at once, then their answers. */
+    /* The round trips of up to AT_ONCE peers at once, then their answers.
+     * A peer is skipped only where a finished round trip covered every
+     * request sent to it before this call (another thread's quiet that is
+     * still on its way covers nothing yet).  A quiet with nothing to
+     * complete (a kernel's quiet through the proxy, mostly) costs two
+     * loads a peer: no clock, no locked instruction. */
     for (int first = 0; first < t->n_peers; first += AT_ONCE) {
-        const uint64_t since = gshmemi_now_ns();
+        uint64_t since = 0;
         int n = 0;
         for (int i = first; i < t->n_peers && i < first + AT_ONCE; i++) {
-            int pe = t->peers[i];
-            /* Cleared before the round trip: a request sent meanwhile by
-             * another thread marks it again for the next quiet. */
-            if (!__atomic_exchange_n(&t->conns[pe].dirty, 0, __ATOMIC_ACQ_REL))
+            const int pe = t->peers[i];
+            struct gshmemi_tcp_conn *c = &t->conns[pe];
+            /* every request counted here left before the quiet frame below */
+            const uint64_t sent = __atomic_load_n(&c->sent, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&c->quieted, __ATOMIC_ACQUIRE) >= sent)
                 continue;
+            if (n == 0)
+                since = gshmemi_now_ns();
             struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_QUIET};
             memset(&p[n], 0, sizeof(p[n]));
             peer_of[n] = pe;
+            covers[n] = sent;
             call_start(t, call, pe, &f, &p[n++]);
         }
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
             (void)call_finish(call, peer_of[k], &p[k], since);
+            uint64_t *q = &t->conns[peer_of[k]].quieted, was = __atomic_load_n(q, __ATOMIC_RELAXED);
+            while (was < covers[k] &&
+                   !__atomic_compare_exchange_n(q, &was, covers[k], 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                ;
+        }
     }
     return 0;
 }
@@ -298,12 +316,18 @@ void gshmemi_tcp_batch_begin(struct gshmemi_transport *tr)
 {
     (void)tr;
     gshmemi_tcp_in_batch = 1;
+    batch_sent = 0;
 }
 
+/* A batch that sent nothing has nothing to flush: a connection corked
+ * meanwhile was corked by another thread's batch (the target's answers),
+ * which uncorks it itself, as does any send outside a batch. */
 void gshmemi_tcp_batch_end(struct gshmemi_transport *tr)
 {
     struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
     gshmemi_tcp_in_batch = 0;
+    if (!batch_sent)
+        return;
     for (int i = 0; i < t->n_peers; i++)
         gshmemi_tcp_uncork(t, t->peers[i]);
 }

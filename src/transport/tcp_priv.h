@@ -28,7 +28,9 @@ struct gshmemi_tcp_pending {
 struct gshmemi_tcp_conn {
     int fd;
     int bye; /* the peer said goodbye: its closing is no loss */
-    int dirty; /* requests since the last quiet */
+    /* Requests a quiet must complete: how many were sent (under send_lock),
+     * and how many of them a finished quiet's round trip covered. */
+    uint64_t sent, quieted;
     uint64_t last_rx, last_tx; /* for heartbeats and silence */
     pthread_mutex_t send_lock;
     int corked; /* TCP_CORK is on: a batch's requests leave together */

@@ -136,7 +136,7 @@ struct gshmemi_fifo_cell {
  * zeroed ring reads as empty). */
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_parity(const struct gshmemi_fifo *f, uint64_t number)
 {
-    return ((number / f->capacity) & 1) ? 0 : GSHMEMI_FIFO_PARITY;
+    return (number & f->capacity) ? 0 : GSHMEMI_FIFO_PARITY; /* the lap's lowest bit */
 }
 
 /* Producer: the consumer's counter *counter, looked at for the look-th
