@@ -40,14 +40,19 @@ begin=$(date +%s)
 # also without CUDA, run its tests).
 nocuda=build-test-nocuda
 start=$(date +%s)
-# configure DIR OPTIONS...: meson setup once, its output shown only if it fails
+# configure DIR -DOPTION=VALUE...: meson setup, or where DIR was set up
+# before (a run on another machine, a GPU since), the options set again;
+# its output shown only if it fails
 configure() {
-    [ -d "$1" ] && return 0
     log=$(mktemp)
-    meson setup "$@" >"$log" 2>&1 || { cat "$log"; rm -rf "$1" "$log"; exit 1; }
+    if [ -d "$1" ]; then
+        meson configure "$@" >"$log" 2>&1 || { cat "$log"; rm -f "$log"; exit 1; }
+    else
+        meson setup "$@" >"$log" 2>&1 || { cat "$log"; rm -rf "$1" "$log"; exit 1; }
+    fi
     rm -f "$log"
 }
-configure $nocuda --werror -Dcuda=disabled -Dcompat_programs=false
+configure $nocuda -Dwerror=true -Dcuda=disabled -Dcompat_programs=false
 # the library, the tools and the two programs run (the sanitizer builds build the rest)
 nocuda_targets="tools/gshmrun tools/gshmem-info tests/spmd_rma"
 ninja -C $nocuda $nocuda_targets >/dev/null ||
@@ -77,9 +82,9 @@ dir=build-test
 # half of nvcc's time) and without cicc's optimizer (-Xcicc -O0; a third of
 # what was left), for CI's budget.
 if nvidia-smi -L >/dev/null 2>&1; then
-    configure $dir --werror
+    configure $dir -Dwerror=true -Dgpu_arch=sm_90 -Dcuda_args=
 else
-    configure $dir --werror -Dgpu_arch=compute_90 "-Dcuda_args=-Xcicc -O0"
+    configure $dir -Dwerror=true -Dgpu_arch=compute_90 "-Dcuda_args=-Xcicc -O0"
 fi
 start=$(date +%s)
 ninja -C $dir
