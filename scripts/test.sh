@@ -41,15 +41,17 @@ begin=$(date +%s)
 nocuda=build-test-nocuda
 start=$(date +%s)
 # configure DIR -DOPTION=VALUE...: meson setup, or where DIR was set up
-# before (a run on another machine, a GPU since), the options set again;
-# its output shown only if it fails
+# before (a run on another machine, a GPU since, another meson), again
+# with these options; a DIR a killed setup left half made is made anew.
+# Its output shown only if it fails.
 configure() {
     log=$(mktemp)
-    if [ -d "$1" ]; then
-        meson configure "$@" >"$log" 2>&1 || { cat "$log"; rm -f "$log"; exit 1; }
+    if [ -f "$1/meson-private/coredata.dat" ]; then
+        set -- --reconfigure "$@"
     else
-        meson setup "$@" >"$log" 2>&1 || { cat "$log"; rm -rf "$1" "$log"; exit 1; }
+        rm -rf "$1"
     fi
+    meson setup "$@" >"$log" 2>&1 || { cat "$log"; rm -f "$log"; exit 1; }
     rm -f "$log"
 }
 configure $nocuda -Dwerror=true -Dcuda=disabled -Dcompat_programs=false
