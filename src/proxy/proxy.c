@@ -247,7 +247,8 @@ static void *proxy_main(void *arg)
          * the longer nothing comes (at most 1 ms late after a second).
          * The clock is read every 64 looks: a read costs about as much as
          * a look in a virtual machine, and a request that lands meanwhile
-         * waits for it. */
+         * waits for it.  (Once napping, that is every 64 naps: each step
+         * comes up to 64 naps late.) */
         if (misses % 64 == 0) {
             const uint64_t now = gshmemi_now_ns();
             if (misses == 0) /* the first look that found nothing */
