@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <gshmem.h>
 
+#include "core/util.h"
 #include "proxy/proxy.h"
 
 __device__ unsigned long long gtime()
@@ -179,7 +180,8 @@ __host__ __device__ inline uint64_t *echo_line(const echo_mem &m, int k)
 __host__ __device__ inline int echo_next(const echo_mem &m, int k) { return k + 1 == m.lines ? 0 : k + 1; }
 
 /* The floor under any FIFO: one GPU thread writes a number to host memory,
- * a CPU thread that spins on it writes it back, and the GPU thread polls
+ * a CPU thread that spins on it writes it back (and demotes the line, as
+ * the proxy does its `completed`), and the GPU thread polls
  * for it (copies = 1: one acquire load at a time; more: relaxed loads to
  * `copies` words a cache line apart in turn, `copies` in flight).  The
  * number goes to the next of m.lines cache lines each time, as requests go
@@ -244,8 +246,10 @@ static double echo_floor(int lines, int copies, int claim, int trips, unsigned l
         for (uint64_t want = 1; !stop.load(std::memory_order_relaxed);) {
             if (__atomic_load_n(echo_line(m, k), __ATOMIC_ACQUIRE) != want)
                 continue;
-            for (int c = 0; c < copies; c++)
+            for (int c = 0; c < copies; c++) { // published as the proxy publishes `completed`
                 __atomic_store_n(m.pong + 8 * c, want, __ATOMIC_RELEASE);
+                gshmemi_cache_demote(m.pong + 8 * c);
+            }
             want++;
             k = echo_next(m, k);
         }

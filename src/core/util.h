@@ -1,4 +1,5 @@
-/* Small helpers: clocks and deadlines, randomness, hashing, CPU relax. */
+/* Small helpers: clocks and deadlines, randomness, hashing, CPU relax and
+ * cache hints. */
 #ifndef GSHMEMI_CORE_UTIL_H
 #define GSHMEMI_CORE_UTIL_H
 
@@ -42,6 +43,21 @@ static inline void gshmemi_cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Hints that the cache line holding p, just written by this CPU, move from
+ * its core's private caches to the shared one: a device polling the line
+ * across PCIe (a GPU thread waiting on the proxy) is then served there,
+ * without a snoop into this core.  Worth it where the device reads the line
+ * before this core writes it again.  x86's CLDEMOTE, a no-op on CPUs
+ * without it; nothing elsewhere. */
+static inline void gshmemi_cache_demote(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("cldemote %0" ::"m"(*(const char *)p));
+#else
+    (void)p;
 #endif
 }
 

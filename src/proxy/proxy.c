@@ -227,7 +227,9 @@ static void *proxy_main(void *arg)
             struct gshmemi_transport *t = px.transport;
             if (px.on_gpu)
                 stage_sources(b, n);
-            struct batch_state bs = {.n = 0};
+            struct batch_state bs; /* not zeroed: 3 KiB a batch, on a lone request's path */
+            bs.n = 0;
+            bs.get_bytes = 0;
             t->ops->batch_begin(t);
             for (int i = 0; i < n; i++)
                 execute(&b[i], next + (uint64_t)i, &bs);
@@ -239,6 +241,7 @@ static void *proxy_main(void *arg)
             }
             next += (uint64_t)n;
             __atomic_store_n(f->completed, next, __ATOMIC_RELEASE);
+            gshmemi_cache_demote(f->completed); /* where the producers' polls read it soonest */
             misses = 0;
             idle_ns = 0;
             continue;
