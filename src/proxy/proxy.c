@@ -227,7 +227,7 @@ static void *proxy_main(void *arg)
             struct gshmemi_transport *t = px.transport;
             if (px.on_gpu)
                 stage_sources(b, n);
-            struct batch_state bs; /* not zeroed: 3 KiB a batch, on a lone request's path */
+            struct batch_state bs; /* not zeroed: on every batch's path, a lone request's too */
             bs.n = 0;
             bs.get_bytes = 0;
             t->ops->batch_begin(t);
