@@ -163,9 +163,15 @@ GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_look(const uint64_t *counter, uint64_t *ca
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_push(const struct gshmemi_fifo *f, const uint64_t *w, int nw,
                                            uint64_t tag)
 {
+    /* The look at taken's copy goes out with the claim, not after its
+     * answer (on a GPU, two round trips to its memory in series
+     * otherwise): no branch between them.  Without a copy it reads head,
+     * only to keep the load unconditional. */
+    const uint64_t *copy = f->taken_cache != 0 ? f->taken_cache : f->head;
     const uint64_t number = GSHMEMI_FIFO_FETCH_ADD(f->head, 1);
+    const uint64_t seen = GSHMEMI_FIFO_LOAD_CACHE(copy);
     struct gshmemi_fifo_slot *s = &f->slots[number & (f->capacity - 1)];
-    if (f->taken_cache == 0 || number - GSHMEMI_FIFO_LOAD_CACHE(f->taken_cache) >= f->capacity) {
+    if (f->taken_cache == 0 || number - seen >= f->capacity) {
         /* Full, or looks so: wait for the consumer, never overwrite.  The
          * ring is full under load, so the shared copy serves from the start. */
         for (unsigned look = GSHMEMI_FIFO_DIRECT_LOOKS;
