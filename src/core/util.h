@@ -57,8 +57,9 @@ static inline void gshmemi_cache_demote(const void *p)
 #if defined(__x86_64__) || defined(__i386__)
     /* CLDEMOTE [rax] as bytes: assemblers before binutils 2.31 (RHEL 8,
      * Ubuntu 18.04) lack the mnemonic.  The "m" operand, unused in the
-     * text, keeps the compiler from moving the line's store after it. */
-    __asm__ __volatile__(".byte 0x0f, 0x1c, 0x00" ::"a"(p), "m"(*(const char *)p));
+     * text, keeps the compiler from moving stores to the 64 bytes at p
+     * after it. */
+    __asm__ __volatile__(".byte 0x0f, 0x1c, 0x00" ::"a"(p), "m"(*(const char(*)[64])p));
 #else
     (void)p;
 #endif
