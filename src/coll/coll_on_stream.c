@@ -1,8 +1,9 @@
 /* The collectives in stream order (gshmemx_*_on_stream): checked here on
- * the host, then launched on the stream (coll_on_stream_kernels.cu): the
- * device API's block form on one block, or, for large payloads on teams
- * whose members are all mapped, a grid algorithm on many blocks.  They
- * need the heap in GPU memory. */
+ * the host, then launched on the stream (coll_on_stream_kernels.cu, and
+ * coll_reduce_kernels.cuh for the reductions): the device API's block form
+ * on one block, or, for large payloads on teams whose members are all
+ * mapped, a grid algorithm on many blocks.  They need the heap in GPU
+ * memory. */
 #include <string.h>
 
 #include <gshmem.h>

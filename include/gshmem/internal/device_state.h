@@ -179,7 +179,7 @@ enum { GSHMEMI_COLL_ARG_KIND, GSHMEMI_COLL_ARG_BYTES, GSHMEMI_COLL_ARG_ROOT, GSH
 /* Each team slot's collective area, in a block of the GPU heap at the same
  * offset on every PE (coll_off + slot * coll_slot_bytes), zeroed when a
  * team takes the slot:
- *  - the grid algorithms' barriers (src/coll/coll_on_stream_kernels.cu):
+ *  - the grid algorithms' barriers (src/coll/coll_kernels.cuh):
  *    per block b, a counter every member's block b adds to, and the count
  *    of barriers this PE's block b has done;
  *  - the flag-packet (LL) algorithms (gshmem/device/coll/ll.cuh): per
