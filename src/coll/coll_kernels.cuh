@@ -1,7 +1,7 @@
 // What the collectives' stream kernels share: the barriers' and moves'
-// (coll_on_stream_kernels.cu) and the reductions' (coll_reduce_kernels.cuh,
-// one translation unit an operation).  All of it in an unnamed namespace:
-// each translation unit is a CUDA module with its own copy.
+// (coll_on_stream_kernels.cu) and the reductions' (coll_reduce_kernels.cuh).
+// All of it in an unnamed namespace: each translation unit is a CUDA
+// module with its own copy.
 #ifndef GSHMEMI_COLL_KERNELS_CUH
 #define GSHMEMI_COLL_KERNELS_CUH
 
@@ -18,7 +18,6 @@
  * most 80 blocks, are smaller than the GPU): without that, ptxas fits two
  * and caps them at 64 registers, and most of them spill. */
 #define GRID_THREADS 512
-#define GRID_MEMBERS 64 /* members whose addresses a grid block keeps in shared memory */
 
 namespace {
 
@@ -115,56 +114,6 @@ __device__ __forceinline__ T *at_member(const struct gshmemi_device_team &t, int
         return sym;
     return reinterpret_cast<T *>(gshmemi_peer_base(s, t.pes[m]) +
                                  (reinterpret_cast<const char *>(sym) - s.heap_base));
-}
-
-// Piece k of P of n elements, cut at multiples of v elements (16 bytes,
-// so that every piece of an aligned buffer stays aligned):
-// [*first, *first + *len).
-__device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, size_t *first,
-                                      size_t *len)
-{
-    const size_t units = (n + v - 1) / v, q = units / P, r = units % P;
-    const size_t u0 = k * q + (k < r ? k : r), ul = q + (k < r ? 1 : 0);
-    *first = u0 * v < n ? u0 * v : n;
-    *len = ul * v < n - *first ? ul * v : n - *first;
-}
-
-// The members' copies of src and dest as mapped here, in team order, read
-// once a block into shared memory (teams of up to GRID_MEMBERS;
-// larger ones look them up each time): the loops below then load no team
-// state, which the compiler would otherwise reload after every store
-// (dest might alias it).
-struct grid_members {
-    const char *src[GRID_MEMBERS];
-    char *dst[GRID_MEMBERS];
-    const struct gshmemi_device_team *t;
-    const char *src_sym;
-    char *dst_sym;
-};
-
-__device__ __forceinline__ void grid_members_load(grid_members &g, const struct gshmemi_device_team &t,
-                                                  const void *dest, const void *src)
-{
-    const int cached = t.n < GRID_MEMBERS ? t.n : GRID_MEMBERS;
-    for (int m = static_cast<int>(threadIdx.x); m < cached; m += static_cast<int>(blockDim.x)) {
-        g.src[m] = at_member(t, m, static_cast<const char *>(src));
-        g.dst[m] = at_member(t, m, static_cast<char *>(const_cast<void *>(dest)));
-    }
-    if (threadIdx.x == 0) {
-        g.t = &t;
-        g.src_sym = static_cast<const char *>(src);
-        g.dst_sym = static_cast<char *>(const_cast<void *>(dest));
-    }
-    // (grid_sync, next, starts with the block barrier that publishes g)
-}
-
-__device__ __forceinline__ const char *member_src(const grid_members &g, int m)
-{
-    return m < GRID_MEMBERS ? g.src[m] : at_member(*g.t, m, g.src_sym);
-}
-__device__ __forceinline__ char *member_dst(const grid_members &g, int m)
-{
-    return m < GRID_MEMBERS ? g.dst[m] : at_member(*g.t, m, g.dst_sym);
 }
 
 // ---- push algorithms ----------------------------------------------------------

@@ -1,9 +1,8 @@
 /* Kernels that run the collectives in stream order
- * (coll_on_stream_kernels.cu; the reductions' in coll_reduce_kernels.cuh,
- * a translation unit an operation): with blocks 0, one block on the
- * stream runs the device API's block form, or, where `ll` is filled (ll->n > 0: small
- * payloads on teams of up to GSHMEMI_LL_AREAS_MEMBERS, all mapped), its
- * flag packets straight on the members' areas in *ll; with blocks > 0
+ * (coll_on_stream_kernels.cu, the reductions' coll_reduce_kernels.cuh):
+ * with blocks 0, one block on the stream runs the device API's block form,
+ * or, where `ll` is filled (ll->n > 0: small payloads on teams of up to
+ * GSHMEMI_LL_AREAS_MEMBERS, all mapped), its flag packets straight on the members' areas in *ll; with blocks > 0
  * (teams whose members are all mapped), the grid algorithm on that many
  * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
  * reduce and reducescatter only), or, where `push` is filled (push->n > 0:

@@ -74,7 +74,7 @@ __device__ void push_broadcast(const char *call, const struct gshmemi_push_area 
                                char *dest, const char *src, size_t nbytes, int root)
 {
     const int n = p.n, my = p.my;
-    // (the push's block count as a constant, as push_reduce)
+    // (the push's block count as a constant, as push_reduce, coll_reduce_kernels.cuh)
     const size_t step = ((nbytes + GSHMEMI_PUSH_BLOCKS - 1) / GSHMEMI_PUSH_BLOCKS + 15) / 16 * 16;
     const size_t off = step * blockIdx.x;
     const size_t len = off < nbytes ? (nbytes - off < step ? nbytes - off : step) : 0;

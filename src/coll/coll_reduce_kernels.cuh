@@ -43,10 +43,12 @@
 #define KEPT(X, STEM, TAIL, SHAPE, OP, NAME, TYPE) \
     GSHMEMI_COLL_KEEP_##OP(X(STEM, TAIL, SHAPE, OP, NAME, TYPE))
 
+#define GRID_MEMBERS 64 /* members whose addresses a grid block keeps in shared memory */
+
 namespace {
 
-// Their names, by id (RED_int_sum_reduce ...), for kernels' messages (this
-// unit's operation's only).
+// Their names, by id (RED_int_sum_reduce ...), for kernels' messages (the
+// operations this unit keeps).
 #define RED_ID(STEM, TAIL, SHAPE, OP, NAME, TYPE) RED_##NAME##_##STEM##TAIL,
 #define KEPT_ID(STEM, TAIL, SHAPE, OP, NAME, TYPE) KEPT(RED_ID, STEM, TAIL, SHAPE, OP, NAME, TYPE)
 #define RED_IDS_BITWISE(NAME, TYPE, G) GSHMEM_FOR_REDUCE_BITWISE_OPS(KEPT_ID, NAME, TYPE)
@@ -121,6 +123,56 @@ __global__ void block_reduce_kernel(int name, gshmem_team_t team, T *dest, const
         gshmemi_coll_reducescatter<GSHMEMI_BLOCK>(call, team, dest, src, n, OP());
     else
         gshmemi_coll_scan<GSHMEMI_BLOCK>(call, team, dest, src, n, OP(), SHAPE == SHAPE_INSCAN);
+}
+
+// Piece k of P of n elements, cut at multiples of v elements (16 bytes,
+// so that every piece of an aligned buffer stays aligned):
+// [*first, *first + *len).
+__device__ __forceinline__ void piece(size_t n, size_t v, size_t P, size_t k, size_t *first,
+                                      size_t *len)
+{
+    const size_t units = (n + v - 1) / v, q = units / P, r = units % P;
+    const size_t u0 = k * q + (k < r ? k : r), ul = q + (k < r ? 1 : 0);
+    *first = u0 * v < n ? u0 * v : n;
+    *len = ul * v < n - *first ? ul * v : n - *first;
+}
+
+// The members' copies of src and dest as mapped here, in team order, read
+// once a block into shared memory (teams of up to GRID_MEMBERS;
+// larger ones look them up each time): the loops below then load no team
+// state, which the compiler would otherwise reload after every store
+// (dest might alias it).
+struct grid_members {
+    const char *src[GRID_MEMBERS];
+    char *dst[GRID_MEMBERS];
+    const struct gshmemi_device_team *t;
+    const char *src_sym;
+    char *dst_sym;
+};
+
+__device__ __forceinline__ void grid_members_load(grid_members &g, const struct gshmemi_device_team &t,
+                                                  const void *dest, const void *src)
+{
+    const int cached = t.n < GRID_MEMBERS ? t.n : GRID_MEMBERS;
+    for (int m = static_cast<int>(threadIdx.x); m < cached; m += static_cast<int>(blockDim.x)) {
+        g.src[m] = at_member(t, m, static_cast<const char *>(src));
+        g.dst[m] = at_member(t, m, static_cast<char *>(const_cast<void *>(dest)));
+    }
+    if (threadIdx.x == 0) {
+        g.t = &t;
+        g.src_sym = static_cast<const char *>(src);
+        g.dst_sym = static_cast<char *>(const_cast<void *>(dest));
+    }
+    // (grid_sync, next, starts with the block barrier that publishes g)
+}
+
+__device__ __forceinline__ const char *member_src(const grid_members &g, int m)
+{
+    return m < GRID_MEMBERS ? g.src[m] : at_member(*g.t, m, g.src_sym);
+}
+__device__ __forceinline__ char *member_dst(const grid_members &g, int m)
+{
+    return m < GRID_MEMBERS ? g.dst[m] : at_member(*g.t, m, g.dst_sym);
 }
 
 // Elements [first, first + len) of every member's source (at element
