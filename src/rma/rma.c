@@ -60,14 +60,15 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
     }
     size_t dspan = strided_span(call, nelems, dst, esize);
     (void)strided_span(call, nelems, sst, esize);
+    if (nelems == 1) /* any stride, however large (its bytes may wrap): one element */
+        dst = sst = 1;
     const struct gshmemi_heap_access *access;
     char *r = gshmemi_rma_sym_target(call, "dest", dest, dspan, pe, &access);
     const char *s = src;
     gshmemi_rma_check_local(call, "source", src, 1);
-    if (r == NULL) /* element by element, in order */
-        for (size_t i = 0; i < nelems; i++)
-            gshmemi_transport_put(call, pe, gshmemi_rma_off(dest) + i * (size_t)dst * esize,
-                                   s + i * (size_t)sst * esize, esize);
+    if (r == NULL) /* packed, not a message an element */
+        gshmemi_transport_put_strided(call, pe, gshmemi_rma_off(dest), (size_t)dst * esize, s,
+                                      (size_t)sst * esize, esize, nelems);
     else
         access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
 }

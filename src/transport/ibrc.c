@@ -52,6 +52,7 @@
 #define MAX_MESSAGE ((size_t)1 << 30) /* one work request moves at most this */
 #define MAX_CHUNKS 256
 #define WR_OP 1             /* post_wait's own work request */
+#define WR_LIST 32 /* work requests posted before one wait (the send queue holds 64) */
 #define WR_BEAT (1ull << 32) /* + pe: a heartbeat to pe */
 #define WR_BYE (2ull << 32)  /* + pe: the goodbye to pe */
 #define BEAT_BYE UINT64_MAX
@@ -149,27 +150,23 @@ static void beat_done(struct ibrc *ib, const struct ibv_wc *wc)
     }
 }
 
-/* Posts one work request and waits for its completion. */
-static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op, void *local, uint32_t lkey,
-                      size_t len, uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
+/* Posts the n work requests of wr (of op, len bytes each at most) as one
+ * list, only the last signaled, and waits for its completion: on a
+ * reliable connection those before it are complete then. */
+static void post_list_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op,
+                           struct ibv_send_wr *wr, size_t n_wr, size_t len)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
-    struct ibv_send_wr wr = {.wr_id = WR_OP, .sg_list = &sge, .num_sge = 1, .opcode = op,
-                             .send_flags = IBV_SEND_SIGNALED}, *bad;
+    struct ibv_send_wr *bad;
     struct ibv_wc wc;
     uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
     int n;
 
-    if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
-        wr.wr.atomic.remote_addr = remote;
-        wr.wr.atomic.rkey = rkey;
-        wr.wr.atomic.compare_add = a;
-        wr.wr.atomic.swap = b;
-    } else {
-        wr.wr.rdma.remote_addr = remote;
-        wr.wr.rdma.rkey = rkey;
+    for (size_t i = 0; i < n_wr; i++) {
+        wr[i].wr_id = WR_OP;
+        wr[i].send_flags = i + 1 == n_wr ? IBV_SEND_SIGNALED : 0;
+        wr[i].next = i + 1 == n_wr ? NULL : &wr[i + 1];
     }
-    if ((errno = ibv_post_send(ib->qps[pe], &wr, &bad)) != 0) {
+    if ((errno = ibv_post_send(ib->qps[pe], wr, &bad)) != 0) {
         GSHMEMI_ERROR(TRANSPORT, "%s: ibv_post_send of %s to pe %d failed: %s", call, op_name(op), pe,
                       strerror(errno));
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
@@ -189,6 +186,25 @@ static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opc
                  op_name(op), len, n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status));
         gshmemi_end_for_lost_pe(pe, how);
     }
+}
+
+/* Posts one work request and waits for its completion. */
+static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op, void *local, uint32_t lkey,
+                      size_t len, uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = op};
+
+    if (op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+        wr.wr.atomic.remote_addr = remote;
+        wr.wr.atomic.rkey = rkey;
+        wr.wr.atomic.compare_add = a;
+        wr.wr.atomic.swap = b;
+    } else {
+        wr.wr.rdma.remote_addr = remote;
+        wr.wr.rdma.rkey = rkey;
+    }
+    post_list_wait(ib, call, pe, op, &wr, 1, len);
 }
 
 /* Where the local side of a transfer of up to *len bytes at p is: in this
@@ -228,6 +244,52 @@ static int ibrc_put(struct gshmemi_transport *t, const char *call, int pe, uint6
         post_wait(ib, call, pe, IBV_WR_RDMA_WRITE, (void *)from, lkey, len,
                   remote_addr(ib, pe, off + done), c->rkeys[pe], 0, 0);
         done += len;
+    }
+    pthread_mutex_unlock(&ib->lock);
+    return 0;
+}
+
+/* Elements apart at the target: packed into the staging buffer, then a
+ * write each (two where one crosses between two registrations), WR_LIST
+ * to a wait instead of a round trip each. */
+static int ibrc_put_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                            size_t dpitch, const void *src, size_t spitch, size_t esize,
+                            size_t count)
+{
+    struct ibrc *ib = ibrc_of(t);
+    if (dpitch == esize || esize > STAGING / WR_LIST)
+        return gshmemi_transport_put_packed(t, call, pe, off, dpitch, src, spitch, esize, count);
+    struct ibv_sge sge[WR_LIST];
+    struct ibv_send_wr wr[WR_LIST];
+    size_t n = 0;
+    pthread_mutex_lock(&ib->lock);
+    for (size_t done = 0; done < count;) {
+        const size_t g = GSHMEMI_MIN(count - done, STAGING / esize);
+        gshmemi_transport_gather(call, ib->staging.base, (const char *)src + done * spitch, spitch,
+                                 esize, g);
+        for (size_t i = 0; i < g; i++) {
+            for (size_t part = 0; part < esize;) {
+                const uint64_t at = off + (done + i) * dpitch + part;
+                size_t left;
+                struct chunk *c = chunk_at(ib, at, &left);
+                const size_t len = GSHMEMI_MIN(left, esize - part);
+                sge[n] = (struct ibv_sge){.addr = (uintptr_t)(ib->staging.base + i * esize + part),
+                                          .length = (uint32_t)len, .lkey = ib->staging_mr->lkey};
+                wr[n] = (struct ibv_send_wr){.sg_list = &sge[n], .num_sge = 1,
+                                             .opcode = IBV_WR_RDMA_WRITE};
+                wr[n].wr.rdma.remote_addr = remote_addr(ib, pe, at);
+                wr[n].wr.rdma.rkey = c->rkeys[pe];
+                part += len;
+                if (++n == WR_LIST) {
+                    post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n, esize);
+                    n = 0;
+                }
+            }
+        }
+        if (n > 0) /* before the staging buffer is packed again */
+            post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n, esize);
+        n = 0;
+        done += g;
     }
     pthread_mutex_unlock(&ib->lock);
     return 0;
@@ -785,6 +847,7 @@ const struct gshmemi_transport_ops gshmemi_ibrc_ops = {
     .open = ibrc_open,
     .close = ibrc_close,
     .put = ibrc_put,
+    .put_strided = ibrc_put_strided,
     .get = ibrc_get,
     .atomic = ibrc_atomic,
     .signal = ibrc_signal,

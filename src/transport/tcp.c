@@ -215,6 +215,7 @@ const struct gshmemi_transport_ops gshmemi_tcp_ops = {
     .close = tcp_close,
     /* RMA and atomics */
     .put = gshmemi_tcp_put,
+    .put_strided = gshmemi_tcp_put_strided,
     .get = gshmemi_tcp_get,
     .atomic = gshmemi_tcp_atomic,
     .signal = gshmemi_tcp_signal,

@@ -144,6 +144,32 @@ int gshmemi_tcp_put(struct gshmemi_transport *tr, const char *call, int pe, uint
     return 0;
 }
 
+/* Where the target's elements are apart, frames of them packed, which the
+ * target spreads (not a frame an element). */
+int gshmemi_tcp_put_strided(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                            size_t dpitch, const void *src, size_t spitch, size_t esize,
+                            size_t count)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    const char *s = src;
+    if (dpitch == esize || esize > GSHMEMI_TCP_STRIDED_MAX / 2)
+        return gshmemi_transport_put_packed(tr, call, pe, off, dpitch, src, spitch, esize, count);
+    const size_t per = GSHMEMI_TCP_STRIDED_MAX / esize;
+    char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
+    if (buf == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    for (size_t done = 0; done < count; done += per) {
+        const size_t k = GSHMEMI_MIN(count - done, per);
+        struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_PUT, .op = GSHMEMI_TCP_PUT_STRIDED,
+                                      .off = off + done * dpitch, .len = k * esize, .a = dpitch,
+                                      .size = (uint32_t)esize};
+        gshmemi_transport_gather(call, buf, s + done * spitch, spitch, esize, k);
+        gshmemi_tcp_send_frame(t, call, pe, &f, buf, k * esize);
+    }
+    free(buf);
+    return 0;
+}
+
 int gshmemi_tcp_signal(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
                        uint64_t value, int op)
 {

@@ -44,9 +44,9 @@ struct gshmemi_tcp_conn {
  * instead of one each, which the progress thread would otherwise spend
  * between receives): small ones straight from the receive buffers (read
  * before the call returns), larger ones from the pinned ring (in stream
- * order).  Issued before any other operation is applied, before a receive
- * buffer or the ring is reused, and before a put to the same bytes or
- * after a fence. */
+ * order).  Issued before any other operation (a strided put too) is
+ * applied, before a receive buffer or the ring is reused, and before a put
+ * to the same bytes or after a fence. */
 struct gshmemi_tcp_put_batch {
     void *dst[GSHMEMI_TCP_PUT_BATCH];
     const void *src[GSHMEMI_TCP_PUT_BATCH];
@@ -102,6 +102,9 @@ void *gshmemi_tcp_progress_main(void *arg);
 /* The initiator's operations (the ops table is tcp.c's). */
 int gshmemi_tcp_put(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                     const void *src, size_t n);
+int gshmemi_tcp_put_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                            size_t dpitch, const void *src, size_t spitch, size_t esize,
+                            size_t count);
 int gshmemi_tcp_get(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                     void *dst, size_t n);
 int gshmemi_tcp_atomic(struct gshmemi_transport *t, const char *call, int pe, uint64_t off, int op,

@@ -5,7 +5,8 @@
  * idle connections and reports a peer that falls silent.  Into a heap host
  * code cannot write (GPU memory), small puts go to the GPU together from
  * the receive buffers, in no particular order among themselves unless a
- * fence came between, and larger ones through a pinned ring. */
+ * fence came between, and larger ones through a pinned ring.  A strided
+ * put's elements arrive packed and are spread from the receive buffer. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -171,6 +172,22 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
     }
 }
 
+/* A strided put's packed elements (GSHMEMI_TCP_STRIDED_MAX bytes at most)
+ * from the receive buffer to their places, after the puts before it. */
+_Static_assert(GSHMEMI_TCP_STRIDED_MAX <= GSHMEMI_TCP_RX_BUF,
+               "a strided put's payload fits the receive buffer");
+static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *f, char *p,
+                       const struct gshmemi_heap_access *access)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    put_batch_flush(t);
+    if (rx_fill(t, pe, f->len) != 0)
+        return 1;
+    access->copy_strided("tcp", p, f->a, c->rx + c->rx_head, f->size, f->size, f->len / f->size);
+    c->rx_head += f->len;
+    return 0;
+}
+
 /* ---- serving --------------------------------------------------------------- */
 
 /* A frame pe sent that this PE cannot serve ends the job, naming pe. */
@@ -271,7 +288,9 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         return 1;
     check_frame(pe, &f);
     t->conns[pe].last_rx = gshmemi_now_ns();
-    t->conns[pe].bulk = f.type == GSHMEMI_TCP_PUT && f.len >= BULK;
+    /* (a strided put's payload goes through the receive buffer whatever its size) */
+    t->conns[pe].bulk = f.type == GSHMEMI_TCP_PUT && f.len >= BULK &&
+                        !(f.op & GSHMEMI_TCP_PUT_STRIDED);
     memset(&r, 0, sizeof(r));
     r.type = GSHMEMI_TCP_REPLY;
     r.id = f.id;
@@ -286,6 +305,8 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
             : NULL;
     switch (f.type) {
     case GSHMEMI_TCP_PUT:
+        if (f.op & GSHMEMI_TCP_PUT_STRIDED)
+            return put_strided(t, pe, &f, p, access);
         if (access->host_direct)
             return recv_all(t, pe, p, f.len);
         if (f.op & GSHMEMI_TCP_PUT_FENCED)

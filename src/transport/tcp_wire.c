@@ -22,14 +22,26 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
                             uint64_t static_size, char *why, size_t why_len)
 {
     const unsigned long long off = f->off, len = f->len;
+    uint64_t span = f->len; /* a put's bytes, first to last */
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
-        if (!in_sym(f->off, f->len, heap_size, static_size))
-            break;
-        if ((f->op & ~GSHMEMI_TCP_PUT_FENCED) != 0) {
+        if ((f->op & ~(GSHMEMI_TCP_PUT_FENCED | GSHMEMI_TCP_PUT_STRIDED)) != 0) {
             snprintf(why, why_len, "a put with unknown flags %#x", f->op);
             return GSHMEM_ERR_INVALID_ARG;
         }
+        if (f->op & GSHMEMI_TCP_PUT_STRIDED) { /* the bytes from the first element to the last */
+            if (f->size == 0 || f->len == 0 || f->len > GSHMEMI_TCP_STRIDED_MAX ||
+                f->len % f->size != 0 || f->a < f->size) {
+                snprintf(why, why_len, "a strided put of %llu bytes in elements of %u at a "
+                         "pitch of %llu", len, f->size, (unsigned long long)f->a);
+                return GSHMEM_ERR_INVALID_ARG;
+            }
+            if (__builtin_mul_overflow(f->len / f->size - 1, f->a, &span) ||
+                __builtin_add_overflow(span, f->size, &span))
+                span = UINT64_MAX;
+        }
+        if (!in_sym(f->off, span, heap_size, static_size))
+            break;
         return 0;
     case GSHMEMI_TCP_GET:
         if (f->len > GSHMEMI_TCP_GET_CHUNK) {
@@ -85,7 +97,8 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
         return GSHMEM_ERR_INVALID_ARG;
     }
     const unsigned long long n = f->type == GSHMEMI_TCP_AMO ? (unsigned long long)f->size
-                                 : f->type == GSHMEMI_TCP_SIGNAL ? 8ull : len;
+                                 : f->type == GSHMEMI_TCP_SIGNAL ? 8ull
+                                 : (unsigned long long)span;
     if (f->off >= GSHMEMI_STATIC_OFF)
         snprintf(why, why_len, "static data range [%llu, +%llu) beyond this pe's static data "
                  "(%llu bytes)", off - GSHMEMI_STATIC_OFF, n, (unsigned long long)static_size);

@@ -33,6 +33,11 @@ enum gshmemi_tcp_frame_type {
  * put before it (small puts into a GPU heap otherwise go out together, in
  * no particular order). */
 #define GSHMEMI_TCP_PUT_FENCED 1u
+/* A put's op: its payload is len / size elements of size bytes, packed,
+ * that land at off, off + a, off + 2a, ... (a >= size); at most
+ * GSHMEMI_TCP_STRIDED_MAX bytes of them a frame. */
+#define GSHMEMI_TCP_PUT_STRIDED 2u
+#define GSHMEMI_TCP_STRIDED_MAX (64u << 10)
 
 struct gshmemi_tcp_frame {
     uint32_t type;

@@ -54,6 +54,56 @@ static int no_finish(struct gshmemi_transport *t, const char *call, void *token,
     return GSHMEM_ERR_INTERNAL;
 }
 
+/* Bytes of packed elements a put carries at most (host memory a call holds). */
+#define PACKED_PUT_MAX (256u << 10)
+
+void gshmemi_transport_gather(const char *call, void *buf, const void *src, size_t spitch,
+                              size_t esize, size_t count)
+{
+    if (gshmemi_gpu_is_device_ptr(src))
+        gshmemi_gpu_copy_strided(call, buf, esize, src, spitch, esize, count);
+    else if (spitch == esize)
+        memcpy(buf, src, count * esize);
+    else
+        for (size_t i = 0; i < count; i++)
+            memcpy((char *)buf + i * esize, (const char *)src + i * spitch, esize);
+}
+
+void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize)
+{
+    void *buf = malloc(count * esize);
+    if (buf == NULL)
+        GSHMEMI_ERROR(TRANSPORT, "%s: out of host memory to pack %zu elements of %zu bytes for "
+                      "pe %d", call, count, esize, pe);
+    return buf;
+}
+
+int gshmemi_transport_put_packed(struct gshmemi_transport *t, const char *call, int pe,
+                                 uint64_t off, size_t dpitch, const void *src, size_t spitch,
+                                 size_t esize, size_t count)
+{
+    const char *s = src;
+    int st = 0;
+    if (dpitch == esize && spitch == esize) /* contiguous on both sides: as it is */
+        return t->ops->put(t, call, pe, off, src, count * esize);
+    if (dpitch != esize || esize >= PACKED_PUT_MAX) { /* in order, element by element */
+        for (size_t i = 0; i < count && st == 0; i++)
+            st = t->ops->put(t, call, pe, off + i * dpitch, s + i * spitch, esize);
+        return st;
+    }
+    const size_t per = PACKED_PUT_MAX / esize;
+    char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
+    if (buf == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    for (size_t done = 0; done < count && st == 0; done += per) {
+        const size_t k = GSHMEMI_MIN(count - done, per);
+        gshmemi_transport_gather(call, buf, s + done * spitch, spitch, esize, k);
+        st = t->ops->put(t, call, pe, off + done * esize, buf, k * esize);
+    }
+    free(buf);
+    return st;
+}
+
 /* ops with every optional operation it lacks set to its stub. */
 static void fill_optional(struct gshmemi_transport_ops *ops)
 {
@@ -69,6 +119,8 @@ static void fill_optional(struct gshmemi_transport_ops *ops)
         ops->atomic_start = no_atomic_start;
     if (ops->finish == NULL)
         ops->finish = no_finish;
+    if (ops->put_strided == NULL)
+        ops->put_strided = gshmemi_transport_put_packed;
 }
 
 static struct gshmemi_transport_ops in_use; /* the chosen transport's, filled */

@@ -61,6 +61,12 @@ struct gshmemi_transport_ops {
     int (*atomic_start)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                         int op, size_t size, uint64_t a, uint64_t b, void **token);
     int (*finish)(struct gshmemi_transport *t, const char *call, void *token, uint64_t *old);
+    /* count (> 0) elements of esize bytes from src (host or GPU memory) at
+     * byte pitch spitch to off, off + dpitch, ... of pe's heap (pitches no
+     * smaller than esize); complete locally on return (stub:
+     * gshmemi_transport_put_packed) */
+    int (*put_strided)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                       size_t dpitch, const void *src, size_t spitch, size_t esize, size_t count);
 };
 
 /* What every transport's object starts with. */
@@ -78,6 +84,20 @@ extern struct gshmemi_transport *gshmemi_transport;
 int gshmemi_transport_init(void);
 void gshmemi_transport_fini(void);
 
+/* put_strided's stub, and a transport's own for the shapes it has no frame
+ * for: where the elements are contiguous at the target (dpitch == esize),
+ * one put per chunk of them packed (host memory), else one put each. */
+int gshmemi_transport_put_packed(struct gshmemi_transport *t, const char *call, int pe,
+                                 uint64_t off, size_t dpitch, const void *src, size_t spitch,
+                                 size_t esize, size_t count);
+/* Host memory for count elements of esize bytes packed, for pe's call;
+ * NULL (logged) when there is none. */
+void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize);
+/* count elements of esize bytes from src (host or GPU memory) at byte
+ * pitch spitch into buf (host memory), packed. */
+void gshmemi_transport_gather(const char *call, void *buf, const void *src, size_t spitch,
+                              size_t esize, size_t count);
+
 /* The host API's calls: the operation on the transport in use; a failure
  * (logged where it arose) ends the job. */
 static inline void gshmemi_transport_check(const char *call, int st)
@@ -90,6 +110,14 @@ static inline void gshmemi_transport_put(const char *call, int pe, uint64_t off,
 {
     struct gshmemi_transport *t = gshmemi_transport;
     gshmemi_transport_check(call, t->ops->put(t, call, pe, off, src, n));
+}
+static inline void gshmemi_transport_put_strided(const char *call, int pe, uint64_t off,
+                                                 size_t dpitch, const void *src, size_t spitch,
+                                                 size_t esize, size_t count)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->put_strided(t, call, pe, off, dpitch, src, spitch,
+                                                      esize, count));
 }
 static inline void gshmemi_transport_get(const char *call, int pe, uint64_t off, void *dst,
                                          size_t n)

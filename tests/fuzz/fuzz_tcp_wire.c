@@ -7,40 +7,9 @@
 
 #include <gshmem.h>
 
-#include "heap/ctrl.h"
-#include "heap/static_data.h"
 #include "transport/tcp_wire.h"
+#include "../unit/tcp_frame_reach.h"
 #include "fuzz.h"
-
-static int inside(const struct gshmemi_tcp_frame *f, uint64_t heap, uint64_t stat)
-{
-    unsigned __int128 n;
-    switch (f->type) {
-    case GSHMEMI_TCP_PUT:
-    case GSHMEMI_TCP_GET: n = f->len; break;
-    case GSHMEMI_TCP_AMO:
-        if (f->off % f->size != 0)
-            return 0;
-        n = f->size;
-        break;
-    case GSHMEMI_TCP_SIGNAL:
-        if (f->off % 8 != 0)
-            return 0;
-        n = 8;
-        break;
-    case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8;
-    case GSHMEMI_TCP_REPLY: return f->len <= GSHMEMI_TCP_GET_CHUNK;
-    case GSHMEMI_TCP_QUIET:
-    case GSHMEMI_TCP_BYE:
-    case GSHMEMI_TCP_HEARTBEAT: return f->len == 0;
-    default: return 0;
-    }
-    if (f->type == GSHMEMI_TCP_GET && f->len > GSHMEMI_TCP_GET_CHUNK)
-        return 0;
-    if (f->off >= GSHMEMI_STATIC_OFF)
-        return (unsigned __int128)(f->off - GSHMEMI_STATIC_OFF) + n <= stat;
-    return (unsigned __int128)f->off + n <= heap;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -64,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int st = gshmemi_tcp_frame_check(&f, heap, stat, why, sizeof(why));
     if (st == 0)
-        FUZZ_CHECK(inside(&f, heap, stat), "frame of type %u at %llu (+%llu, size %u) let through",
+        FUZZ_CHECK(tcp_frame_inside(&f, heap, stat), "frame of type %u at %llu (+%llu, size %u) let through",
                    f.type, (unsigned long long)f.off, (unsigned long long)f.len, f.size);
     else {
         FUZZ_CHECK(st == GSHMEM_ERR_INVALID_ARG, "status %d", st);

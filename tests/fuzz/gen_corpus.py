@@ -115,6 +115,8 @@ def seeds():
     t["put-fenced"] = tcp_frame(1, op=1, length=8)
     t["put-static"] = tcp_frame(1, off=STATIC_OFF + 64, length=64)
     t["put-past-heap"] = tcp_frame(1, off=(4 << 20) - 8, length=9)
+    t["put-strided"] = tcp_frame(1, op=2, off=256, length=64, size=8, a=24)
+    t["put-strided-past-heap"] = tcp_frame(1, op=3, off=(4 << 20) - 160, length=64, size=8, a=24)
     t["get"] = tcp_frame(2, off=0, length=65536)
     t["get-too-long"] = tcp_frame(2, off=0, length=65537)
     t["amo-fetch-add"] = tcp_frame(3, op=2, off=64, size=8, fetch=1, a=1)

@@ -128,6 +128,14 @@ static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint6
         gshmem_iput##BITS(dst, local, STRIDE_D, STRIDE_S, N, to);                                \
         gshmem_barrier_all();                                                                    \
         check_slot(from, sizeof(TYPE), N, STRIDE_D, tag, STRIDE_S, "iput" #BITS);                \
+        reset(); /* contiguous at the target: packed where a transport carries it */             \
+        gshmem_iput##BITS(dst, local, 1, STRIDE_S, N, to);                                       \
+        gshmem_barrier_all();                                                                    \
+        check_slot(from, sizeof(TYPE), N, 1, tag, STRIDE_S, "iput" #BITS " to stride 1");        \
+        reset(); /* from the symmetric source: GPU memory on the GPU heap */                     \
+        gshmem_iput##BITS(dst, src_sym, STRIDE_D, STRIDE_S, N, to);                              \
+        gshmem_barrier_all();                                                                    \
+        check_slot(from, sizeof(TYPE), N, STRIDE_D, tag, STRIDE_S, "iput" #BITS " from heap");   \
         gshmem_get##BITS(back, src_sym, N, to);                                                  \
         spmd_fill(local, sizeof(local), seed, to, tag);                                          \
         CHECK(memcmp(back, local, sizeof(back)) == 0, "get" #BITS);                              \
@@ -243,6 +251,59 @@ static void test_burst(void)
     gshmem_free(area);
 }
 
+/* Strided puts larger than a transport's frame or packing buffer (tcp:
+ * 64 KiB of packed elements a frame, 256 KiB a put where the target's are
+ * contiguous), contiguous at the target and at stride 3, and one element at
+ * a stride whose bytes wrap: every element in place, poison between. */
+static void test_large_iput(void)
+{
+    enum { BIG = 1 << 20 };
+    const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
+    uint32_t *big = gshmem_malloc(BIG);
+    uint32_t *got = malloc(BIG), *mine = malloc(BIG), *theirs = malloc(BIG);
+    CHECK(big != NULL && got != NULL && mine != NULL && theirs != NULL, "large iput buffers");
+    const struct {
+        ptrdiff_t dst;
+        size_t n;
+    } shapes[] = {{1, 70001}, {3, 80000}};
+    for (size_t si = 0; si < 2; si++) {
+        const ptrdiff_t dst = shapes[si].dst;
+        const size_t n = shapes[si].n;
+        const uint64_t tag = 91000 + si;
+        spmd_fill(mine, BIG, seed, me, tag);
+        spmd_fill(theirs, BIG, seed, from, tag);
+        spmd_set(big, POISON, BIG);
+        gshmem_barrier_all();
+        gshmem_uint32_iput(big, mine, dst, 2, n, to);
+        gshmem_barrier_all();
+        spmd_load(got, big, BIG);
+        for (size_t i = 0; i < BIG / 4; i++) {
+            uint32_t want;
+            memset(&want, POISON, sizeof(want));
+            if (i % (size_t)dst == 0 && i / (size_t)dst < n)
+                want = theirs[i / (size_t)dst * 2];
+            CHECK(got[i] == want, "uint32_iput of %zu at stride %td from pe %d: element %zu is "
+                  "%#x, expected %#x", n, dst, from, i, got[i], want);
+        }
+    }
+    /* one element: the strides' bytes wrap, which no element reaches */
+    spmd_set(big, POISON, 16);
+    gshmem_barrier_all();
+    const uint64_t v = 0x0123456789abcdefull ^ (uint64_t)me;
+    gshmem_uint64_iput((uint64_t *)(void *)big, &v, (ptrdiff_t)1 << 61, (ptrdiff_t)1 << 61, 1, to);
+    gshmem_barrier_all();
+    spmd_load(got, big, 16);
+    uint64_t one;
+    memcpy(&one, got, 8);
+    CHECK(one == (0x0123456789abcdefull ^ (uint64_t)from) && spmd_all_bytes(got + 2, 8, POISON),
+          "uint64_iput of one element at stride 2^61 from pe %d", from);
+    gshmem_barrier_all();
+    gshmem_free(big);
+    free(got);
+    free(mine);
+    free(theirs);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -261,6 +322,7 @@ int main(void)
     GSHMEM_FOR_RMA_SIZES(TEST_SIZED)
     test_mem();
     test_burst();
+    test_large_iput();
 
     gshmem_free(src_sym);
     gshmem_free(sym);

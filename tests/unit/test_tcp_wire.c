@@ -12,6 +12,7 @@
 #include "heap/ctrl.h"
 #include "heap/static_data.h"
 #include "transport/tcp_wire.h"
+#include "tcp_frame_reach.h"
 #include "test_util.h"
 
 #define HEAP (4ull << 20)
@@ -52,22 +53,12 @@ static struct gshmemi_tcp_frame with_op(struct gshmemi_tcp_frame f, uint32_t op)
     return f;
 }
 
-/* The bytes of the heap or static data a frame that passed the check
- * touches. */
-static int inside(const struct gshmemi_tcp_frame *f)
+static struct gshmemi_tcp_frame strided(uint64_t off, uint64_t len, uint32_t size, uint64_t pitch)
 {
-    unsigned __int128 n;
-    switch (f->type) {
-    case GSHMEMI_TCP_PUT:
-    case GSHMEMI_TCP_GET: n = f->len; break;
-    case GSHMEMI_TCP_AMO: n = f->size; break;
-    case GSHMEMI_TCP_SIGNAL: n = 8; break;
-    case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8;
-    default: return 1;
-    }
-    if (f->off >= S)
-        return (unsigned __int128)(f->off - S) + n <= STATIC;
-    return (unsigned __int128)f->off + n <= HEAP;
+    struct gshmemi_tcp_frame f = with_op(frame(GSHMEMI_TCP_PUT, off, len), GSHMEMI_TCP_PUT_STRIDED);
+    f.size = size;
+    f.a = pitch;
+    return f;
 }
 
 int main(void)
@@ -85,7 +76,33 @@ int main(void)
     EXPECT(ok(frame(GSHMEMI_TCP_PUT, 64, UINT64_MAX)) == 0, "a put whose end overflows");
     EXPECT(ok(frame(GSHMEMI_TCP_PUT, UINT64_MAX, 1)) == 0, "a put at offset 2^64-1");
     EXPECT(ok(with_op(frame(GSHMEMI_TCP_PUT, 0, 8), GSHMEMI_TCP_PUT_FENCED)) == 1, "a fenced put");
-    EXPECT(ok(with_op(frame(GSHMEMI_TCP_PUT, 0, 8), 2)) == 0, "a put with unknown flags");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_PUT, 0, 8), 4)) == 0, "a put with unknown flags");
+
+    /* strided puts: whole elements at a pitch no smaller than one, at most
+     * GSHMEMI_TCP_STRIDED_MAX bytes of them, the last element inside */
+    EXPECT(ok(strided(HEAP - 120, 64, 8, 16)) == 1, "8 elements of 8 bytes 16 apart at the end");
+    EXPECT(ok(strided(HEAP - 119, 64, 8, 16)) == 0, "the same, its last element crossing the end");
+    const uint32_t fenced = GSHMEMI_TCP_PUT_STRIDED | GSHMEMI_TCP_PUT_FENCED;
+    EXPECT(ok(with_op(strided(0, 64, 8, 16), fenced)) == 1, "a fenced strided put");
+    EXPECT(ok(strided(0, 1, 1, 1)) == 1, "one byte, pitch 1");
+    EXPECT(ok(strided(0, GSHMEMI_TCP_STRIDED_MAX, 1, 2)) == 1, "the most a frame carries");
+    EXPECT(ok(strided(0, GSHMEMI_TCP_STRIDED_MAX + 8, 8, 8)) == 0, "over the most a frame carries");
+    EXPECT(ok(strided(0, 64, 8, 7)) == 0, "a pitch smaller than an element");
+    EXPECT(ok(strided(0, 64, 0, 8)) == 0, "elements of 0 bytes");
+    EXPECT(ok(strided(0, 60, 8, 16)) == 0, "a payload that is no whole number of elements");
+    EXPECT(ok(strided(0, 0, 8, 16)) == 0, "no elements");
+    EXPECT(ok(strided(0, 24, 8, UINT64_MAX / 2)) == 0, "a span whose end overflows");
+    EXPECT(ok(strided(0, 24, 8, 1ull << 63)) == 0, "a span whose pitches overflow (to 0)");
+    EXPECT(ok(strided(HEAP - 8, 8, 8, UINT64_MAX)) == 1, "one element: any pitch");
+    EXPECT(ok(strided(S + STATIC - 24, 16, 8, 16)) == 1, "into the static data, at its end");
+    EXPECT(ok(strided(S + STATIC - 23, 16, 8, 16)) == 0, "crossing the static data's end");
+    {
+        char why[160] = "";
+        struct gshmemi_tcp_frame f = strided(HEAP - 64, 64, 8, 64);
+        EXPECT(gshmemi_tcp_frame_check(&f, HEAP, STATIC, why, sizeof(why)) != 0 &&
+                   strstr(why, "+456)") != NULL,
+               "a strided put past the heap is refused naming the bytes it spans: %s", why);
+    }
     EXPECT(ok(frame(GSHMEMI_TCP_GET, HEAP - GSHMEMI_TCP_GET_CHUNK, GSHMEMI_TCP_GET_CHUNK)) == 1,
            "a get of a chunk at the heap's end");
     EXPECT(ok(frame(GSHMEMI_TCP_GET, 0, GSHMEMI_TCP_GET_CHUNK + 1)) == 0, "a get over a chunk");
@@ -160,7 +177,7 @@ int main(void)
             f.off = HEAP - f.off % HEAP;
         else if (test_rand(&seed) % 3 == 0) /* near the static data's edges */
             f.off = S + STATIC - f.off % (2 * STATIC) + (test_rand(&seed) % 2 ? STATIC : 0);
-        f.a = test_rand(&seed);
+        f.a = test_rand(&seed) % 2 ? test_rand(&seed) : test_rand(&seed) % 64; /* small: a pitch */
         f.b = test_rand(&seed);
         f.size = (uint32_t)(1u << (test_rand(&seed) % 5));
         f.fetch = (uint32_t)(test_rand(&seed) % 3);
@@ -168,7 +185,7 @@ int main(void)
         EXPECT(v >= 0, "frame %d (type %u) refused without a reason", i, f.type);
         if (v == 1) {
             accepted++;
-            EXPECT(inside(&f), "frame %d (type %u, off %llu, len %llu, size %u) passed but reaches "
+            EXPECT(tcp_frame_inside(&f, HEAP, STATIC), "frame %d (type %u, off %llu, len %llu, size %u) passed but reaches "
                    "outside", i, f.type, (unsigned long long)f.off, (unsigned long long)f.len,
                    f.size);
         }
