@@ -2,14 +2,15 @@
  * (coll_on_stream_kernels.cu, the reductions' coll_reduce_kernels.cuh):
  * with blocks 0, one block on the stream runs the device API's block form,
  * or, where `ll` is filled (ll->n > 0: small payloads on teams of up to
- * GSHMEMI_LL_AREAS_MEMBERS, all mapped), its flag packets straight on the members' areas in *ll; with blocks > 0
- * (teams whose members are all mapped), the grid algorithm on that many
- * blocks (at most GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall,
- * reduce and reducescatter only), or, where `push` is filled (push->n > 0:
- * broadcast, reduce and reducescatter on a team with a push area), a push
- * into the members' push areas that meets no one (reductions in a kernel
- * of their own), always on GSHMEMI_PUSH_BLOCKS blocks.  Each returns a
- * cudaError_t (0: launched). */
+ * GSHMEMI_LL_AREAS_MEMBERS, all mapped), its flag packets straight on the
+ * members' areas in *ll; with blocks > 0 (teams whose members are all
+ * mapped), the grid algorithm on that many blocks (at most
+ * GSHMEMI_COLL_GRID_BLOCKS; broadcast, fcollect, alltoall, reduce and
+ * reducescatter only), or, where `push` is filled (push->n > 0: broadcast,
+ * reduce and reducescatter on a team with a push area), a push into the
+ * members' push areas that meets no one (reductions in a kernel of their
+ * own), always on GSHMEMI_PUSH_BLOCKS blocks.  Each returns a cudaError_t
+ * (0: launched). */
 #ifndef GSHMEMI_COLL_COLL_LAUNCH_H
 #define GSHMEMI_COLL_COLL_LAUNCH_H
 
