@@ -51,8 +51,10 @@
 #define STAGING (1u << 20)
 #define MAX_MESSAGE ((size_t)1 << 30) /* one work request moves at most this */
 #define MAX_CHUNKS 256
-#define WR_OP 1             /* post_wait's own work request */
-#define WR_LIST 32 /* work requests posted before one wait (the send queue holds 64) */
+#define WR_OP 1             /* + i: the i-th work request of post_list_wait's list */
+#define WR_LIST 32           /* work requests posted before one wait */
+#define SQ_DEPTH 128         /* a send queue: a list, and heartbeats posted behind it */
+_Static_assert(WR_LIST <= SQ_DEPTH / 2, "room for heartbeats behind a list");
 #define WR_BEAT (1ull << 32) /* + pe: a heartbeat to pe */
 #define WR_BYE (2ull << 32)  /* + pe: the goodbye to pe */
 #define BEAT_BYE UINT64_MAX
@@ -150,11 +152,12 @@ static void beat_done(struct ibrc *ib, const struct ibv_wc *wc)
     }
 }
 
-/* Posts the n work requests of wr (of op, len bytes each at most) as one
- * list, only the last signaled, and waits for its completion: on a
- * reliable connection those before it are complete then. */
+/* Posts the n work requests of wr (of op) as one list, only the last
+ * signaled, and waits for its completion: on a reliable connection those
+ * before it are complete then (a failed one completes, with its error,
+ * before it). */
 static void post_list_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op,
-                           struct ibv_send_wr *wr, size_t n_wr, size_t len)
+                           struct ibv_send_wr *wr, size_t n_wr)
 {
     struct ibv_send_wr *bad;
     struct ibv_wc wc;
@@ -162,7 +165,7 @@ static void post_list_wait(struct ibrc *ib, const char *call, int pe, enum ibv_w
     int n;
 
     for (size_t i = 0; i < n_wr; i++) {
-        wr[i].wr_id = WR_OP;
+        wr[i].wr_id = WR_OP + i;
         wr[i].send_flags = i + 1 == n_wr ? IBV_SEND_SIGNALED : 0;
         wr[i].next = i + 1 == n_wr ? NULL : &wr[i + 1];
     }
@@ -171,7 +174,7 @@ static void post_list_wait(struct ibrc *ib, const char *call, int pe, enum ibv_w
                       strerror(errno));
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     }
-    while ((n = ibv_poll_cq(ib->cq, 1, &wc)) == 0 || (n == 1 && wc.wr_id != WR_OP)) {
+    while ((n = ibv_poll_cq(ib->cq, 1, &wc)) == 0 || (n == 1 && wc.wr_id >= WR_BEAT)) {
         if (n == 1)
             beat_done(ib, &wc); /* the heartbeat thread's, met on the way */
         if (gshmemi_now_ns() > deadline) {
@@ -182,15 +185,18 @@ static void post_list_wait(struct ibrc *ib, const char *call, int pe, enum ibv_w
     }
     if (n < 0 || wc.status != IBV_WC_SUCCESS) {
         char how[160];
-        snprintf(how, sizeof(how), "was lost: %s of %zu bytes at its heap offset failed: %s",
-                 op_name(op), len, n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status));
+        const size_t i = n < 0 || wc.wr_id - WR_OP >= n_wr ? n_wr - 1 : (size_t)(wc.wr_id - WR_OP);
+        snprintf(how, sizeof(how), "was lost: %s of %u bytes at its heap offset failed: %s",
+                 op_name(op), (unsigned)wr[i].sg_list->length,
+                 n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status));
         gshmemi_end_for_lost_pe(pe, how);
     }
 }
 
 /* Posts one work request and waits for its completion. */
-static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op, void *local, uint32_t lkey,
-                      size_t len, uint64_t remote, uint32_t rkey, uint64_t a, uint64_t b)
+static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op,
+                      void *local, uint32_t lkey, size_t len, uint64_t remote, uint32_t rkey,
+                      uint64_t a, uint64_t b)
 {
     struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
     struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = op};
@@ -204,7 +210,7 @@ static void post_wait(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opc
         wr.wr.rdma.remote_addr = remote;
         wr.wr.rdma.rkey = rkey;
     }
-    post_list_wait(ib, call, pe, op, &wr, 1, len);
+    post_list_wait(ib, call, pe, op, &wr, 1);
 }
 
 /* Where the local side of a transfer of up to *len bytes at p is: in this
@@ -257,6 +263,8 @@ static int ibrc_put_strided(struct gshmemi_transport *t, const char *call, int p
                             size_t count)
 {
     struct ibrc *ib = ibrc_of(t);
+    /* (elements so large cost little a round trip each; below, at least
+     * WR_LIST of them fill the staging buffer) */
     if (dpitch == esize || esize > STAGING / WR_LIST)
         return gshmemi_transport_put_packed(t, call, pe, off, dpitch, src, spitch, esize, count);
     struct ibv_sge sge[WR_LIST];
@@ -281,14 +289,15 @@ static int ibrc_put_strided(struct gshmemi_transport *t, const char *call, int p
                 wr[n].wr.rdma.rkey = c->rkeys[pe];
                 part += len;
                 if (++n == WR_LIST) {
-                    post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n, esize);
+                    post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n);
                     n = 0;
                 }
             }
         }
-        if (n > 0) /* before the staging buffer is packed again */
-            post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n, esize);
-        n = 0;
+        if (n > 0) { /* before the staging buffer is packed again */
+            post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n);
+            n = 0;
+        }
         done += g;
     }
     pthread_mutex_unlock(&ib->lock);
@@ -715,7 +724,7 @@ static int ibrc_open(const int *peers, int n_peers, struct gshmemi_transport **o
     for (int i = 0; i <= n_peers; i++) {
         int pe = i < n_peers ? peers[i] : me;
         struct ibv_qp_init_attr qa = {.send_cq = ib->cq, .recv_cq = ib->cq, .qp_type = IBV_QPT_RC,
-                                      .cap = {.max_send_wr = 64, .max_recv_wr = 1,
+                                      .cap = {.max_send_wr = SQ_DEPTH, .max_recv_wr = 1,
                                               .max_send_sge = 1, .max_recv_sge = 1,
                                               .max_inline_data = 16}};
         ib->qps[pe] = ibv_create_qp(ib->pd, &qa);

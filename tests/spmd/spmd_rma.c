@@ -253,11 +253,12 @@ static void test_burst(void)
 
 /* Strided puts larger than a transport's frame or packing buffer (tcp:
  * 64 KiB of packed elements a frame, 256 KiB a put where the target's are
- * contiguous), contiguous at the target and at stride 3, and one element at
- * a stride whose bytes wrap: every element in place, poison between. */
+ * contiguous; ibrc: its 1 MiB staging buffer), contiguous at the target and
+ * at strides 3 and 2, and one element at a stride whose bytes wrap: every
+ * element in place, poison between. */
 static void test_large_iput(void)
 {
-    enum { BIG = 1 << 20 };
+    enum { BIG = 9 << 18 }; /* 2.25 MiB */
     const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
     uint32_t *big = gshmem_malloc(BIG);
     uint32_t *got = malloc(BIG), *mine = malloc(BIG), *theirs = malloc(BIG);
@@ -265,8 +266,8 @@ static void test_large_iput(void)
     const struct {
         ptrdiff_t dst;
         size_t n;
-    } shapes[] = {{1, 70001}, {3, 80000}};
-    for (size_t si = 0; si < 2; si++) {
+    } shapes[] = {{1, 70001}, {3, 80000}, {2, 270000}};
+    for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
         const ptrdiff_t dst = shapes[si].dst;
         const size_t n = shapes[si].n;
         const uint64_t tag = 91000 + si;
