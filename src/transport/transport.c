@@ -62,11 +62,10 @@ void gshmemi_transport_gather(const char *call, void *buf, const void *src, size
 {
     if (gshmemi_gpu_is_device_ptr(src))
         gshmemi_gpu_copy_strided(call, buf, esize, src, spitch, esize, count);
-    else if (spitch == esize)
+    else if (spitch == esize) /* one copy, not one an element */
         memcpy(buf, src, count * esize);
     else
-        for (size_t i = 0; i < count; i++)
-            memcpy((char *)buf + i * esize, (const char *)src + i * spitch, esize);
+        gshmemi_host_access.copy_strided(call, buf, esize, src, spitch, esize, count);
 }
 
 void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize)
