@@ -82,25 +82,15 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
     }
     size_t sspan = strided_span(call, nelems, sst, esize);
     (void)strided_span(call, nelems, dst, esize);
+    if (nelems == 1) /* any stride, however large (its bytes may wrap): one element */
+        dst = sst = 1;
     const struct gshmemi_heap_access *access;
     const char *r = gshmemi_rma_sym_target(call, "source", src, sspan, pe, &access);
     char *d = dest;
     gshmemi_rma_check_local(call, "dest", dest, 1);
-    if (r == NULL && sspan <= (4u << 20)) {
-        /* One get of the span, then a local gather (the access's, as dest
-         * may be GPU memory): one round trip, not nelems. */
-        char *span = malloc(sspan);
-        if (span == NULL)
-            gshmemi_rma_fail(call, "out of host memory for a %zu-byte strided get", sspan);
-        gshmemi_transport_get(call, pe, gshmemi_rma_off(src), span, sspan);
-        /* the heap's access: dest may be GPU memory */
-        gshmemi_heap.access->copy_strided(call, d, (size_t)dst * esize, span, (size_t)sst * esize,
-                                          esize, nelems);
-        free(span);
-    } else if (r == NULL)
-        for (size_t i = 0; i < nelems; i++)
-            gshmemi_transport_get(call, pe, gshmemi_rma_off(src) + i * (size_t)sst * esize,
-                                   d + i * (size_t)dst * esize, esize);
+    if (r == NULL) /* packed, not a message an element */
+        gshmemi_transport_get_strided(call, pe, gshmemi_rma_off(src), (size_t)sst * esize, d,
+                                      (size_t)dst * esize, esize, nelems);
     else
         access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
 }

@@ -255,9 +255,40 @@ static int ibrc_put(struct gshmemi_transport *t, const char *call, int pe, uint6
     return 0;
 }
 
-/* Elements apart at the target: packed into the staging buffer, then a
- * write each (two where one crosses between two registrations), WR_LIST
- * to a wait instead of a round trip each. */
+/* g elements of esize bytes between the staging buffer, packed, and pe's
+ * heap at off, off + pitch, ...: a write or read (op) each, two where one
+ * crosses between two registrations, WR_LIST to a wait instead of a round
+ * trip each; all complete on return. */
+static void post_elements(struct ibrc *ib, const char *call, int pe, enum ibv_wr_opcode op,
+                          uint64_t off, size_t pitch, size_t esize, size_t g)
+{
+    struct ibv_sge sge[WR_LIST];
+    struct ibv_send_wr wr[WR_LIST];
+    size_t n = 0;
+    for (size_t i = 0; i < g; i++) {
+        for (size_t part = 0; part < esize;) {
+            const uint64_t at = off + i * pitch + part;
+            size_t left;
+            struct chunk *c = chunk_at(ib, at, &left);
+            const size_t len = GSHMEMI_MIN(left, esize - part);
+            sge[n] = (struct ibv_sge){.addr = (uintptr_t)(ib->staging.base + i * esize + part),
+                                      .length = (uint32_t)len, .lkey = ib->staging_mr->lkey};
+            wr[n] = (struct ibv_send_wr){.sg_list = &sge[n], .num_sge = 1, .opcode = op};
+            wr[n].wr.rdma.remote_addr = remote_addr(ib, pe, at);
+            wr[n].wr.rdma.rkey = c->rkeys[pe];
+            part += len;
+            if (++n == WR_LIST) {
+                post_list_wait(ib, call, pe, op, wr, n);
+                n = 0;
+            }
+        }
+    }
+    if (n > 0)
+        post_list_wait(ib, call, pe, op, wr, n);
+}
+
+/* Elements apart at the target: packed into the staging buffer, then
+ * written (post_elements). */
 static int ibrc_put_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                             size_t dpitch, const void *src, size_t spitch, size_t esize,
                             size_t count)
@@ -267,37 +298,12 @@ static int ibrc_put_strided(struct gshmemi_transport *t, const char *call, int p
      * WR_LIST of them fill the staging buffer) */
     if (dpitch == esize || esize > STAGING / WR_LIST)
         return gshmemi_transport_put_packed(t, call, pe, off, dpitch, src, spitch, esize, count);
-    struct ibv_sge sge[WR_LIST];
-    struct ibv_send_wr wr[WR_LIST];
-    size_t n = 0;
     pthread_mutex_lock(&ib->lock);
     for (size_t done = 0; done < count;) {
         const size_t g = GSHMEMI_MIN(count - done, STAGING / esize);
         gshmemi_transport_gather(call, ib->staging.base, (const char *)src + done * spitch, spitch,
                                  esize, g);
-        for (size_t i = 0; i < g; i++) {
-            for (size_t part = 0; part < esize;) {
-                const uint64_t at = off + (done + i) * dpitch + part;
-                size_t left;
-                struct chunk *c = chunk_at(ib, at, &left);
-                const size_t len = GSHMEMI_MIN(left, esize - part);
-                sge[n] = (struct ibv_sge){.addr = (uintptr_t)(ib->staging.base + i * esize + part),
-                                          .length = (uint32_t)len, .lkey = ib->staging_mr->lkey};
-                wr[n] = (struct ibv_send_wr){.sg_list = &sge[n], .num_sge = 1,
-                                             .opcode = IBV_WR_RDMA_WRITE};
-                wr[n].wr.rdma.remote_addr = remote_addr(ib, pe, at);
-                wr[n].wr.rdma.rkey = c->rkeys[pe];
-                part += len;
-                if (++n == WR_LIST) {
-                    post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n);
-                    n = 0;
-                }
-            }
-        }
-        if (n > 0) { /* before the staging buffer is packed again */
-            post_list_wait(ib, call, pe, IBV_WR_RDMA_WRITE, wr, n);
-            n = 0;
-        }
+        post_elements(ib, call, pe, IBV_WR_RDMA_WRITE, off + done * dpitch, dpitch, esize, g);
         done += g;
     }
     pthread_mutex_unlock(&ib->lock);
@@ -328,6 +334,26 @@ static int ibrc_get(struct gshmemi_transport *t, const char *call, int pe, uint6
     pthread_mutex_unlock(&ib->lock);
     if (into_heap) /* the NIC wrote heap memory: visible before the get returns */
         gshmemi_heap.access->nic_written(call);
+    return 0;
+}
+
+/* Elements apart at pe: read into the staging buffer, packed
+ * (post_elements), then spread from there. */
+static int ibrc_get_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                            size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count)
+{
+    struct ibrc *ib = ibrc_of(t);
+    if (spitch == esize || esize > STAGING / WR_LIST)
+        return gshmemi_transport_get_packed(t, call, pe, off, spitch, dst, dpitch, esize, count);
+    pthread_mutex_lock(&ib->lock);
+    for (size_t done = 0; done < count;) {
+        const size_t g = GSHMEMI_MIN(count - done, STAGING / esize);
+        post_elements(ib, call, pe, IBV_WR_RDMA_READ, off + done * spitch, spitch, esize, g);
+        gshmemi_transport_scatter(call, (char *)dst + done * dpitch, dpitch, ib->staging.base,
+                                  esize, g);
+        done += g;
+    }
+    pthread_mutex_unlock(&ib->lock);
     return 0;
 }
 
@@ -857,6 +883,7 @@ const struct gshmemi_transport_ops gshmemi_ibrc_ops = {
     .close = ibrc_close,
     .put = ibrc_put,
     .put_strided = ibrc_put_strided,
+    .get_strided = ibrc_get_strided,
     .get = ibrc_get,
     .atomic = ibrc_atomic,
     .signal = ibrc_signal,

@@ -138,9 +138,9 @@ static int tcp_open(const int *peers, int n_peers, struct gshmemi_transport **ou
             st = GSHMEM_ERR_CUDA;
             goto out;
         }
-    if (!gshmemi_heap.access->host_direct &&
-        (gshmemi_staging_alloc(&t->ring, RING_BYTES, "tcp target's ring") != 0 ||
-         gshmemi_staging_alloc(&t->bounce, GSHMEMI_TCP_GET_CHUNK, "tcp target's bounce") != 0)) {
+    if ((!gshmemi_heap.access->host_direct &&
+         gshmemi_staging_alloc(&t->ring, RING_BYTES, "tcp target's ring") != 0) ||
+        gshmemi_staging_alloc(&t->bounce, GSHMEMI_TCP_GET_CHUNK, "tcp target's bounce") != 0) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto out;
     }
@@ -216,6 +216,7 @@ const struct gshmemi_transport_ops gshmemi_tcp_ops = {
     /* RMA and atomics */
     .put = gshmemi_tcp_put,
     .put_strided = gshmemi_tcp_put_strided,
+    .get_strided = gshmemi_tcp_get_strided,
     .get = gshmemi_tcp_get,
     .atomic = gshmemi_tcp_atomic,
     .signal = gshmemi_tcp_signal,

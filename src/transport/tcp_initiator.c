@@ -281,6 +281,34 @@ int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint
     return 0;
 }
 
+/* Where pe's elements are apart, gets of them packed, spread here (not a
+ * round trip an element). */
+int gshmemi_tcp_get_strided(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                            size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count)
+{
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    char *d = dst;
+    if (spitch == esize || esize > GSHMEMI_TCP_GET_CHUNK / 2)
+        return gshmemi_transport_get_packed(tr, call, pe, off, spitch, dst, dpitch, esize, count);
+    const size_t per = GSHMEMI_TCP_GET_CHUNK / esize;
+    char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
+    if (buf == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    for (size_t done = 0; done < count; done += per) {
+        const size_t k = GSHMEMI_MIN(count - done, per);
+        struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_GET, .op = GSHMEMI_TCP_GET_STRIDED,
+                                      .off = off + done * spitch, .len = k * esize, .a = spitch,
+                                      .size = (uint32_t)esize};
+        struct gshmemi_tcp_pending p = {.dst = buf, .len = k * esize};
+        const uint64_t since = gshmemi_now_ns();
+        call_start(t, call, pe, &f, &p);
+        (void)call_finish(call, pe, &p, since);
+        gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, k);
+    }
+    free(buf);
+    return 0;
+}
+
 /* Each connection applies in order: one round trip to every peer written
  * to since the last quiet completes all of it. */
 int gshmemi_tcp_quiet(struct gshmemi_transport *tr, const char *call)

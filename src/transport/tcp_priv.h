@@ -105,6 +105,8 @@ int gshmemi_tcp_put(struct gshmemi_transport *t, const char *call, int pe, uint6
 int gshmemi_tcp_put_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                             size_t dpitch, const void *src, size_t spitch, size_t esize,
                             size_t count);
+int gshmemi_tcp_get_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                            size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count);
 int gshmemi_tcp_get(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                     void *dst, size_t n);
 int gshmemi_tcp_atomic(struct gshmemi_transport *t, const char *call, int pe, uint64_t off, int op,

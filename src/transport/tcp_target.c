@@ -6,7 +6,8 @@
  * code cannot write (GPU memory), small puts go to the GPU together from
  * the receive buffers, in no particular order among themselves unless a
  * fence came between, and larger ones through a pinned ring.  A strided
- * put's elements arrive packed and are spread from the receive buffer. */
+ * put's elements arrive packed and are spread from the receive buffer; a
+ * strided get's leave packed. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -315,7 +316,10 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         break;
     case GSHMEMI_TCP_GET:
         r.len = f.len;
-        if (!access->host_direct) {
+        if (f.op & GSHMEMI_TCP_GET_STRIDED) { /* its elements packed */
+            access->copy_strided("tcp", t->bounce.base, f.size, p, f.a, f.size, f.len / f.size);
+            p = t->bounce.base;
+        } else if (!access->host_direct) {
             access->copy("tcp", t->bounce.base, p, f.len, 1);
             p = t->bounce.base;
         }

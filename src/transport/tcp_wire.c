@@ -18,38 +18,55 @@ static int in_sym(uint64_t off, uint64_t len, uint64_t heap_size, uint64_t stati
     return off <= static_size && len <= static_size - off;
 }
 
+/* The bytes from the first of a strided frame's elements to the last
+ * (UINT64_MAX where that overflows), or 0 where the frame's elements are
+ * not whole or its pitch is below their size (why says so). */
+static uint64_t strided_span(const struct gshmemi_tcp_frame *f, uint64_t max, const char *what,
+                             char *why, size_t why_len)
+{
+    uint64_t span;
+    if (f->size == 0 || f->len == 0 || f->len > max || f->len % f->size != 0 || f->a < f->size) {
+        snprintf(why, why_len, "a strided %s of %llu bytes in elements of %u at a pitch of %llu",
+                 what, (unsigned long long)f->len, f->size, (unsigned long long)f->a);
+        return 0;
+    }
+    if (__builtin_mul_overflow(f->len / f->size - 1, f->a, &span) ||
+        __builtin_add_overflow(span, f->size, &span))
+        span = UINT64_MAX;
+    return span;
+}
+
 int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_size,
                             uint64_t static_size, char *why, size_t why_len)
 {
     const unsigned long long off = f->off, len = f->len;
-    uint64_t span = f->len; /* a put's bytes, first to last */
+    uint64_t span = f->len; /* a put's or get's bytes, first to last */
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
         if ((f->op & ~(GSHMEMI_TCP_PUT_FENCED | GSHMEMI_TCP_PUT_STRIDED)) != 0) {
             snprintf(why, why_len, "a put with unknown flags %#x", f->op);
             return GSHMEM_ERR_INVALID_ARG;
         }
-        if (f->op & GSHMEMI_TCP_PUT_STRIDED) { /* the bytes from the first element to the last */
-            if (f->size == 0 || f->len == 0 || f->len > GSHMEMI_TCP_STRIDED_MAX ||
-                f->len % f->size != 0 || f->a < f->size) {
-                snprintf(why, why_len, "a strided put of %llu bytes in elements of %u at a "
-                         "pitch of %llu", len, f->size, (unsigned long long)f->a);
-                return GSHMEM_ERR_INVALID_ARG;
-            }
-            if (__builtin_mul_overflow(f->len / f->size - 1, f->a, &span) ||
-                __builtin_add_overflow(span, f->size, &span))
-                span = UINT64_MAX;
-        }
+        if ((f->op & GSHMEMI_TCP_PUT_STRIDED) &&
+            (span = strided_span(f, GSHMEMI_TCP_STRIDED_MAX, "put", why, why_len)) == 0)
+            return GSHMEM_ERR_INVALID_ARG;
         if (!in_sym(f->off, span, heap_size, static_size))
             break;
         return 0;
     case GSHMEMI_TCP_GET:
+        if ((f->op & ~GSHMEMI_TCP_GET_STRIDED) != 0) {
+            snprintf(why, why_len, "a get with unknown flags %#x", f->op);
+            return GSHMEM_ERR_INVALID_ARG;
+        }
         if (f->len > GSHMEMI_TCP_GET_CHUNK) {
             snprintf(why, why_len, "a %llu-byte get, over the %u bytes a get may ask for", len,
                      GSHMEMI_TCP_GET_CHUNK);
             return GSHMEM_ERR_INVALID_ARG;
         }
-        if (!in_sym(f->off, f->len, heap_size, static_size))
+        if ((f->op & GSHMEMI_TCP_GET_STRIDED) &&
+            (span = strided_span(f, GSHMEMI_TCP_GET_CHUNK, "get", why, why_len)) == 0)
+            return GSHMEM_ERR_INVALID_ARG;
+        if (!in_sym(f->off, span, heap_size, static_size))
             break;
         return 0;
     case GSHMEMI_TCP_AMO:

@@ -38,6 +38,10 @@ enum gshmemi_tcp_frame_type {
  * GSHMEMI_TCP_STRIDED_MAX bytes of them a frame. */
 #define GSHMEMI_TCP_PUT_STRIDED 2u
 #define GSHMEMI_TCP_STRIDED_MAX (64u << 10)
+/* A get's op: it asks for len / size elements of size bytes at off,
+ * off + a, off + 2a, ... (a >= size), answered packed; len at most
+ * GSHMEMI_TCP_GET_CHUNK. */
+#define GSHMEMI_TCP_GET_STRIDED 1u
 
 struct gshmemi_tcp_frame {
     uint32_t type;

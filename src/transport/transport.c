@@ -54,8 +54,9 @@ static int no_finish(struct gshmemi_transport *t, const char *call, void *token,
     return GSHMEM_ERR_INTERNAL;
 }
 
-/* Bytes of packed elements a put carries at most (host memory a call holds). */
-#define PACKED_PUT_MAX (256u << 10)
+/* Bytes of packed elements a put or get carries at most (host memory a
+ * call holds). */
+#define PACKED_MAX (256u << 10)
 
 void gshmemi_transport_gather(const char *call, void *buf, const void *src, size_t spitch,
                               size_t esize, size_t count)
@@ -66,6 +67,17 @@ void gshmemi_transport_gather(const char *call, void *buf, const void *src, size
         memcpy(buf, src, count * esize);
     else
         gshmemi_host_access.copy_strided(call, buf, esize, src, spitch, esize, count);
+}
+
+void gshmemi_transport_scatter(const char *call, void *dst, size_t dpitch, const void *buf,
+                               size_t esize, size_t count)
+{
+    if (gshmemi_gpu_is_device_ptr(dst))
+        gshmemi_gpu_copy_strided(call, dst, dpitch, buf, esize, esize, count);
+    else if (dpitch == esize)
+        memcpy(dst, buf, count * esize);
+    else
+        gshmemi_host_access.copy_strided(call, dst, dpitch, buf, esize, esize, count);
 }
 
 void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize)
@@ -85,12 +97,12 @@ int gshmemi_transport_put_packed(struct gshmemi_transport *t, const char *call, 
     int st = 0;
     if (dpitch == esize && spitch == esize) /* contiguous on both sides: as it is */
         return t->ops->put(t, call, pe, off, src, count * esize);
-    if (dpitch != esize || esize >= PACKED_PUT_MAX) { /* in order, element by element */
+    if (dpitch != esize || esize >= PACKED_MAX) { /* in order, element by element */
         for (size_t i = 0; i < count && st == 0; i++)
             st = t->ops->put(t, call, pe, off + i * dpitch, s + i * spitch, esize);
         return st;
     }
-    const size_t per = PACKED_PUT_MAX / esize;
+    const size_t per = PACKED_MAX / esize;
     char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
     if (buf == NULL)
         return GSHMEM_ERR_NO_MEMORY;
@@ -98,6 +110,32 @@ int gshmemi_transport_put_packed(struct gshmemi_transport *t, const char *call, 
         const size_t k = GSHMEMI_MIN(count - done, per);
         gshmemi_transport_gather(call, buf, s + done * spitch, spitch, esize, k);
         st = t->ops->put(t, call, pe, off + done * esize, buf, k * esize);
+    }
+    free(buf);
+    return st;
+}
+
+int gshmemi_transport_get_packed(struct gshmemi_transport *t, const char *call, int pe,
+                                 uint64_t off, size_t spitch, void *dst, size_t dpitch,
+                                 size_t esize, size_t count)
+{
+    char *d = dst;
+    int st = 0;
+    if (spitch == esize && dpitch == esize) /* contiguous on both sides: as it is */
+        return t->ops->get(t, call, pe, off, dst, count * esize);
+    if (spitch != esize || esize >= PACKED_MAX) { /* element by element */
+        for (size_t i = 0; i < count && st == 0; i++)
+            st = t->ops->get(t, call, pe, off + i * spitch, d + i * dpitch, esize);
+        return st;
+    }
+    const size_t per = PACKED_MAX / esize;
+    char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
+    if (buf == NULL)
+        return GSHMEM_ERR_NO_MEMORY;
+    for (size_t done = 0; done < count && st == 0; done += per) {
+        const size_t k = GSHMEMI_MIN(count - done, per);
+        if ((st = t->ops->get(t, call, pe, off + done * esize, buf, k * esize)) == 0)
+            gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, k);
     }
     free(buf);
     return st;
@@ -120,6 +158,8 @@ static void fill_optional(struct gshmemi_transport_ops *ops)
         ops->finish = no_finish;
     if (ops->put_strided == NULL)
         ops->put_strided = gshmemi_transport_put_packed;
+    if (ops->get_strided == NULL)
+        ops->get_strided = gshmemi_transport_get_packed;
 }
 
 static struct gshmemi_transport_ops in_use; /* the chosen transport's, filled */

@@ -67,6 +67,12 @@ struct gshmemi_transport_ops {
      * gshmemi_transport_put_packed) */
     int (*put_strided)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                        size_t dpitch, const void *src, size_t spitch, size_t esize, size_t count);
+    /* count (> 0) elements of esize bytes from off, off + spitch, ... of
+     * pe's heap to dst (host or GPU memory) at byte pitch dpitch (pitches
+     * no smaller than esize); complete on return (stub:
+     * gshmemi_transport_get_packed) */
+    int (*get_strided)(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
+                       size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count);
 };
 
 /* What every transport's object starts with. */
@@ -90,6 +96,12 @@ void gshmemi_transport_fini(void);
 int gshmemi_transport_put_packed(struct gshmemi_transport *t, const char *call, int pe,
                                  uint64_t off, size_t dpitch, const void *src, size_t spitch,
                                  size_t esize, size_t count);
+/* get_strided's stub, and a transport's own for the shapes it has no frame
+ * for: where the elements are contiguous at pe (spitch == esize), one get
+ * per chunk of them, spread from host memory, else one get each. */
+int gshmemi_transport_get_packed(struct gshmemi_transport *t, const char *call, int pe,
+                                 uint64_t off, size_t spitch, void *dst, size_t dpitch,
+                                 size_t esize, size_t count);
 /* Host memory for count elements of esize bytes packed, for pe's call;
  * NULL (logged) when there is none. */
 void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize);
@@ -97,6 +109,10 @@ void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size
  * pitch spitch into buf (host memory), packed. */
 void gshmemi_transport_gather(const char *call, void *buf, const void *src, size_t spitch,
                               size_t esize, size_t count);
+/* count elements of esize bytes packed in buf (host memory) to dst (host or
+ * GPU memory) at byte pitch dpitch. */
+void gshmemi_transport_scatter(const char *call, void *dst, size_t dpitch, const void *buf,
+                               size_t esize, size_t count);
 
 /* The host API's calls: the operation on the transport in use; a failure
  * (logged where it arose) ends the job. */
@@ -117,6 +133,14 @@ static inline void gshmemi_transport_put_strided(const char *call, int pe, uint6
 {
     struct gshmemi_transport *t = gshmemi_transport;
     gshmemi_transport_check(call, t->ops->put_strided(t, call, pe, off, dpitch, src, spitch,
+                                                      esize, count));
+}
+static inline void gshmemi_transport_get_strided(const char *call, int pe, uint64_t off,
+                                                 size_t spitch, void *dst, size_t dpitch,
+                                                 size_t esize, size_t count)
+{
+    struct gshmemi_transport *t = gshmemi_transport;
+    gshmemi_transport_check(call, t->ops->get_strided(t, call, pe, off, spitch, dst, dpitch,
                                                       esize, count));
 }
 static inline void gshmemi_transport_get(const char *call, int pe, uint64_t off, void *dst,

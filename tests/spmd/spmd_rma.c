@@ -305,6 +305,70 @@ static void test_large_iput(void)
     free(theirs);
 }
 
+/* Large strided gets from a peer (through a transport: frames of packed
+ * elements; ibrc: reads into its 1 MiB staging buffer, filled twice by the
+ * last shape), into host memory and into the heap (GPU memory on a GPU
+ * heap). */
+static void test_large_iget(void)
+{
+    enum { BIG = 9 << 18 }; /* 2.25 MiB */
+    const int from = (me + npes - 1) % npes;
+    uint32_t *big = gshmem_malloc(BIG), *sym_dest = gshmem_malloc(BIG);
+    uint32_t *host_dest = malloc(BIG), *got = malloc(BIG), *theirs = malloc(BIG);
+    CHECK(big != NULL && sym_dest != NULL && host_dest != NULL && got != NULL && theirs != NULL,
+          "large iget buffers");
+    const struct {
+        ptrdiff_t dst, sst;
+        size_t n;
+        int into_sym;
+    } shapes[] = {{2, 1, 70001, 0}, {1, 3, 80000, 1}, {3, 2, 190000, 0}, {1, 2, 270000, 1}};
+    for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+        const ptrdiff_t dst = shapes[si].dst, sst = shapes[si].sst;
+        const size_t n = shapes[si].n;
+        const uint64_t tag = 92000 + si;
+        uint32_t *dest = shapes[si].into_sym ? sym_dest : host_dest;
+        spmd_fill(got, BIG, seed, me, tag); /* (got: a staging buffer here) */
+        spmd_store(big, got, BIG);
+        spmd_fill(theirs, BIG, seed, from, tag);
+        if (shapes[si].into_sym)
+            spmd_set(dest, POISON, BIG);
+        else
+            memset(dest, POISON, BIG);
+        gshmem_barrier_all();
+        gshmem_uint32_iget(dest, big, dst, sst, n, from);
+        if (shapes[si].into_sym)
+            spmd_load(got, dest, BIG);
+        else
+            memcpy(got, dest, BIG);
+        for (size_t i = 0; i < BIG / 4; i++) {
+            uint32_t want;
+            memset(&want, POISON, sizeof(want));
+            if (i % (size_t)dst == 0 && i / (size_t)dst < n)
+                want = theirs[i / (size_t)dst * (size_t)sst];
+            CHECK(got[i] == want, "uint32_iget of %zu at strides %td/%td from pe %d into %s: "
+                  "element %zu is %#x, expected %#x", n, dst, sst, from,
+                  shapes[si].into_sym ? "the heap" : "host memory", i, got[i], want);
+        }
+        gshmem_barrier_all(); /* before big is filled again */
+    }
+    /* one element: the strides' bytes wrap, which no element reaches */
+    const uint64_t v = 0x0123456789abcdefull ^ (uint64_t)me;
+    spmd_store(big, &v, 8);
+    gshmem_barrier_all();
+    uint64_t one[2];
+    memset(one, POISON, sizeof(one));
+    gshmem_uint64_iget(one, (uint64_t *)(void *)big, (ptrdiff_t)1 << 61, (ptrdiff_t)1 << 61, 1,
+                       from);
+    CHECK(one[0] == (0x0123456789abcdefull ^ (uint64_t)from) && spmd_all_bytes(&one[1], 8, POISON),
+          "uint64_iget of one element at stride 2^61 from pe %d", from);
+    gshmem_barrier_all();
+    gshmem_free(sym_dest);
+    gshmem_free(big);
+    free(host_dest);
+    free(got);
+    free(theirs);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -324,6 +388,7 @@ int main(void)
     test_mem();
     test_burst();
     test_large_iput();
+    test_large_iget();
 
     gshmem_free(src_sym);
     gshmem_free(sym);

@@ -27,7 +27,17 @@ static inline int tcp_frame_inside(const struct gshmemi_tcp_frame *f, uint64_t h
         }
         n = f->len;
         break;
-    case GSHMEMI_TCP_GET: n = f->len; break;
+    case GSHMEMI_TCP_GET:
+        if (f->op & ~GSHMEMI_TCP_GET_STRIDED)
+            return 0;
+        if (f->op & GSHMEMI_TCP_GET_STRIDED) { /* as a strided put's, its reply packed */
+            if (f->size == 0 || f->len % f->size != 0 || f->a < f->size || f->len == 0)
+                return 0;
+            n = (unsigned __int128)(f->len / f->size - 1) * f->a + f->size;
+            break;
+        }
+        n = f->len;
+        break;
     case GSHMEMI_TCP_AMO:
         if (f->off % f->size != 0)
             return 0;

@@ -61,6 +61,15 @@ static struct gshmemi_tcp_frame strided(uint64_t off, uint64_t len, uint32_t siz
     return f;
 }
 
+static struct gshmemi_tcp_frame strided_get(uint64_t off, uint64_t len, uint32_t size,
+                                            uint64_t pitch)
+{
+    struct gshmemi_tcp_frame f = strided(off, len, size, pitch);
+    f.type = GSHMEMI_TCP_GET;
+    f.op = GSHMEMI_TCP_GET_STRIDED;
+    return f;
+}
+
 int main(void)
 {
     EXPECT(sizeof(struct gshmemi_tcp_frame) == 56, "frame header is %zu bytes",
@@ -107,6 +116,32 @@ int main(void)
            "a get of a chunk at the heap's end");
     EXPECT(ok(frame(GSHMEMI_TCP_GET, 0, GSHMEMI_TCP_GET_CHUNK + 1)) == 0, "a get over a chunk");
     EXPECT(ok(frame(GSHMEMI_TCP_GET, HEAP - 4, 8)) == 0, "a get crossing the heap's end");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_GET, 0, 8), 2)) == 0, "a get with unknown flags");
+
+    /* strided gets: as strided puts, at most a get's chunk of elements */
+    EXPECT(ok(strided_get(HEAP - 120, 64, 8, 16)) == 1, "a strided get ending at the heap's end");
+    EXPECT(ok(strided_get(HEAP - 119, 64, 8, 16)) == 0, "its last element crossing the end");
+    EXPECT(ok(strided_get(0, GSHMEMI_TCP_GET_CHUNK, 4, 8)) == 1, "a chunk of elements");
+    EXPECT(ok(strided_get(0, GSHMEMI_TCP_GET_CHUNK + 4, 4, 8)) == 0, "over a chunk of elements");
+    EXPECT(ok(strided_get(0, 64, 8, 7)) == 0, "a get's pitch smaller than an element");
+    EXPECT(ok(strided_get(0, 64, 0, 8)) == 0, "a get of elements of 0 bytes");
+    EXPECT(ok(strided_get(0, 60, 8, 16)) == 0, "a get of no whole number of elements");
+    EXPECT(ok(strided_get(0, 0, 8, 16)) == 0, "a strided get of no elements");
+    EXPECT(ok(strided_get(0, 24, 8, 1ull << 63)) == 0, "a get whose pitches overflow (to 0)");
+    EXPECT(ok(strided_get(HEAP - 8, 8, 8, UINT64_MAX)) == 1, "a get of one element: any pitch");
+    EXPECT(ok(strided_get(S + STATIC - 24, 16, 8, 16)) == 1, "a strided get of static data");
+    EXPECT(ok(strided_get(S + STATIC - 23, 16, 8, 16)) == 0, "crossing the static data's end");
+    {
+        char why[160] = "";
+        struct gshmemi_tcp_frame f = strided_get(HEAP - 64, 64, 8, 64);
+        EXPECT(gshmemi_tcp_frame_check(&f, HEAP, STATIC, why, sizeof(why)) != 0 &&
+                   strstr(why, "+456)") != NULL,
+               "a strided get past the heap is refused naming the bytes it spans: %s", why);
+        f = strided_get(0, 60, 8, 16);
+        EXPECT(gshmemi_tcp_frame_check(&f, HEAP, STATIC, why, sizeof(why)) != 0 &&
+                   strstr(why, "strided get") != NULL,
+               "a strided get of part of an element is refused naming it: %s", why);
+    }
 
     /* atomics: 4 or 8 bytes, aligned, a known op, inside the heap */
     for (uint32_t op = GSHMEMI_AMO_FETCH; op <= GSHMEMI_AMO_XOR; op++) {
@@ -162,7 +197,7 @@ int main(void)
 
     /* random frames: what passes stays inside, and a refusal has a reason */
     unsigned long long seed = 0x9e3779b97f4a7c15ull;
-    long accepted = 0;
+    long accepted = 0, strided_accepted = 0;
     for (int i = 0; i < 200000; i++) {
         struct gshmemi_tcp_frame f;
         uint64_t r = test_rand(&seed);
@@ -185,12 +220,16 @@ int main(void)
         EXPECT(v >= 0, "frame %d (type %u) refused without a reason", i, f.type);
         if (v == 1) {
             accepted++;
+            strided_accepted += (f.type == GSHMEMI_TCP_PUT && (f.op & GSHMEMI_TCP_PUT_STRIDED)) ||
+                                (f.type == GSHMEMI_TCP_GET && (f.op & GSHMEMI_TCP_GET_STRIDED));
             EXPECT(tcp_frame_inside(&f, HEAP, STATIC), "frame %d (type %u, off %llu, len %llu, size %u) passed but reaches "
                    "outside", i, f.type, (unsigned long long)f.off, (unsigned long long)f.len,
                    f.size);
         }
     }
     EXPECT(accepted > 1000, "only %ld random frames passed: the fuzz is too narrow", accepted);
+    EXPECT(strided_accepted > 100, "only %ld random strided frames passed: the fuzz is too narrow",
+           strided_accepted);
 
     /* hello */
     unsigned char secret[GSHMEMI_SECRET_BYTES], other[GSHMEMI_SECRET_BYTES];
