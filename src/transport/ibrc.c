@@ -337,20 +337,33 @@ static int ibrc_get(struct gshmemi_transport *t, const char *call, int pe, uint6
     return 0;
 }
 
-/* Elements apart at pe: read into the staging buffer, packed
- * (post_elements), then spread from there. */
+/* Elements at most this many bytes apart are read as their span, a read
+ * per registration it crosses, not a read each: a NIC moves a few KiB in
+ * the time it takes to handle one more small read. */
+#define DENSE_PITCH 1024
+
+/* Elements apart at pe: read into the staging buffer (their span where
+ * they lie close, else each, packed: post_elements), then spread from
+ * there. */
 static int ibrc_get_strided(struct gshmemi_transport *t, const char *call, int pe, uint64_t off,
                             size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count)
 {
     struct ibrc *ib = ibrc_of(t);
     if (spitch == esize || esize > STAGING / WR_LIST)
         return gshmemi_transport_get_packed(t, call, pe, off, spitch, dst, dpitch, esize, count);
+    const int dense = spitch <= DENSE_PITCH;
+    /* elements a staging buffer holds: as a span ((g - 1) * spitch + esize), or packed */
+    const size_t per = dense ? (STAGING - esize) / spitch + 1 : STAGING / esize;
     pthread_mutex_lock(&ib->lock);
     for (size_t done = 0; done < count;) {
-        const size_t g = GSHMEMI_MIN(count - done, STAGING / esize);
-        post_elements(ib, call, pe, IBV_WR_RDMA_READ, off + done * spitch, spitch, esize, g);
+        const size_t g = GSHMEMI_MIN(count - done, per);
+        const uint64_t at = off + done * spitch;
+        if (dense)
+            post_elements(ib, call, pe, IBV_WR_RDMA_READ, at, 0, (g - 1) * spitch + esize, 1);
+        else
+            post_elements(ib, call, pe, IBV_WR_RDMA_READ, at, spitch, esize, g);
         gshmemi_transport_scatter(call, (char *)dst + done * dpitch, dpitch, ib->staging.base,
-                                  esize, g);
+                                  dense ? spitch : esize, esize, g);
         done += g;
     }
     pthread_mutex_unlock(&ib->lock);

@@ -303,7 +303,7 @@ int gshmemi_tcp_get_strided(struct gshmemi_transport *tr, const char *call, int 
         const uint64_t since = gshmemi_now_ns();
         call_start(t, call, pe, &f, &p);
         (void)call_finish(call, pe, &p, since);
-        gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, k);
+        gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, esize, k);
     }
     free(buf);
     return 0;

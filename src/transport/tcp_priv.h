@@ -67,8 +67,11 @@ struct gshmemi_tcp {
     pthread_mutex_t lock; /* pending list */
     struct gshmemi_tcp_pending *pending;
     uint64_t next_id;
+    /* the target's: a get's bytes, read from a heap host code cannot read
+     * itself (GPU memory), or a strided get's elements packed, before they
+     * leave */
+    struct gshmemi_staging bounce;
     /* the target's, for a heap host code cannot write itself (GPU memory) */
-    struct gshmemi_staging bounce; /* gets' bytes, read from the heap before they leave */
     struct gshmemi_tcp_put_batch batch;
     struct gshmemi_staging ring; /* larger puts' bytes, before the GPU copies them */
     int seg;                     /* the ring's segment being filled */

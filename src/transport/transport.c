@@ -70,14 +70,14 @@ void gshmemi_transport_gather(const char *call, void *buf, const void *src, size
 }
 
 void gshmemi_transport_scatter(const char *call, void *dst, size_t dpitch, const void *buf,
-                               size_t esize, size_t count)
+                               size_t bpitch, size_t esize, size_t count)
 {
     if (gshmemi_gpu_is_device_ptr(dst))
-        gshmemi_gpu_copy_strided(call, dst, dpitch, buf, esize, esize, count);
-    else if (dpitch == esize)
+        gshmemi_gpu_copy_strided(call, dst, dpitch, buf, bpitch, esize, count);
+    else if (dpitch == esize && bpitch == esize)
         memcpy(dst, buf, count * esize);
     else
-        gshmemi_host_access.copy_strided(call, dst, dpitch, buf, esize, esize, count);
+        gshmemi_host_access.copy_strided(call, dst, dpitch, buf, bpitch, esize, count);
 }
 
 void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize)
@@ -135,7 +135,7 @@ int gshmemi_transport_get_packed(struct gshmemi_transport *t, const char *call, 
     for (size_t done = 0; done < count && st == 0; done += per) {
         const size_t k = GSHMEMI_MIN(count - done, per);
         if ((st = t->ops->get(t, call, pe, off + done * esize, buf, k * esize)) == 0)
-            gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, k);
+            gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, esize, k);
     }
     free(buf);
     return st;

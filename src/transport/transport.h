@@ -109,10 +109,10 @@ void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size
  * pitch spitch into buf (host memory), packed. */
 void gshmemi_transport_gather(const char *call, void *buf, const void *src, size_t spitch,
                               size_t esize, size_t count);
-/* count elements of esize bytes packed in buf (host memory) to dst (host or
- * GPU memory) at byte pitch dpitch. */
+/* count elements of esize bytes in buf (host memory) at byte pitch bpitch
+ * (esize: packed) to dst (host or GPU memory) at byte pitch dpitch. */
 void gshmemi_transport_scatter(const char *call, void *dst, size_t dpitch, const void *buf,
-                               size_t esize, size_t count);
+                               size_t bpitch, size_t esize, size_t count);
 
 /* The host API's calls: the operation on the transport in use; a failure
  * (logged where it arose) ends the job. */

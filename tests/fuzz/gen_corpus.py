@@ -120,7 +120,7 @@ def seeds():
     t["get"] = tcp_frame(2, off=0, length=65536)
     t["get-too-long"] = tcp_frame(2, off=0, length=65537)
     t["get-strided"] = tcp_frame(2, op=1, off=512, length=64, size=4, a=12)
-    t["get-strided-past-heap"] = tcp_frame(2, op=1, off=(4 << 20) - 200, length=64, size=4, a=12)
+    t["get-strided-past-heap"] = tcp_frame(2, op=1, off=(4 << 20) - 180, length=64, size=4, a=12)
     t["amo-fetch-add"] = tcp_frame(3, op=2, off=64, size=8, fetch=1, a=1)
     t["amo-misaligned"] = tcp_frame(3, op=2, off=66, size=4)
     t["signal"] = tcp_frame(4, op=1, off=128, a=1)

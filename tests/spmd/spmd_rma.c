@@ -306,9 +306,10 @@ static void test_large_iput(void)
 }
 
 /* Large strided gets from a peer (through a transport: frames of packed
- * elements; ibrc: reads into its 1 MiB staging buffer, filled twice by the
- * last shape), into host memory and into the heap (GPU memory on a GPU
- * heap). */
+ * elements; ibrc: reads of the span, or of each element where they lie
+ * over 1 KiB apart, into its 1 MiB staging buffer, which the fourth shape
+ * fills three times), into host memory and into the heap (GPU memory on a
+ * GPU heap). */
 static void test_large_iget(void)
 {
     enum { BIG = 9 << 18 }; /* 2.25 MiB */
@@ -321,7 +322,8 @@ static void test_large_iget(void)
         ptrdiff_t dst, sst;
         size_t n;
         int into_sym;
-    } shapes[] = {{2, 1, 70001, 0}, {1, 3, 80000, 1}, {3, 2, 190000, 0}, {1, 2, 270000, 1}};
+    } shapes[] = {{2, 1, 70001, 1}, {1, 3, 80000, 0}, {3, 2, 190000, 0}, {2, 2, 270000, 1},
+                  {1, 300, 1900, 1}};
     for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
         const ptrdiff_t dst = shapes[si].dst, sst = shapes[si].sst;
         const size_t n = shapes[si].n;
@@ -369,6 +371,51 @@ static void test_large_iget(void)
     free(theirs);
 }
 
+/* Elements more than 2 GiB apart, past what cudaDevAttrMaxPitch says
+ * (2^31 - 1), which the GPU heap's 2D copies still take (H200, CUDA 13):
+ * iput, then iget into host memory and into the heap, at a stride of
+ * 2^29 + 1 uint32.  Only where TEST_RMA_WIDE_PITCH is set (the GPU heap's
+ * tests): each PE's buffer is over 4 GiB. */
+static void test_wide_pitch(void)
+{
+    const ptrdiff_t S = ((ptrdiff_t)1 << 29) + 1;
+    const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
+    uint32_t *big = gshmem_malloc((size_t)(2 * S + 4) * 4);
+    CHECK(big != NULL, "a buffer of %zu bytes", (size_t)(2 * S + 4) * 4);
+    uint32_t mine[3], want[3], got[3];
+    for (int i = 0; i < 3; i++) {
+        mine[i] = 0x5a000000u ^ (uint32_t)(me << 8) ^ (uint32_t)i;
+        want[i] = 0x5a000000u ^ (uint32_t)(from << 8) ^ (uint32_t)i;
+        spmd_set(big + i * S, POISON, 3 * 4); /* the element, and the next two */
+    }
+    gshmem_barrier_all();
+    gshmem_uint32_iput(big, mine, S, 1, 3, to);
+    gshmem_barrier_all();
+    for (int i = 0; i < 3; i++) {
+        uint32_t w[3];
+        spmd_load(w, big + i * S, sizeof(w));
+        CHECK(w[0] == want[i] && spmd_all_bytes(&w[1], 8, POISON),
+              "uint32_iput at stride 2^29+1 from pe %d: element %d is %#x, expected %#x", from, i,
+              w[0], want[i]);
+    }
+    /* back: the peer's elements (its own from the PE before it) */
+    const int two_back = (from + npes - 1) % npes;
+    memset(got, POISON, sizeof(got));
+    gshmem_uint32_iget(got, big, 1, S, 3, from);
+    gshmem_uint32_iget(big + 1, big, S, S, 3, from); /* into the heap, beside them */
+    gshmem_barrier_all();
+    for (int i = 0; i < 3; i++) {
+        const uint32_t w2 = 0x5a000000u ^ (uint32_t)(two_back << 8) ^ (uint32_t)i;
+        uint32_t w[3];
+        spmd_load(w, big + i * S, sizeof(w));
+        CHECK(got[i] == w2 && w[1] == w2 && spmd_all_bytes(&w[2], 4, POISON),
+              "uint32_iget at stride 2^29+1 from pe %d: element %d is %#x in host memory and %#x "
+              "in the heap, expected %#x", from, i, got[i], w[1], w2);
+    }
+    gshmem_barrier_all();
+    gshmem_free(big);
+}
+
 int main(void)
 {
     gshmem_init();
@@ -389,6 +436,8 @@ int main(void)
     test_burst();
     test_large_iput();
     test_large_iget();
+    if (getenv("TEST_RMA_WIDE_PITCH") != NULL)
+        test_wide_pitch();
 
     gshmem_free(src_sym);
     gshmem_free(sym);
