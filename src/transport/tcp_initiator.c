@@ -263,22 +263,34 @@ int gshmemi_tcp_atomic(struct gshmemi_transport *tr, const char *call, int pe, u
     return 0;
 }
 
-/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, one at a time. */
+/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, the connection's
+ * get_window of them asked for before the first answer is waited for. */
 int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
                     void *dst, size_t n)
 {
-    for (size_t done = 0; done < n; done += GSHMEMI_TCP_GET_CHUNK) {
-        size_t len = GSHMEMI_MIN(n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
-        void *token;
-        int st = gshmemi_tcp_get_start(tr, call, pe, off + done, (char *)dst + done, len, &token);
-        if (st != 0) { /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
-            GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", call, len,
-                          pe);
-            return st;
+    const size_t chunks = (n + GSHMEMI_TCP_GET_CHUNK - 1) / GSHMEMI_TCP_GET_CHUNK,
+                 window = (size_t)GSHMEMI_MAX(1, gshmemi_tcp_of(tr)->conns[pe].get_window);
+    void *token[GSHMEMI_TCP_GET_WINDOW_MAX];
+    size_t started = 0, finished = 0;
+    int st = 0;
+    while (finished < started || (st == 0 && started < chunks)) {
+        while (st == 0 && started < chunks && started - finished < window) {
+            const size_t done = started * GSHMEMI_TCP_GET_CHUNK,
+                         len = GSHMEMI_MIN(n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
+            st = gshmemi_tcp_get_start(tr, call, pe, off + done, (char *)dst + done, len,
+                                       &token[started % window]);
+            if (st != 0) /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+                GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", call,
+                              len, pe);
+            else
+                started++;
         }
-        GSHMEMI_CHECK(gshmemi_tcp_finish(tr, call, token, NULL));
+        /* (those started are finished before an error returns: their
+         * replies land in dst) */
+        if (finished < started)
+            (void)gshmemi_tcp_finish(tr, call, token[finished++ % window], NULL);
     }
-    return 0;
+    return st;
 }
 
 /* Where pe's elements are apart, gets of them packed, spread here (not a

@@ -38,7 +38,11 @@ struct gshmemi_tcp_conn {
     char *rx; /* received, not yet taken: [rx_head, rx_tail) */
     size_t rx_head, rx_tail;
     int bulk; /* the last frame was a large put: a stream of them */
+    int get_window; /* a get's chunks in flight at once (tcp.c's get_window) */
 };
+
+/* The most chunks of one get in flight at once. */
+#define GSHMEMI_TCP_GET_WINDOW_MAX 16
 
 /* The GPU heap's puts, copied to the GPU in one batch (one driver call
  * instead of one each, which the progress thread would otherwise spend

@@ -152,47 +152,48 @@ static void check_slot(int from, size_t esize, size_t n, ptrdiff_t stride, uint6
 
 static void test_mem(void)
 {
-    static const size_t sizes[] = {0, 1, 7, 64, 4099, 1 << 20};
-    unsigned char *big_src = gshmem_malloc(1 << 20);
-    unsigned char *big_dst = gshmem_malloc(1 << 20);
-    unsigned char *local = malloc(1 << 20), *expect = malloc(1 << 20), *got = malloc(1 << 20);
+    enum { MEM = (9 << 18) + 64 }; /* through tcp: 37 chunks of a get, the last short */
+    static const size_t sizes[] = {0, 1, 7, 64, 4099, 1 << 20, 5, MEM - 5};
+    unsigned char *big_src = gshmem_malloc(MEM);
+    unsigned char *big_dst = gshmem_malloc(MEM);
+    unsigned char *local = malloc(MEM), *expect = malloc(MEM), *got = malloc(MEM);
     const int to = (me + 1) % npes, from = (me + npes - 1) % npes;
 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         size_t len = sizes[k];
-        spmd_fill(local, 1 << 20, seed, me, 900 + k);
-        spmd_store(big_src, local, 1 << 20);
-        spmd_set(big_dst, POISON, 1 << 20);
+        spmd_fill(local, MEM, seed, me, 900 + k);
+        spmd_store(big_src, local, MEM);
+        spmd_set(big_dst, POISON, MEM);
         gshmem_barrier_all();
         if (k % 2)
             gshmem_putmem(big_dst, local, len, to);
         else
             gshmem_putmem_nbi(big_dst, local, len, to);
         gshmem_barrier_all();
-        spmd_fill(expect, 1 << 20, seed, from, 900 + k);
-        spmd_load(got, big_dst, 1 << 20);
+        spmd_fill(expect, MEM, seed, from, 900 + k);
+        spmd_load(got, big_dst, MEM);
         CHECK(memcmp(got, expect, len) == 0, "putmem of %zu bytes", len);
-        CHECK(spmd_all_bytes(got + len, (1 << 20) - len, POISON), "putmem past %zu bytes", len);
-        memset(local, POISON, 1 << 20);
+        CHECK(spmd_all_bytes(got + len, MEM - len, POISON), "putmem past %zu bytes", len);
+        memset(local, POISON, MEM);
         if (k % 2)
             gshmem_getmem(local, big_src, len, to);
         else
             gshmem_getmem_nbi(local, big_src, len, to);
         gshmem_quiet();
-        spmd_fill(expect, 1 << 20, seed, to, 900 + k);
+        spmd_fill(expect, MEM, seed, to, 900 + k);
         CHECK(memcmp(local, expect, len) == 0, "getmem of %zu bytes", len);
-        CHECK(spmd_all_bytes(local + len, (1 << 20) - len, POISON), "getmem past %zu bytes", len);
+        CHECK(spmd_all_bytes(local + len, MEM - len, POISON), "getmem past %zu bytes", len);
         gshmem_barrier_all();
     }
     /* Every PE writes its own slot of every other PE's buffer at once. */
-    spmd_set(big_dst, POISON, 1 << 20);
+    spmd_set(big_dst, POISON, MEM);
     gshmem_barrier_all();
-    size_t part = (1 << 20) / (size_t)npes;
+    size_t part = MEM / (size_t)npes;
     spmd_fill(local, part, seed, me, 999);
     for (int pe = 0; pe < npes; pe++)
         gshmem_putmem(big_dst + part * (size_t)me, local, part, pe);
     gshmem_barrier_all();
-    spmd_load(got, big_dst, 1 << 20);
+    spmd_load(got, big_dst, MEM);
     for (int pe = 0; pe < npes; pe++) {
         spmd_fill(expect, part, seed, pe, 999);
         CHECK(memcmp(got + part * (size_t)pe, expect, part) == 0, "all-to-all slot of pe %d", pe);
