@@ -32,12 +32,14 @@
 
 #define SOCK_BUF (4 << 20)
 
-/* Chunks of a get on fd's connection in flight at once: as many replies
- * as the two ends' socket buffers hold (SOCK_BUF asked for, which the
- * kernel caps at net.core.rmem_max and wmem_max, and reports doubled), so
- * the target's progress thread never waits for this PE's to read them.
- * One at a time, a get moved a chunk a round trip: 0.6 GB/s where puts
- * moved 3-4 (a 2-core VM, both PEs on it). */
+#define RING_BYTES (4u << 20) /* GPU heap: larger puts pass through this pinned ring */
+
+/* Chunks of gets on fd's connection in flight at once (one at a time, a
+ * get moves a chunk a round trip): about as many replies as the two ends'
+ * socket buffers hold (SOCK_BUF asked for, which the kernel caps at
+ * net.core.rmem_max and wmem_max and reports doubled; this end's sizes
+ * taken for both), so that gets alone do not hold the target's progress
+ * thread sending replies while this PE's is busy. */
 static int get_window(int fd)
 {
     int rcv = 0, snd = 0;
@@ -48,7 +50,6 @@ static int get_window(int fd)
     const long held = ((long)rcv + snd) / 2 / GSHMEMI_TCP_GET_CHUNK;
     return (int)GSHMEMI_MAX(1, GSHMEMI_MIN(held, GSHMEMI_TCP_GET_WINDOW_MAX));
 }
-#define RING_BYTES (4u << 20) /* GPU heap: larger puts pass through this pinned ring */
 
 static int accept_peers(struct gshmemi_tcp *t, int listen_fd, const int *expect, int n_expect, uint64_t deadline)
 {

@@ -263,32 +263,59 @@ int gshmemi_tcp_atomic(struct gshmemi_transport *tr, const char *call, int pe, u
     return 0;
 }
 
-/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, the connection's
- * get_window of them asked for before the first answer is waited for. */
+/* A slot among c's chunks of gets in flight: always where the caller has
+ * none in flight (a get is never refused: one at a time, as every getter
+ * had before the window), else while the window has room. */
+static int take_get_slot(struct gshmemi_tcp_conn *c, size_t have)
+{
+    int n = __atomic_load_n(&c->gets_in_flight, __ATOMIC_RELAXED);
+    do {
+        if (have > 0 && n >= c->get_window)
+            return 0;
+    } while (!__atomic_compare_exchange_n(&c->gets_in_flight, &n, n + 1, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return 1;
+}
+
+static void give_get_slot(struct gshmemi_tcp_conn *c)
+{
+    __atomic_sub_fetch(&c->gets_in_flight, 1, __ATOMIC_RELAXED);
+}
+
+/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, as many asked for
+ * before the first answer is waited for as the connection's window has
+ * room for. */
 int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
                     void *dst, size_t n)
 {
-    const size_t chunks = (n + GSHMEMI_TCP_GET_CHUNK - 1) / GSHMEMI_TCP_GET_CHUNK,
-                 window = (size_t)GSHMEMI_MAX(1, gshmemi_tcp_of(tr)->conns[pe].get_window);
+    struct gshmemi_tcp_conn *c = &gshmemi_tcp_of(tr)->conns[pe];
+    const size_t chunks = (n + GSHMEMI_TCP_GET_CHUNK - 1) / GSHMEMI_TCP_GET_CHUNK;
     void *token[GSHMEMI_TCP_GET_WINDOW_MAX];
     size_t started = 0, finished = 0;
     int st = 0;
     while (finished < started || (st == 0 && started < chunks)) {
-        while (st == 0 && started < chunks && started - finished < window) {
+        while (st == 0 && started < chunks && started - finished < GSHMEMI_TCP_GET_WINDOW_MAX &&
+               take_get_slot(c, started - finished)) {
             const size_t done = started * GSHMEMI_TCP_GET_CHUNK,
                          len = GSHMEMI_MIN(n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
             st = gshmemi_tcp_get_start(tr, call, pe, off + done, (char *)dst + done, len,
-                                       &token[started % window]);
-            if (st != 0) /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+                                       &token[started % GSHMEMI_TCP_GET_WINDOW_MAX]);
+            if (st == 0) {
+                started++;
+            } else { /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+                give_get_slot(c);
                 GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", call,
                               len, pe);
-            else
-                started++;
+            }
         }
-        /* (those started are finished before an error returns: their
-         * replies land in dst) */
-        if (finished < started)
-            (void)gshmemi_tcp_finish(tr, call, token[finished++ % window], NULL);
+        /* (those started are finished before an error returns, else their
+         * replies would land in dst after it) */
+        if (finished < started) {
+            const int fs = gshmemi_tcp_finish(tr, call,
+                                              token[finished++ % GSHMEMI_TCP_GET_WINDOW_MAX], NULL);
+            give_get_slot(c);
+            st = st != 0 ? st : fs;
+        }
     }
     return st;
 }

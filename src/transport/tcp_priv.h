@@ -38,10 +38,13 @@ struct gshmemi_tcp_conn {
     char *rx; /* received, not yet taken: [rx_head, rx_tail) */
     size_t rx_head, rx_tail;
     int bulk; /* the last frame was a large put: a stream of them */
-    int get_window; /* a get's chunks in flight at once (tcp.c's get_window) */
+    /* chunks of gets in flight at once: at most get_window (tcp.c's) among
+     * all the threads that get, or one each where more of them get */
+    int get_window;
+    int gets_in_flight;
 };
 
-/* The most chunks of one get in flight at once. */
+/* The most chunks of gets in flight at once on a connection. */
 #define GSHMEMI_TCP_GET_WINDOW_MAX 16
 
 /* The GPU heap's puts, copied to the GPU in one batch (one driver call

@@ -2,7 +2,7 @@
  * once.  Thread t of each PE sends rounds of data with put-with-signal to
  * thread t of the next PE and waits for its acknowledgement (an atomic add)
  * before reusing the buffer, reads a table of the previous PE with get and
- * g, counts on the next PE with fetching atomics, takes a lock on PE 0 that
+ * g (and a larger one whole, with the other threads), counts on the next PE with fetching atomics, takes a lock on PE 0 that
  * thread t of every other PE contends for, and completes its work with
  * quiet and its own context's quiet.  Every value is checked.  Run under
  * ThreadSanitizer too, mapped and through tcp (GSHMEM_DISABLE_P2P=1), where
@@ -22,6 +22,8 @@
 #define LEN 192         /* longs per message */
 #define TABLE 1024      /* longs in the table every thread reads */
 #define LOCK_EVERY 10   /* rounds between two turns of the lock */
+#define WIDE ((1 << 17) + 5) /* longs in the table every thread gets whole (through tcp: 17 chunks) */
+#define WIDE_EVERY 50   /* rounds between two gets of it */
 
 static int me, npes, to, from;
 static long *inbox;        /* symmetric: THREADS * LEN, written by `from`'s threads */
@@ -29,6 +31,7 @@ static uint64_t *sig, *ack; /* symmetric: THREADS each; data arrived, buffer fre
 static long *counter;      /* symmetric: THREADS, fetch-added by `from`'s threads */
 static long *table;        /* symmetric: written before the threads start */
 static long *locks, *locked; /* symmetric, used on PE 0: THREADS each */
+static long *wide;           /* symmetric: WIDE longs, got whole by every thread at once */
 static int failed[THREADS];
 
 static long value_of(int pe, int t, int round, int i)
@@ -53,7 +56,9 @@ static void *worker(void *arg)
     const int t = (int)(intptr_t)arg;
     long msg[LEN], got[LEN], row[64];
     gshmem_ctx_t ctx = GSHMEM_CTX_INVALID;
+    long *whole = malloc(WIDE * sizeof(long));
 
+    EXPECT(t, whole != NULL, "a buffer of %zu bytes", WIDE * sizeof(long));
     EXPECT(t, gshmem_ctx_create(GSHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create");
     for (int r = 1; r <= ROUNDS; r++) {
         /* send round r once `to` has read round r - 1 */
@@ -77,6 +82,15 @@ static void *worker(void *arg)
             EXPECT(t, row[i] == value_of(from, -1, 0, at + i), "table %d", at + i);
         EXPECT(t, gshmem_long_g(table + at + 7, from) == value_of(from, -1, 0, at + 7), "g");
 
+        /* large gets from every thread of every PE at once (through tcp,
+         * their chunks share the connection's window) */
+        if (r % WIDE_EVERY == 0) {
+            memset(whole, 0, WIDE * sizeof(long));
+            gshmem_getmem(whole, wide, WIDE * sizeof(long), from);
+            for (int i = 0; i < WIDE; i++)
+                EXPECT(t, whole[i] == value_of(from, -2, 0, i), "round %d: wide %d", r, i);
+        }
+
         long before = gshmem_long_atomic_fetch_add(&counter[t], 1, to);
         EXPECT(t, before >= r - 1 && before < ROUNDS, "round %d: counter was %ld", r, before);
 
@@ -91,6 +105,7 @@ static void *worker(void *arg)
     }
     gshmem_quiet();
     gshmem_ctx_destroy(ctx);
+    free(whole);
     return NULL;
 }
 
@@ -113,11 +128,16 @@ int main(void)
     table = gshmem_malloc(TABLE * sizeof(long));
     locks = gshmem_calloc(THREADS, sizeof(long));
     locked = gshmem_calloc(THREADS, sizeof(long));
-    CHECK(inbox && sig && ack && counter && table && locks && locked, "allocations");
-    long *mine = malloc(TABLE * sizeof(long));
+    wide = gshmem_malloc(WIDE * sizeof(long));
+    CHECK(inbox && sig && ack && counter && table && locks && locked && wide, "allocations");
+    long *mine = malloc(WIDE * sizeof(long));
+    CHECK(mine != NULL, "allocations");
     for (int i = 0; i < TABLE; i++)
         mine[i] = value_of(me, -1, 0, i);
     spmd_store(table, mine, TABLE * sizeof(long));
+    for (int i = 0; i < WIDE; i++)
+        mine[i] = value_of(me, -2, 0, i);
+    spmd_store(wide, mine, WIDE * sizeof(long));
     free(mine);
     gshmem_barrier_all();
 
@@ -137,6 +157,7 @@ int main(void)
             CHECK(LOAD(long, &locked[t]) == (long)npes * (ROUNDS / LOCK_EVERY), "locked %d: %ld",
                   t, LOAD(long, &locked[t]));
     }
+    gshmem_free(wide);
     gshmem_free(locked);
     gshmem_free(locks);
     gshmem_free(table);
