@@ -176,6 +176,16 @@ static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct b
     case GSHMEMI_REQ_FENCE:
         check("proxy fence", o->fence(t));
         break;
+    case GSHMEMI_REQ_IPUT:
+        check("proxy iput", o->put_strided(t, "proxy iput", pe, s->w[0], s->w[3],
+                                          (const void *)(uintptr_t)s->w[1], s->w[4],
+                                          (size_t)size, s->w[2]));
+        break;
+    case GSHMEMI_REQ_IGET:
+        check("proxy iget", o->get_strided(t, "proxy iget", pe, s->w[0], s->w[3],
+                                          (void *)(uintptr_t)s->w[1], s->w[4], (size_t)size,
+                                          s->w[2]));
+        break;
     default:
         GSHMEMI_ERROR(PROXY, "a request of unknown kind %d", kind);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "proxy");

@@ -130,10 +130,14 @@ __global__ void small_kernel(const int *src, const double *d, int *strided, int 
         bads += gshmem_char_g(reinterpret_cast<const char *>(&src[7]) + 1, to) != static_cast<char>(v7 >> 8);
         bads += gshmem_short_g(reinterpret_cast<const short *>(&src[7]) + 1, to) != static_cast<short>(v7 >> 16);
         bads += gshmem_double_g(d, to) != 0.25 * gshmem_my_pe() + 3.0;
-        gshmem_int_iget(got, src, 2, 3, 100, to);     // got[2i] = val(to, 3i)
+        gshmem_int_iget(got, src, 2, 3, 100, to);     // got[2i] = val(to, 3i): one request
         for (int i = 0; i < 100; i++)
-            bads += got[2 * i] != val(to, 3 * i);
+            bads += got[2 * i] != val(to, 3 * i) || got[2 * i + 1] != 0;
         gshmem_int_iput(strided, src, 3, 1, 50, to);  // strided[3i] at the next PE = val(me, i)
+        gshmem_int_iget(sh, src, 1, 5, 40, to);       // into shared memory: a request an element
+        for (int i = 0; i < 40; i++)
+            bads += sh[i] != val(to, 5 * i);
+        gshmem_int_iput(strided + 150, sh, 1, 1, 40, to); // from shared memory: inside requests
         gshmem_int_put_nbi(strided + 200, src, 64, to);
         gshmem_quiet();
     }
@@ -251,6 +255,9 @@ int main()
             CHECK(st[i] == (i % 3 == 0 ? val(prv, i / 3) : 0), "iput int %d: %d", i, st[i]);
         for (int i = 0; i < 64; i++)
             CHECK(st[200 + i] == val(prv, i), "nbi put int %d: %d", i, st[200 + i]);
+        for (int i = 0; i < 50; i++)
+            CHECK(st[150 + i] == (i < 40 ? val(me, 5 * i) : 0), "iput from shared memory int %d: %d",
+                  i, st[150 + i]);
         for (int i = 0; i < 100; i++)
             CHECK(fs[i] == val(prv, i) + 1, "put from shared memory int %d: %d", i, fs[i]);
     }

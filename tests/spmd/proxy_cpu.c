@@ -86,6 +86,65 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* One request for a strided put and one for a strided get of IELEMS
+ * uint32 each, as a GPU thread's iput and iget make: the put from this
+ * PE's memory at a pitch of 2 to every third of the next PE's, the get of
+ * every fifth of the next PE's table to every fourth here; poisoned around. */
+#define IELEMS 30000
+static uint32_t ivalue(int pe, size_t i, int what)
+{
+    return (uint32_t)(spmd_mix(((uint64_t)pe << 40) ^ ((uint64_t)what << 32) ^ i) >> 7);
+}
+
+static void strided_requests(int from)
+{
+    uint32_t *dest = gshmem_malloc(IELEMS * 3 * 4), *table = gshmem_malloc(IELEMS * 5 * 4);
+    uint32_t *src = malloc(IELEMS * 2 * 4), *got = malloc(IELEMS * 4 * 4);
+    CHECK(dest != NULL && table != NULL && src != NULL && got != NULL, "strided buffers");
+    uint32_t *t = malloc(IELEMS * 5 * 4);
+    CHECK(t != NULL, "strided buffers");
+    for (size_t i = 0; i < IELEMS * 5; i++)
+        t[i] = ivalue(me, i, 1);
+    spmd_store(table, t, IELEMS * 5 * 4);
+    free(t);
+    spmd_set(dest, POISON, IELEMS * 3 * 4);
+    for (size_t i = 0; i < IELEMS * 2; i++)
+        src[i] = ivalue(me, i, 2);
+    memset(got, POISON, IELEMS * 4 * 4);
+    gshmem_barrier_all();
+    uint64_t iput[5] = {off_of(dest), (uint64_t)(uintptr_t)src, IELEMS, 3 * 4, 2 * 4};
+    push(GSHMEMI_REQ_IPUT, 0, 4, iput, 5);
+    uint64_t iget[5] = {off_of(table), (uint64_t)(uintptr_t)got, IELEMS, 5 * 4, 4 * 4};
+    push(GSHMEMI_REQ_IGET, 0, 4, iget, 5);
+    quiet();
+    gshmem_barrier_all();
+    uint32_t *mine = malloc(IELEMS * 3 * 4);
+    CHECK(mine != NULL, "strided buffers");
+    spmd_load(mine, dest, IELEMS * 3 * 4);
+    for (size_t i = 0; i < IELEMS * 3; i++) {
+        uint32_t want;
+        memset(&want, POISON, 4);
+        if (i % 3 == 0)
+            want = ivalue(from, i / 3 * 2, 2);
+        CHECK(mine[i] == want, "strided put through the proxy from pe %d: element %zu is %#x, "
+              "expected %#x", from, i, mine[i], want);
+    }
+    for (size_t i = 0; i < IELEMS * 4; i++) {
+        uint32_t want;
+        memset(&want, POISON, 4);
+        if (i % 4 == 0)
+            want = ivalue(to, i / 4 * 5, 1);
+        CHECK(got[i] == want, "strided get through the proxy from pe %d: element %zu is %#x, "
+              "expected %#x", to, i, got[i], want);
+    }
+    gshmem_barrier_all();
+    free(mine);
+    free(got);
+    free(src);
+    gshmem_free(table);
+    gshmem_free(dest);
+}
+
 /* `proxy_cpu proxy-unread-answer` (check_negative.py --proxy): pe 0 leaves
  * one answer in its cell unread, then needs that cell a lap later; its
  * proxy must end the job past GSHMEM_TIMEOUT, not wait for ever. */
@@ -184,6 +243,7 @@ int main(int argc, char **argv)
     quiet();
     spmd_fill(expect, CHUNK, 7, me, 5);
     CHECK(memcmp(got, expect, CHUNK) == 0, "get through the proxy");
+    strided_requests(from);
     free(seen);
     free(got);
     free(expect);

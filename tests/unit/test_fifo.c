@@ -138,7 +138,7 @@ static void check_tags(void)
 {
     static const int kinds[] = {GSHMEMI_REQ_PUT, GSHMEMI_REQ_GET, GSHMEMI_REQ_AMO,
                                 GSHMEMI_REQ_SIGNAL, GSHMEMI_REQ_QUIET, GSHMEMI_REQ_PUT_INLINE,
-                                GSHMEMI_REQ_FENCE, 0, 255};
+                                GSHMEMI_REQ_FENCE, GSHMEMI_REQ_IPUT, GSHMEMI_REQ_IGET, 0, 255};
     static const int ops[] = {GSHMEMI_AMO_FETCH, GSHMEMI_AMO_SET, GSHMEMI_AMO_SWAP,
                               GSHMEMI_AMO_CSWAP, GSHMEMI_AMO_ADD, GSHMEMI_AMO_AND,
                               GSHMEMI_AMO_OR, GSHMEMI_AMO_XOR, 255};

@@ -192,8 +192,12 @@ __device__ __forceinline__ T gshmemi_g(const char *call, const T *src, int pe)
     return t;
 }
 
-/* Strided put and get: element by element (through the proxy, a request
- * each: the elements travel inside the requests, or come back in cells). */
+/* Strided put and get: element by element where the peer is mapped.
+ * Through the proxy, one request for them all where it can reach this
+ * side's memory (global memory) and, for a put, where a contiguous put of
+ * as many bytes would also pass its source by address; else a request an
+ * element (the elements travel inside the requests, or come back in
+ * cells). */
 template <typename T>
 __device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T *src, ptrdiff_t dst,
                                              ptrdiff_t sst, size_t nelems, int pe)
@@ -201,6 +205,13 @@ __device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T 
     if (nelems == 0)
         return;
     T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, ((nelems - 1) * dst + 1) * sizeof(T), pe));
+    if (d == nullptr && nelems * sizeof(T) > GSHMEMI_REQ_INLINE_MAX && __isGlobal(src)) {
+        const uint64_t w[5] = {gshmemi_heap_off(dest), reinterpret_cast<uint64_t>(src), nelems,
+                               dst * sizeof(T), sst * sizeof(T)};
+        /* (returns once the proxy has read the source) */
+        gshmemi_proxy_wait(call, gshmemi_push(call, pe, GSHMEMI_REQ_IPUT, 0, sizeof(T), w, 5));
+        return;
+    }
     for (size_t i = 0; i < nelems; i++) {
         if (d != nullptr)
             d[i * dst] = src[i * sst];
@@ -217,6 +228,12 @@ __device__ __forceinline__ void gshmemi_iget(const char *call, T *dest, const T 
         return;
     const T *s = reinterpret_cast<const T *>(
         gshmemi_lookup(call, src, ((nelems - 1) * sst + 1) * sizeof(T), pe));
+    if (s == nullptr && nelems > 1 && __isGlobal(dest)) {
+        const uint64_t w[5] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), nelems,
+                               sst * sizeof(T), dst * sizeof(T)};
+        gshmemi_proxy_wait(call, gshmemi_push(call, pe, GSHMEMI_REQ_IGET, 0, sizeof(T), w, 5));
+        return;
+    }
     for (size_t i = 0; i < nelems; i++) {
         if (s != nullptr) {
             dest[i * dst] = s[i * sst];

@@ -249,6 +249,10 @@ GSHMEMI_FIFO_FN int gshmemi_fifo_peek(const struct gshmemi_fifo *f, uint64_t nex
  *   SIGNAL  w0 heap offset, w1 value (op 0: set, 1: add)
  *   QUIET   (none): complete once everything before it is complete at its target
  *   FENCE   (none): puts after it reach each PE after those before it
+ *   IPUT    w0 dest heap offset, w1 source address, w2 elements (size bytes each),
+ *           w3 dest pitch, w4 source pitch (bytes)
+ *   IGET    w0 source heap offset, w1 dest address, w2 elements (size bytes each),
+ *           w3 source pitch, w4 dest pitch (bytes)
  * Requests to one PE take effect there in the order they were pushed. */
 enum gshmemi_req_kind {
     GSHMEMI_REQ_PUT = 1,
@@ -258,6 +262,8 @@ enum gshmemi_req_kind {
     GSHMEMI_REQ_QUIET,
     GSHMEMI_REQ_PUT_INLINE,
     GSHMEMI_REQ_FENCE,
+    GSHMEMI_REQ_IPUT,
+    GSHMEMI_REQ_IGET,
 };
 
 /* An AMO request's op (also the host atomics' on GPU memory). */
