@@ -177,14 +177,23 @@ static void execute(const struct gshmemi_fifo_slot *s, uint64_t number, struct b
         check("proxy fence", o->fence(t));
         break;
     case GSHMEMI_REQ_IPUT:
-        check("proxy iput", o->put_strided(t, "proxy iput", pe, s->w[0], s->w[3],
-                                          (const void *)(uintptr_t)s->w[1], s->w[4],
-                                          (size_t)size, s->w[2]));
-        break;
     case GSHMEMI_REQ_IGET:
-        check("proxy iget", o->get_strided(t, "proxy iget", pe, s->w[0], s->w[3],
-                                          (void *)(uintptr_t)s->w[1], s->w[4], (size_t)size,
-                                          s->w[2]));
+        if (size <= 0 || s->w[2] == 0 || s->w[3] < (uint64_t)size || s->w[4] < (uint64_t)size) {
+            GSHMEMI_ERROR(PROXY, "a strided %s request for pe %d of %llu elements of %d bytes at "
+                          "pitches %llu and %llu: the pitches must be at least an element",
+                          kind == GSHMEMI_REQ_IPUT ? "put" : "get", pe,
+                          (unsigned long long)s->w[2], size, (unsigned long long)s->w[3],
+                          (unsigned long long)s->w[4]);
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "proxy");
+        }
+        if (kind == GSHMEMI_REQ_IPUT)
+            check("proxy iput", o->put_strided(t, "proxy iput", pe, s->w[0], s->w[3],
+                                               (const void *)(uintptr_t)s->w[1], s->w[4],
+                                               (size_t)size, s->w[2]));
+        else
+            check("proxy iget", o->get_strided(t, "proxy iget", pe, s->w[0], s->w[3],
+                                               (void *)(uintptr_t)s->w[1], s->w[4], (size_t)size,
+                                               s->w[2]));
         break;
     default:
         GSHMEMI_ERROR(PROXY, "a request of unknown kind %d", kind);

@@ -192,12 +192,26 @@ __device__ __forceinline__ T gshmemi_g(const char *call, const T *src, int pe)
     return t;
 }
 
+/* A strided transfer through the proxy, one request for every element
+ * (GSHMEMI_REQ_IPUT or _IGET: the remote side's heap offset and pitch,
+ * this side's address and pitch), waited for: out of line, as the proxy
+ * halves of put and get. */
+__device__ __noinline__ void gshmemi_proxy_strided(const char *call, int kind, int size, int pe,
+                                                   uint64_t off, uint64_t remote_pitch,
+                                                   const void *local, uint64_t local_pitch,
+                                                   size_t nelems)
+{
+    const uint64_t w[5] = {off, reinterpret_cast<uint64_t>(local), nelems, remote_pitch,
+                           local_pitch};
+    gshmemi_proxy_wait(call, gshmemi_push(call, pe, kind, 0, size, w, 5));
+}
+
 /* Strided put and get: element by element where the peer is mapped.
  * Through the proxy, one request for them all where it can reach this
- * side's memory (global memory) and, for a put, where a contiguous put of
- * as many bytes would also pass its source by address; else a request an
- * element (the elements travel inside the requests, or come back in
- * cells). */
+ * side's memory (global memory), the strides are positive and, for a put,
+ * a contiguous put of as many bytes would also pass its source by address
+ * (the call returns once the proxy has read it); else a request an element
+ * (the elements travel inside the requests, or come back in cells). */
 template <typename T>
 __device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T *src, ptrdiff_t dst,
                                              ptrdiff_t sst, size_t nelems, int pe)
@@ -205,11 +219,10 @@ __device__ __forceinline__ void gshmemi_iput(const char *call, T *dest, const T 
     if (nelems == 0)
         return;
     T *d = reinterpret_cast<T *>(gshmemi_lookup(call, dest, ((nelems - 1) * dst + 1) * sizeof(T), pe));
-    if (d == nullptr && nelems * sizeof(T) > GSHMEMI_REQ_INLINE_MAX && __isGlobal(src)) {
-        const uint64_t w[5] = {gshmemi_heap_off(dest), reinterpret_cast<uint64_t>(src), nelems,
-                               dst * sizeof(T), sst * sizeof(T)};
-        /* (returns once the proxy has read the source) */
-        gshmemi_proxy_wait(call, gshmemi_push(call, pe, GSHMEMI_REQ_IPUT, 0, sizeof(T), w, 5));
+    if (d == nullptr && dst > 0 && sst > 0 && nelems * sizeof(T) > GSHMEMI_REQ_INLINE_MAX &&
+        __isGlobal(src)) {
+        gshmemi_proxy_strided(call, GSHMEMI_REQ_IPUT, sizeof(T), pe, gshmemi_heap_off(dest),
+                              dst * sizeof(T), src, sst * sizeof(T), nelems);
         return;
     }
     for (size_t i = 0; i < nelems; i++) {
@@ -228,10 +241,9 @@ __device__ __forceinline__ void gshmemi_iget(const char *call, T *dest, const T 
         return;
     const T *s = reinterpret_cast<const T *>(
         gshmemi_lookup(call, src, ((nelems - 1) * sst + 1) * sizeof(T), pe));
-    if (s == nullptr && nelems > 1 && __isGlobal(dest)) {
-        const uint64_t w[5] = {gshmemi_heap_off(src), reinterpret_cast<uint64_t>(dest), nelems,
-                               sst * sizeof(T), dst * sizeof(T)};
-        gshmemi_proxy_wait(call, gshmemi_push(call, pe, GSHMEMI_REQ_IGET, 0, sizeof(T), w, 5));
+    if (s == nullptr && dst > 0 && sst > 0 && nelems > 1 && __isGlobal(dest)) {
+        gshmemi_proxy_strided(call, GSHMEMI_REQ_IGET, sizeof(T), pe, gshmemi_heap_off(src),
+                              sst * sizeof(T), dest, dst * sizeof(T), nelems);
         return;
     }
     for (size_t i = 0; i < nelems; i++) {

@@ -250,9 +250,9 @@ GSHMEMI_FIFO_FN int gshmemi_fifo_peek(const struct gshmemi_fifo *f, uint64_t nex
  *   QUIET   (none): complete once everything before it is complete at its target
  *   FENCE   (none): puts after it reach each PE after those before it
  *   IPUT    w0 dest heap offset, w1 source address, w2 elements (size bytes each),
- *           w3 dest pitch, w4 source pitch (bytes)
+ *           w3 dest pitch, w4 source pitch (bytes, at least size)
  *   IGET    w0 source heap offset, w1 dest address, w2 elements (size bytes each),
- *           w3 source pitch, w4 dest pitch (bytes)
+ *           w3 source pitch, w4 dest pitch (bytes, at least size)
  * Requests to one PE take effect there in the order they were pushed. */
 enum gshmemi_req_kind {
     GSHMEMI_REQ_PUT = 1,
