@@ -13,30 +13,32 @@
 #include "heap/static_data.h"
 #include "transport/tcp_wire.h"
 
+/* A strided frame's bytes, first element to last (at most max bytes of
+ * whole elements at a pitch no smaller than one), or 0 where it is not
+ * well formed. */
+static inline unsigned __int128 tcp_strided_reach(const struct gshmemi_tcp_frame *f, uint64_t max)
+{
+    if (f->size == 0 || f->len % f->size != 0 || f->a < f->size || f->len == 0 || f->len > max)
+        return 0;
+    return (unsigned __int128)(f->len / f->size - 1) * f->a + f->size;
+}
+
 static inline int tcp_frame_inside(const struct gshmemi_tcp_frame *f, uint64_t heap, uint64_t stat)
 {
     unsigned __int128 n;
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
-        if (f->op & GSHMEMI_TCP_PUT_STRIDED) { /* first element to last, elements whole */
-            if (f->size == 0 || f->len % f->size != 0 || f->a < f->size || f->len == 0 ||
-                f->len > GSHMEMI_TCP_STRIDED_MAX)
-                return 0;
-            n = (unsigned __int128)(f->len / f->size - 1) * f->a + f->size;
-            break;
-        }
         n = f->len;
-        break;
-    case GSHMEMI_TCP_GET:
-        if (f->op & ~GSHMEMI_TCP_GET_STRIDED)
+        if ((f->op & GSHMEMI_TCP_PUT_STRIDED) &&
+            (n = tcp_strided_reach(f, GSHMEMI_TCP_STRIDED_MAX)) == 0)
             return 0;
-        if (f->op & GSHMEMI_TCP_GET_STRIDED) { /* as a strided put's, its reply packed */
-            if (f->size == 0 || f->len % f->size != 0 || f->a < f->size || f->len == 0)
-                return 0;
-            n = (unsigned __int128)(f->len / f->size - 1) * f->a + f->size;
-            break;
-        }
+        break;
+    case GSHMEMI_TCP_GET: /* a strided one's reply packed */
         n = f->len;
+        if ((f->op & ~GSHMEMI_TCP_GET_STRIDED) ||
+            ((f->op & GSHMEMI_TCP_GET_STRIDED) &&
+             (n = tcp_strided_reach(f, GSHMEMI_TCP_GET_CHUNK)) == 0))
+            return 0;
         break;
     case GSHMEMI_TCP_AMO:
         if (f->off % f->size != 0)
