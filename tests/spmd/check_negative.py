@@ -233,6 +233,10 @@ proxy_cases = {
                             r"be given: request \d+ \(the same slot a lap before\) was answered and "
                             r"its answer is still unread after GSHMEM_TIMEOUT \(2 s\)$", ABORT,
                             {"GSHMEM_TIMEOUT": "2", "GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEAP": "host"}),
+    "proxy-strided-pitch": (r"gshmem pe 0 \(\S+:\d+\) error proxy: a strided get request for pe 1 "
+                            r"of 3 elements of 4 bytes at pitches 2 and 4: the pitches must be at "
+                            r"least an element$", ABORT,
+                            {"GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEAP": "host"}),
 }
 
 # Partitioned transfers' misuse (`spmd_partitioned misuse CASE`, host

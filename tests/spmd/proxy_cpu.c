@@ -164,6 +164,25 @@ static int unread_answer(void)
     return 1;
 }
 
+/* `proxy_cpu proxy-strided-pitch` (check_negative.py --proxy): pe 0 asks
+ * for a strided get whose source pitch is below an element; its proxy
+ * must refuse it, naming it, and end the job. */
+static int strided_pitch(void)
+{
+    uint32_t *table = gshmem_calloc(16, sizeof(uint32_t));
+    gshmem_barrier_all();
+    if (me == 0) {
+        uint32_t got[12];
+        uint64_t iget[5] = {off_of(table), (uint64_t)(uintptr_t)got, 3, 2, 4};
+        push(GSHMEMI_REQ_IGET, 0, 4, iget, 5);
+        quiet();
+        fprintf(stderr, "proxy_cpu: the proxy carried out a strided get at a pitch of 2 bytes\n");
+        return 1;
+    }
+    sleep(30); /* pe 0's proxy ends the job first */
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     gshmem_init();
@@ -179,6 +198,8 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "proxy-unread-answer") == 0)
         return unread_answer();
+    if (argc > 1 && strcmp(argv[1], "proxy-strided-pitch") == 0)
+        return strided_pitch();
     inbox = gshmem_malloc((size_t)THREADS * K * CHUNK);
     counter = gshmem_calloc(1, sizeof(uint64_t));
     cell_counter = gshmem_calloc(1, sizeof(uint64_t));
