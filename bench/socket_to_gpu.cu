@@ -1,5 +1,5 @@
 // socket_to_gpu: what getting a TCP stream into GPU memory costs on this
-// machine, without gshmem: the floor under tcp_put_bw's ratio.
+// machine, without gshmem: the floor under tcp_bw's put ratio.
 //
 //   ./bench/socket_to_gpu [rounds]
 //
@@ -7,7 +7,7 @@
 // writev each, as gshmem's tcp frames) over loopback; this process receives
 // each message's payload these ways:
 //   bare       no headers: the payloads alone, read into one buffer used
-//              again and again (tcp_put_bw's socket stream);
+//              again and again (tcp_bw's socket stream);
 //   reuse      into one buffer used again and again (at a few hundred KiB
 //              it stays in the CPU's cache);
 //   ring       into a 4 MiB pinned ring, and no further;

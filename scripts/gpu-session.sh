@@ -64,7 +64,7 @@ proxy_path() {
         unset GSHMEM_DISABLE_P2P
         return
     fi
-    echo "== fifo_rtt, proxy_rate, tcp_put_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
+    echo "== fifo_rtt, proxy_rate, tcp_bw (GSHMEM_DISABLE_P2P=1)" | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 2>&1 | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 parts 2>&1 | tee -a "$b"
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/fifo_rtt 20000 floor 2>&1 | tee -a "$b"
@@ -74,8 +74,8 @@ proxy_path() {
     for warps in 8 64; do # GPU-memory sources with few producers: is it contention?
         timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_rate $warps 64 256 2>&1 | tee -a "$b"
     done
-    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/tcp_put_bw 2>&1 | tee -a "$b"
-    timeout "$T" ./build/bench/socket_to_gpu 2>&1 | tee -a "$b" # tcp_put_bw's floor, no gshmem
+    timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/tcp_bw 2>&1 | tee -a "$b"
+    timeout "$T" ./build/bench/socket_to_gpu 2>&1 | tee -a "$b" # the floor of tcp_bw's puts, no gshmem
     timeout "$T" ./build/tools/gshmrun -n 2 ./build/bench/proxy_idle 2>&1 | tee -a "$b"
     unset GSHMEM_DISABLE_P2P
 }

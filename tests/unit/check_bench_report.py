@@ -148,12 +148,13 @@ def main():
 
 
 def proxy_results(rnd):
-    """fifo_rtt floor's lines from 3 processes and tcp_put_bw's and
-    socket_to_gpu's from 5 alternating runs, with the tables' rows they
-    must give (fifo_round_trip by process: round trip, floor, above;
-    tcp_put by bytes: the medians of gshmem's puts and of the ring and
-    copy) and the two targets set on one side of their limits."""
-    recs, fifo_rows, tcp_rows = [], {}, {}
+    """fifo_rtt floor's lines from 3 processes, tcp_bw's puts and
+    socket_to_gpu's from 5 alternating runs and tcp_bw's gets from one,
+    with the tables' rows they must give (fifo_round_trip by process:
+    round trip, floor, above; tcp_put by bytes: the medians of gshmem's
+    puts and of the ring and copy; tcp_get and tcp_iget by bytes: gshmem,
+    socket) and the two targets set on one side of their limits."""
+    recs, fifo_rows, tcp_rows, get_rows = [], {}, {}, {"tcp_get": {}, "tcp_iget": {}}
     fifo_ok, tcp_ok = rnd.random() < 0.5, rnd.random() < 0.5
     for i in range(3):
         floor = round(rnd.uniform(2.0, 3.0), 3)
@@ -175,7 +176,12 @@ def proxy_results(rnd):
             recs.append(dict(op="socket_to_gpu", sys="hw", run=".%d" % i, bytes=n, ring_copy_GBps=ring[i],
                              bare_GBps=round(rnd.uniform(3.0, 8.0), 3)))
         tcp_rows[n] = [sorted(put)[2], sorted(ring)[2]]
-    return recs, {"fifo_round_trip": fifo_rows, "tcp_put": tcp_rows}, [("FIFO round trip", fifo_ok),
+        for op, rows in get_rows.items():
+            got, stream = round(rnd.uniform(0.5, 3.0), 3), round(rnd.uniform(2.0, 6.0), 3)
+            recs.append(dict(op=op, sys="gshmem", run=".gets", bytes=n, GBps=got, socket_GBps=stream,
+                             run_ratio=round(got / stream, 3)))
+            rows[n] = [got, stream]
+    return recs, dict(get_rows, fifo_round_trip=fifo_rows, tcp_put=tcp_rows), [("FIFO round trip", fifo_ok),
                                                                        ("tcp putmem at 256 KiB", tcp_ok)]
 
 
@@ -372,9 +378,9 @@ def check_proxy_targets(run):
 
 
 def run_proxy_programs(run):
-    """--only proxy: fifo_rtt and tcp_put_bw under gshmrun with
+    """--only proxy: fifo_rtt and tcp_bw under gshmrun with
     GSHMEM_DISABLE_P2P=1, socket_to_gpu alone (not under gshmrun), each
-    the number of times bench/run says."""
+    the number of times bench/run says, tcp_bw's gets once."""
     br = load(run)
     with tempfile.TemporaryDirectory() as tmp:
         build = standin_build(tmp, 'export STANDIN_GSHMRUN=$2\nshift 2\nexec "$@"\n')
@@ -382,8 +388,8 @@ def run_proxy_programs(run):
         script(os.path.join(build, "bench", "fifo_rtt"),
                'echo "RESULT op=fifo_rtt_floor rounds=7 rtt_median_us=3.0 floor_median_us=2.8 '
                'above_median_us=0.2 %s"\n' % how)
-        script(os.path.join(build, "bench", "tcp_put_bw"),
-               'echo "RESULT op=tcp_put bytes=262144 GBps=5.0 socket_GBps=6.0 %s"\n' % how)
+        script(os.path.join(build, "bench", "tcp_bw"),
+               'echo "RESULT op=tcp_$2 bytes=262144 GBps=5.0 socket_GBps=6.0 %s"\n' % how)
         script(os.path.join(build, "bench", "socket_to_gpu"),
                'echo "RESULT op=socket_to_gpu bytes=262144 ring_copy_GBps=5.2 bare_GBps=6.1 %s"\n' % how)
         out = os.path.join(tmp, "out")
@@ -396,7 +402,8 @@ def run_proxy_programs(run):
             recs = [json.loads(l) for l in f if l.strip()][1:]
         got = [(r["op"], r["pes"], r["p2p_off"], r["args"]) for r in recs]  # in the order they ran
         want = ([("fifo_rtt_floor", 2, 1, "20000,floor")] * br.PROXY_FIFO_RUNS +
-                [("tcp_put", 2, 1, "4194304,"), ("socket_to_gpu", "none", "unset", "1,")] * br.PROXY_TCP_RUNS)
+                [("tcp_put", 2, 1, "4194304,put"), ("socket_to_gpu", "none", "unset", "1,")] *
+                br.PROXY_TCP_RUNS + [("tcp_get,iget", 2, 1, "4194304,get,iget")])
         if got != want:
             fail("the proxy's programs ran as %r, want %r" % (got, want))
         if "met  tcp putmem at 256 KiB" not in p.stdout or "met  FIFO round trip" not in p.stdout:
