@@ -282,37 +282,32 @@ static void give_get_slot(struct gshmemi_tcp_conn *c)
     __atomic_sub_fetch(&c->gets_in_flight, 1, __ATOMIC_RELAXED);
 }
 
-/* A get of any size: chunks of GSHMEMI_TCP_GET_CHUNK, as many asked for
- * before the first answer is waited for as the connection's window has
- * room for. */
-int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
-                    void *dst, size_t n)
+/* A get's frames through pe's window: as many asked for before the first
+ * answer is waited for as the window has room for (`most` at most),
+ * answered in order.  ask(ctx, i) sends frame i's request; take(ctx, i)
+ * waits for its answer and puts it in place.  Those asked are all taken
+ * before an error returns, else their answers would land after it. */
+struct get_frames {
+    int (*ask)(void *ctx, size_t i);
+    int (*take)(void *ctx, size_t i);
+    void *ctx;
+};
+
+static int get_windowed(struct gshmemi_tcp_conn *c, size_t frames, size_t most,
+                        const struct get_frames *g)
 {
-    struct gshmemi_tcp_conn *c = &gshmemi_tcp_of(tr)->conns[pe];
-    const size_t chunks = (n + GSHMEMI_TCP_GET_CHUNK - 1) / GSHMEMI_TCP_GET_CHUNK;
-    void *token[GSHMEMI_TCP_GET_WINDOW_MAX];
     size_t started = 0, finished = 0;
     int st = 0;
-    while (finished < started || (st == 0 && started < chunks)) {
-        while (st == 0 && started < chunks && started - finished < GSHMEMI_TCP_GET_WINDOW_MAX &&
+    while (finished < started || (st == 0 && started < frames)) {
+        while (st == 0 && started < frames && started - finished < most &&
                take_get_slot(c, started - finished)) {
-            const size_t done = started * GSHMEMI_TCP_GET_CHUNK,
-                         len = GSHMEMI_MIN(n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
-            st = gshmemi_tcp_get_start(tr, call, pe, off + done, (char *)dst + done, len,
-                                       &token[started % GSHMEMI_TCP_GET_WINDOW_MAX]);
-            if (st == 0) {
+            if ((st = g->ask(g->ctx, started)) == 0)
                 started++;
-            } else { /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+            else
                 give_get_slot(c);
-                GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", call,
-                              len, pe);
-            }
         }
-        /* (those started are finished before an error returns, else their
-         * replies would land in dst after it) */
         if (finished < started) {
-            const int fs = gshmemi_tcp_finish(tr, call,
-                                              token[finished++ % GSHMEMI_TCP_GET_WINDOW_MAX], NULL);
+            const int fs = g->take(g->ctx, finished++);
             give_get_slot(c);
             st = st != 0 ? st : fs;
         }
@@ -320,32 +315,111 @@ int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint
     return st;
 }
 
+/* A contiguous get: chunks of GSHMEMI_TCP_GET_CHUNK, each a get_start. */
+struct contiguous_get {
+    struct gshmemi_transport *tr;
+    const char *call;
+    int pe;
+    uint64_t off;
+    char *dst;
+    size_t n;
+    void *token[GSHMEMI_TCP_GET_WINDOW_MAX];
+};
+
+static int contiguous_ask(void *ctx, size_t i)
+{
+    struct contiguous_get *g = ctx;
+    const size_t done = i * GSHMEMI_TCP_GET_CHUNK,
+                 len = GSHMEMI_MIN(g->n - done, (size_t)GSHMEMI_TCP_GET_CHUNK);
+    const int st = gshmemi_tcp_get_start(g->tr, g->call, g->pe, g->off + done, g->dst + done, len,
+                                         &g->token[i % GSHMEMI_TCP_GET_WINDOW_MAX]);
+    if (st != 0) /* len <= GSHMEMI_TCP_GET_CHUNK: only memory can be short */
+        GSHMEMI_ERROR(TRANSPORT, "%s: out of memory for a %zu-byte get from pe %d", g->call, len,
+                      g->pe);
+    return st;
+}
+
+static int contiguous_take(void *ctx, size_t i)
+{
+    struct contiguous_get *g = ctx;
+    return gshmemi_tcp_finish(g->tr, g->call, g->token[i % GSHMEMI_TCP_GET_WINDOW_MAX], NULL);
+}
+
+int gshmemi_tcp_get(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
+                    void *dst, size_t n)
+{
+    struct contiguous_get g = {.tr = tr, .call = call, .pe = pe, .off = off, .dst = dst, .n = n};
+    const struct get_frames frames = {contiguous_ask, contiguous_take, &g};
+    return get_windowed(&gshmemi_tcp_of(tr)->conns[pe],
+                        (n + GSHMEMI_TCP_GET_CHUNK - 1) / GSHMEMI_TCP_GET_CHUNK,
+                        GSHMEMI_TCP_GET_WINDOW_MAX, &frames);
+}
+
+/* A strided get: frames of up to `per` elements, which the target packs
+ * into its reply, each into its own part of a pack buffer (one for each
+ * frame the window may hold) and spread from there. */
+struct strided_get {
+    struct gshmemi_tcp *t;
+    const char *call;
+    int pe;
+    uint64_t off;
+    size_t spitch;
+    char *dst;
+    size_t dpitch, esize, count, per, parts;
+    char *buf;
+    struct gshmemi_tcp_pending p[GSHMEMI_TCP_GET_WINDOW_MAX];
+    uint64_t since[GSHMEMI_TCP_GET_WINDOW_MAX];
+};
+
+static int strided_ask(void *ctx, size_t i)
+{
+    struct strided_get *g = ctx;
+    const size_t done = i * g->per, k = GSHMEMI_MIN(g->count - done, g->per),
+                 w = i % GSHMEMI_TCP_GET_WINDOW_MAX;
+    struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_GET, .op = GSHMEMI_TCP_GET_STRIDED,
+                                  .off = g->off + done * g->spitch, .len = k * g->esize,
+                                  .a = g->spitch, .size = (uint32_t)g->esize};
+    g->p[w] = (struct gshmemi_tcp_pending){.dst = g->buf + (i % g->parts) * g->per * g->esize,
+                                           .len = k * g->esize};
+    g->since[w] = gshmemi_now_ns();
+    call_start(g->t, g->call, g->pe, &f, &g->p[w]);
+    return 0;
+}
+
+static int strided_take(void *ctx, size_t i)
+{
+    struct strided_get *g = ctx;
+    const size_t done = i * g->per, w = i % GSHMEMI_TCP_GET_WINDOW_MAX;
+    (void)call_finish(g->call, g->pe, &g->p[w], g->since[w]);
+    gshmemi_transport_scatter(g->call, g->dst + done * g->dpitch, g->dpitch, g->p[w].dst,
+                              g->esize, g->esize, g->p[w].len / g->esize);
+    return 0;
+}
+
 /* Where pe's elements are apart, gets of them packed, spread here (not a
  * round trip an element). */
 int gshmemi_tcp_get_strided(struct gshmemi_transport *tr, const char *call, int pe, uint64_t off,
                             size_t spitch, void *dst, size_t dpitch, size_t esize, size_t count)
 {
-    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
-    char *d = dst;
     if (spitch == esize || esize > GSHMEMI_TCP_GET_CHUNK / 2)
         return gshmemi_transport_get_packed(tr, call, pe, off, spitch, dst, dpitch, esize, count);
-    const size_t per = GSHMEMI_TCP_GET_CHUNK / esize;
-    char *buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, per), esize);
-    if (buf == NULL)
+    const size_t per = GSHMEMI_TCP_GET_CHUNK / esize, frames = (count + per - 1) / per;
+    struct strided_get *g = malloc(sizeof(*g));
+    if (g == NULL)
         return GSHMEM_ERR_NO_MEMORY;
-    for (size_t done = 0; done < count; done += per) {
-        const size_t k = GSHMEMI_MIN(count - done, per);
-        struct gshmemi_tcp_frame f = {.type = GSHMEMI_TCP_GET, .op = GSHMEMI_TCP_GET_STRIDED,
-                                      .off = off + done * spitch, .len = k * esize, .a = spitch,
-                                      .size = (uint32_t)esize};
-        struct gshmemi_tcp_pending p = {.dst = buf, .len = k * esize};
-        const uint64_t since = gshmemi_now_ns();
-        call_start(t, call, pe, &f, &p);
-        (void)call_finish(call, pe, &p, since);
-        gshmemi_transport_scatter(call, d + done * dpitch, dpitch, buf, esize, esize, k);
+    *g = (struct strided_get){.t = gshmemi_tcp_of(tr), .call = call, .pe = pe, .off = off,
+                              .spitch = spitch, .dst = dst, .dpitch = dpitch, .esize = esize,
+                              .count = count, .per = per,
+                              .parts = GSHMEMI_MIN(frames, (size_t)GSHMEMI_TCP_GET_WINDOW_MAX)};
+    g->buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, g->parts * per), esize);
+    int st = GSHMEM_ERR_NO_MEMORY;
+    if (g->buf != NULL) {
+        const struct get_frames frames_of = {strided_ask, strided_take, g};
+        st = get_windowed(&g->t->conns[pe], frames, g->parts, &frames_of);
     }
-    free(buf);
-    return 0;
+    free(g->buf);
+    free(g);
+    return st;
 }
 
 /* Each connection applies in order: one round trip to every peer written
