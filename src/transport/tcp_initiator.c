@@ -403,22 +403,21 @@ int gshmemi_tcp_get_strided(struct gshmemi_transport *tr, const char *call, int 
 {
     if (spitch == esize || esize > GSHMEMI_TCP_GET_CHUNK / 2)
         return gshmemi_transport_get_packed(tr, call, pe, off, spitch, dst, dpitch, esize, count);
-    const size_t per = GSHMEMI_TCP_GET_CHUNK / esize, frames = (count + per - 1) / per;
-    struct strided_get *g = malloc(sizeof(*g));
-    if (g == NULL)
+    if (count == 0)
+        return 0;
+    struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
+    /* parts: as many frames as this call can have in flight */
+    const size_t per = GSHMEMI_TCP_GET_CHUNK / esize, frames = (count + per - 1) / per,
+                 parts = GSHMEMI_MIN(frames, (size_t)GSHMEMI_MAX(1, t->conns[pe].get_window));
+    struct strided_get g = {.t = t, .call = call, .pe = pe, .off = off, .spitch = spitch,
+                            .dst = dst, .dpitch = dpitch, .esize = esize, .count = count,
+                            .per = per, .parts = parts};
+    if ((g.buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, parts * per),
+                                               esize)) == NULL)
         return GSHMEM_ERR_NO_MEMORY;
-    *g = (struct strided_get){.t = gshmemi_tcp_of(tr), .call = call, .pe = pe, .off = off,
-                              .spitch = spitch, .dst = dst, .dpitch = dpitch, .esize = esize,
-                              .count = count, .per = per,
-                              .parts = GSHMEMI_MIN(frames, (size_t)GSHMEMI_TCP_GET_WINDOW_MAX)};
-    g->buf = gshmemi_transport_pack_buffer(call, pe, GSHMEMI_MIN(count, g->parts * per), esize);
-    int st = GSHMEM_ERR_NO_MEMORY;
-    if (g->buf != NULL) {
-        const struct get_frames frames_of = {strided_ask, strided_take, g};
-        st = get_windowed(&g->t->conns[pe], frames, g->parts, &frames_of);
-    }
-    free(g->buf);
-    free(g);
+    const struct get_frames frames_of = {strided_ask, strided_take, &g};
+    const int st = get_windowed(&t->conns[pe], frames, parts, &frames_of);
+    free(g.buf);
     return st;
 }
 

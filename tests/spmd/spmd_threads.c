@@ -83,12 +83,20 @@ static void *worker(void *arg)
         EXPECT(t, gshmem_long_g(table + at + 7, from) == value_of(from, -1, 0, at + 7), "g");
 
         /* large gets from every thread of every PE at once (through tcp,
-         * their chunks share the connection's window) */
-        if (r % WIDE_EVERY == 0) {
+         * their chunks, and the odd threads' strided frames, share the
+         * connection's window) */
+        if (r % WIDE_EVERY == 0 && t % 2 == 0) {
             memset(whole, 0, WIDE * sizeof(long));
             gshmem_getmem(whole, wide, WIDE * sizeof(long), from);
             for (int i = 0; i < WIDE; i++)
                 EXPECT(t, whole[i] == value_of(from, -2, 0, i), "round %d: wide %d", r, i);
+        } else if (r % WIDE_EVERY == 0) { /* every other long, packed here */
+            const int n = (WIDE + 1) / 2;
+            memset(whole, 0, WIDE * sizeof(long));
+            gshmem_long_iget(whole, wide, 1, 2, (size_t)n, from);
+            for (int i = 0; i < n; i++)
+                EXPECT(t, whole[i] == value_of(from, -2, 0, 2 * i), "round %d: iget %d", r, i);
+            EXPECT(t, whole[n] == 0, "round %d: iget wrote past its %d elements", r, n);
         }
 
         long before = gshmem_long_atomic_fetch_add(&counter[t], 1, to);
