@@ -6,14 +6,16 @@
  *
  *   GSHMEM_DISABLE_P2P=1 gshmrun -n 2 ./bench/tcp_bw [max_bytes [ops]]
  *
- * ops: a comma-separated list of put, get, iget (all three when absent).
+ * ops: a comma-separated list of put, iput, get, iget (all when absent).
  * PE 0 calls, PE 1 is the target.  put: `iters` putmem calls then
- * gshmem_quiet (all data at the target).  get: `iters` getmem calls (each
- * returns with its data).  iget: `iters` gshmem_uint64_iget calls of
- * bytes / 8 elements every other word at the target, packed at PE 0 (the
- * bytes counted are the elements').  Socket, between the same two
- * processes: put's bytes as one stream, then a one-byte acknowledgement
- * the other way; get's and iget's as a 64-byte request answered by the
+ * gshmem_quiet (all data at the target).  iput: the same with
+ * gshmem_uint64_iput of bytes / 8 elements packed at PE 0 to every other
+ * word at the target.  get: `iters` getmem calls (each returns with its
+ * data).  iget: `iters` gshmem_uint64_iget calls of bytes / 8 elements
+ * every other word at the target, packed at PE 0.  (For iput and iget the
+ * bytes counted are the elements'.)  Socket, between the same two
+ * processes: put's and iput's bytes as one stream, then a one-byte
+ * acknowledgement the other way; get's and iget's as a 64-byte request answered by the
  * bytes, `iters` times (a blocking call's floor without gshmem: no
  * frames, no copies).  Median of 5 runs; bandwidth = bytes
  * moved / time (GB/s = 1e9 B/s).  Each op's data is checked once a size.
@@ -35,8 +37,8 @@
 
 #define RUNS 5
 
-enum op { PUT, GET, IGET, N_OPS };
-static const char *const op_name[N_OPS] = {"put", "get", "iget"};
+enum op { PUT, IPUT, GET, IGET, N_OPS };
+static const char *const op_name[N_OPS] = {"put", "iput", "get", "iget"};
 
 static void xfer(int fd, void *buf, size_t len, int sending)
 {
@@ -116,6 +118,10 @@ static void call(enum op op, char *sym, char *local, size_t size)
     case PUT:
         gshmem_putmem(sym, local, size, 1);
         break;
+    case IPUT:
+        gshmem_uint64_iput((uint64_t *)(void *)sym, (const uint64_t *)(void *)local, 2, 1,
+                           size / 8, 1);
+        break;
     case GET:
         gshmem_getmem(local, sym, size, 1);
         break;
@@ -139,7 +145,7 @@ static char pattern(size_t i, uint64_t salt)
  * patterns of their own, PE 0 calls, the receiving side compares. */
 static int checked(enum op op, int me, char *sym, char *local, char *want, size_t size)
 {
-    const size_t span = op == IGET ? 2 * size : size;
+    const size_t span = op == IGET || op == IPUT ? 2 * size : size;
     for (size_t i = 0; i < span; i++) /* the target's bytes: PE 1's pattern */
         want[i] = pattern(i, 2 * size + 1);
     if (me == 1) /* (through gshmem: the heap may be GPU memory) */
@@ -155,6 +161,12 @@ static int checked(enum op op, int me, char *sym, char *local, char *want, size_
         gshmem_getmem(want, sym, size, 1);
         for (size_t i = 0; i < size; i++)
             bad |= want[i] != pattern(i, 2 * size);
+    } else if (op == IPUT && me == 1) { /* every other word PE 0's, the others untouched */
+        gshmem_getmem(local, sym, span, 1);
+        for (size_t e = 0; e < size / 8; e++)
+            for (size_t j = 0; j < 8; j++)
+                bad |= local[16 * e + j] != pattern(8 * e + j, 2 * size) ||
+                       local[16 * e + 8 + j] != want[16 * e + 8 + j];
     } else if (op == GET && me == 0) {
         bad = memcmp(local, want, size) != 0;
     } else if (op == IGET && me == 0) {
@@ -168,7 +180,7 @@ static int checked(enum op op, int me, char *sym, char *local, char *want, size_
 int main(int argc, char **argv)
 {
     size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : (size_t)64 << 20;
-    int want_op[N_OPS] = {1, 1, 1};
+    int want_op[N_OPS] = {1, 1, 1, 1};
     gshmem_init();
     int me = gshmem_my_pe();
     if (argc > 2) {
@@ -180,7 +192,7 @@ int main(int argc, char **argv)
                 o++;
             if (o == N_OPS) {
                 if (me == 0)
-                    fprintf(stderr, "tcp_bw: no op %.*s (put, get, iget)\n", (int)len, at);
+                    fprintf(stderr, "tcp_bw: no op %.*s (put, iput, get, iget)\n", (int)len, at);
                 gshmem_global_exit(2);
             }
             want_op[o] = 1;
@@ -207,11 +219,11 @@ int main(int argc, char **argv)
         printf("# %s tcp_bw: PE 0 calls, PE 1 is the target, through the tcp transport (peer not "
                "mapped: %s), median of %d runs\n", name, gshmem_pe_accessible(1) ? "NO" : "yes",
                RUNS);
-        printf("# bandwidth = bytes moved / time (GB/s = 1e9 B/s); iget: 8-byte elements every "
-               "other word, the elements' bytes\n");
-        printf("# socket: put one stream, get and iget a request then its bytes each call; ratio: of the medians; run ratio: the "
-               "median of each run's gshmem / socket (the two alternate, so it follows the host's "
-               "drift)\n");
+        printf("# bandwidth = bytes moved / time (GB/s = 1e9 B/s); iput, iget: 8-byte elements "
+               "every other word at PE 1, the elements' bytes\n");
+        printf("# socket: put and iput one stream, get and iget a request then its bytes each "
+               "call; ratio: of the medians; run ratio: the median of each run's gshmem / socket "
+               "(the two alternate, so it follows the host's drift)\n");
         printf("%5s %10s %12s %12s %8s %10s\n", "op", "bytes", "gshmem GB/s", "socket GB/s",
                "ratio", "run ratio");
     }
@@ -233,13 +245,13 @@ int main(int argc, char **argv)
                 if (me == 0) {
                     for (long i = 0; i < iters; i++)
                         call((enum op)o, sym, local, size);
-                    if (o == PUT)
+                    if (o == PUT || o == IPUT)
                         gshmem_quiet();
                 }
                 tg[r] = bench_now_s() - t0;
                 gshmem_barrier_all();
                 t0 = bench_now_s();
-                socket_reference(fd, me, o == PUT, local, want, size, iters);
+                socket_reference(fd, me, o == PUT || o == IPUT, local, want, size, iters);
                 ts[r] = bench_now_s() - t0;
                 rr[r] = ts[r] / tg[r];
             }

@@ -149,12 +149,14 @@ def main():
 
 def proxy_results(rnd):
     """fifo_rtt floor's lines from 3 processes, tcp_bw's puts and
-    socket_to_gpu's from 5 alternating runs and tcp_bw's gets from one,
+    socket_to_gpu's from 5 alternating runs and tcp_bw's other ops from one,
     with the tables' rows they must give (fifo_round_trip by process:
     round trip, floor, above; tcp_put by bytes: the medians of gshmem's
-    puts and of the ring and copy; tcp_get and tcp_iget by bytes: gshmem,
-    socket) and the two targets set on one side of their limits."""
-    recs, fifo_rows, tcp_rows, get_rows = [], {}, {}, {"tcp_get": {}, "tcp_iget": {}}
+    puts and of the ring and copy; tcp_iput, tcp_get and tcp_iget by
+    bytes: gshmem, socket) and the two targets set on one side of their
+    limits."""
+    recs, fifo_rows, tcp_rows = [], {}, {}
+    get_rows = {"tcp_iput": {}, "tcp_get": {}, "tcp_iget": {}}
     fifo_ok, tcp_ok = rnd.random() < 0.5, rnd.random() < 0.5
     for i in range(3):
         floor = round(rnd.uniform(2.0, 3.0), 3)
@@ -178,7 +180,7 @@ def proxy_results(rnd):
         tcp_rows[n] = [sorted(put)[2], sorted(ring)[2]]
         for op, rows in get_rows.items():
             got, stream = round(rnd.uniform(0.5, 3.0), 3), round(rnd.uniform(2.0, 6.0), 3)
-            recs.append(dict(op=op, sys="gshmem", run=".gets", bytes=n, GBps=got, socket_GBps=stream,
+            recs.append(dict(op=op, sys="gshmem", run=".more", bytes=n, GBps=got, socket_GBps=stream,
                              run_ratio=round(got / stream, 3)))
             rows[n] = [got, stream]
     return recs, dict(get_rows, fifo_round_trip=fifo_rows, tcp_put=tcp_rows), [("FIFO round trip", fifo_ok),
@@ -380,7 +382,7 @@ def check_proxy_targets(run):
 def run_proxy_programs(run):
     """--only proxy: fifo_rtt and tcp_bw under gshmrun with
     GSHMEM_DISABLE_P2P=1, socket_to_gpu alone (not under gshmrun), each
-    the number of times bench/run says, tcp_bw's gets once."""
+    the number of times bench/run says, tcp_bw's other ops once."""
     br = load(run)
     with tempfile.TemporaryDirectory() as tmp:
         build = standin_build(tmp, 'export STANDIN_GSHMRUN=$2\nshift 2\nexec "$@"\n')
@@ -405,12 +407,13 @@ def run_proxy_programs(run):
         got = [(r["op"], r["pes"], r["p2p_off"], r["args"]) for r in recs]  # in the order they ran
         want = ([("fifo_rtt_floor", 2, 1, "20000,floor")] * br.PROXY_FIFO_RUNS +
                 [("tcp_put", 2, 1, "4194304,put"), ("socket_to_gpu", "none", "unset", "1,")] *
-                br.PROXY_TCP_RUNS + [(op, 2, 1, "4194304,get,iget") for op in ("tcp_get", "tcp_iget")])
+                br.PROXY_TCP_RUNS + [(op, 2, 1, "4194304,iput,get,iget")
+                                     for op in ("tcp_iput", "tcp_get", "tcp_iget")])
         if got != want:
             fail("the proxy's programs ran as %r, want %r" % (got, want))
         if "met  tcp putmem at 256 KiB" not in p.stdout or "met  FIFO round trip" not in p.stdout:
             fail("bench/run --only proxy did not judge its targets:\n" + p.stdout)
-        for name in ("tcp_get", "tcp_iget"):
+        for name in ("tcp_iput", "tcp_get", "tcp_iget"):
             if not os.path.exists(os.path.join(out, name + ".csv")):
                 fail("bench/run --only proxy made no %s table" % name)
 
