@@ -2,8 +2,10 @@
  * once.  Thread t of each PE sends rounds of data with put-with-signal to
  * thread t of the next PE and waits for its acknowledgement (an atomic add)
  * before reusing the buffer, reads a table of the previous PE with get and
- * g (and a larger one whole, with the other threads), counts on the next PE with fetching atomics, takes a lock on PE 0 that
- * thread t of every other PE contends for, and completes its work with
+ * g (and a larger one with the other threads: whole by getmem, or every
+ * other element by iget), counts on the next PE with fetching atomics,
+ * takes a lock on PE 0 that thread t of every other PE contends for, and
+ * completes its work with
  * quiet and its own context's quiet.  Every value is checked.  Run under
  * ThreadSanitizer too, mapped and through tcp (GSHMEM_DISABLE_P2P=1), where
  * the threads share the transport. */
