@@ -460,12 +460,13 @@ void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, in
 }
 
 void gshmemi_gpu_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
-                              size_t spitch, size_t esize, size_t count)
+                              size_t spitch, size_t esize, size_t count, int blocking)
 {
     const int prev = gshmemi_gpu_enter();
     GPU_CHECK(call, "cudaMemcpy2DAsync",
               cudaMemcpy2DAsync(dst, dpitch, src, spitch, esize, count, cudaMemcpyDefault, gpu.ops));
-    GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
+    if (blocking)
+        GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
     gshmemi_gpu_leave(prev);
 }
 
@@ -963,8 +964,8 @@ static void no_gpu(const char *call)
 void gshmemi_gpu_copy(const char *call, void *d, const void *s, size_t n, int b)
 { (void)d; (void)s; (void)n; (void)b; no_gpu(call); }
 void gshmemi_gpu_copy_strided(const char *call, void *d, size_t dp, const void *s, size_t sp,
-                              size_t e, size_t c)
-{ (void)d; (void)dp; (void)s; (void)sp; (void)e; (void)c; no_gpu(call); }
+                              size_t e, size_t c, int b)
+{ (void)d; (void)dp; (void)s; (void)sp; (void)e; (void)c; (void)b; no_gpu(call); }
 void gshmemi_gpu_memset(const char *call, void *d, int v, size_t n) { (void)d; (void)v; (void)n; no_gpu(call); }
 void gshmemi_gpu_read(const char *call, void *d, const void *s, size_t n) { (void)d; (void)s; (void)n; no_gpu(call); }
 uint64_t gshmemi_gpu_atomic(const char *call, void *addr, int op, size_t size, uint64_t a,

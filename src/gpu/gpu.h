@@ -82,9 +82,12 @@ int gshmemi_gpu_can_access(int dev, int peer_dev);
 /* Copies n bytes between any memories (host or GPU, local or peer
  * mapping); blocking waits until the copy is done. */
 void gshmemi_gpu_copy(const char *call, void *dst, const void *src, size_t n, int blocking);
-/* count elements of esize bytes at byte pitches dpitch and spitch. */
+/* count elements of esize bytes at byte pitches dpitch and spitch;
+ * blocking as for gshmemi_gpu_copy (else host memory on either side must
+ * stay as it is until the next quiet, or until a mark recorded after the
+ * copy is done). */
 void gshmemi_gpu_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
-                              size_t spitch, size_t esize, size_t count);
+                              size_t spitch, size_t esize, size_t count, int blocking);
 void gshmemi_gpu_memset(const char *call, void *dst, int value, size_t n);
 /* Reads GPU memory for a poll: not ordered after pending operations. */
 void gshmemi_gpu_read(const char *call, void *dst, const void *src, size_t n);

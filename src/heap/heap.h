@@ -28,9 +28,10 @@ struct gshmemi_heap_access {
     /* between heap memory and any memory of this process; `blocking`
      * waits for the copy (else the next quiet does) */
     void (*copy)(const char *call, void *dst, const void *src, size_t n, int blocking);
-    /* count elements of esize bytes at byte pitches dpitch and spitch; blocking */
+    /* count elements of esize bytes at byte pitches dpitch and spitch;
+     * `blocking` as for copy */
     void (*copy_strided)(const char *call, void *dst, size_t dpitch, const void *src,
-                         size_t spitch, size_t esize, size_t count);
+                         size_t spitch, size_t esize, size_t count, int blocking);
     void (*memset)(const char *call, void *dst, int value, size_t n);
     /* an atomic (core/amo.h) of 4 or 8 bytes; the old value when fetch, else
      * 0 at once (complete by the next quiet) */

@@ -121,15 +121,15 @@ static void host_copy(const char *call, void *dst, const void *src, size_t n, in
 }
 
 /* An element a load and a store where its size is known here: a memcpy
- * call an element cost more than the copying (a few ns for 8 bytes). */
+ * call for each element cost more than copying a small one. */
 #define COPY_EACH(n)                                                                               \
     for (size_t i = 0; i < count; i++)                                                             \
         memcpy((char *)dst + i * dpitch, (const char *)src + i * spitch, n)
 
 static void host_copy_strided(const char *call, void *dst, size_t dpitch, const void *src,
-                              size_t spitch, size_t esize, size_t count)
+                              size_t spitch, size_t esize, size_t count, int blocking)
 {
-    (void)call;
+    (void)call, (void)blocking;
     switch (esize) {
     case 1: COPY_EACH(1); break;
     case 2: COPY_EACH(2); break;

@@ -70,7 +70,8 @@ static inline void rma_iput(const char *call, void *dest, const void *src, ptrdi
         gshmemi_transport_put_strided(call, pe, gshmemi_rma_off(dest), (size_t)dst * esize, s,
                                       (size_t)sst * esize, esize, nelems);
     else
-        access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems);
+        access->copy_strided(call, r, (size_t)dst * esize, s, (size_t)sst * esize, esize, nelems,
+                             1);
 }
 
 static inline void rma_iget(const char *call, void *dest, const void *src, ptrdiff_t dst,
@@ -92,7 +93,8 @@ static inline void rma_iget(const char *call, void *dest, const void *src, ptrdi
         gshmemi_transport_get_strided(call, pe, gshmemi_rma_off(src), (size_t)sst * esize, d,
                                       (size_t)dst * esize, esize, nelems);
     else
-        access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems);
+        access->copy_strided(call, d, (size_t)dst * esize, r, (size_t)sst * esize, esize, nelems,
+                             1);
 }
 
 void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)

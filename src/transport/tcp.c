@@ -32,8 +32,6 @@
 
 #define SOCK_BUF (4 << 20)
 
-#define RING_BYTES (4u << 20) /* GPU heap: larger puts pass through this pinned ring */
-
 /* Chunks of gets on fd's connection in flight at once (one at a time, a
  * get moves a chunk a round trip): about as many replies as the two ends'
  * socket buffers hold (SOCK_BUF asked for, which the kernel caps at
@@ -150,15 +148,23 @@ static int tcp_open(const int *peers, int n_peers, struct gshmemi_transport **ou
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(t, listen_fd, lower, n_lower, deadline), st, out);
-    for (int i = 0; !gshmemi_heap.access->host_direct && i < GSHMEMI_TCP_RING_SEGS; i++)
-        if ((t->seg_done[i] = gshmemi_gpu_mark_new()) == NULL) {
-            GSHMEMI_ERROR(TRANSPORT, "tcp: cannot create the CUDA events of the staging ring");
+    for (int i = 0; !gshmemi_heap.access->host_direct &&
+                    i < GSHMEMI_TCP_RING_SEGS + GSHMEMI_TCP_GET_SLOTS; i++) {
+        void **mark = i < GSHMEMI_TCP_RING_SEGS ? &t->seg_done[i]
+                                                 : &t->get_done[i - GSHMEMI_TCP_RING_SEGS];
+        if ((*mark = gshmemi_gpu_mark_new()) == NULL) {
+            GSHMEMI_ERROR(TRANSPORT, "tcp: cannot create the CUDA events of the staging ring "
+                                     "and bounce");
             st = GSHMEM_ERR_CUDA;
             goto out;
         }
+    }
     if ((!gshmemi_heap.access->host_direct &&
-         gshmemi_staging_alloc(&t->ring, RING_BYTES, "tcp target's ring") != 0) ||
-        gshmemi_staging_alloc(&t->bounce, GSHMEMI_TCP_GET_CHUNK, "tcp target's bounce") != 0) {
+         gshmemi_staging_alloc(&t->ring, GSHMEMI_TCP_RING_BYTES, "tcp target's ring") != 0) ||
+        gshmemi_staging_alloc(&t->bounce,
+                              (gshmemi_heap.access->host_direct ? 1 : GSHMEMI_TCP_GET_SLOTS) *
+                                  GSHMEMI_TCP_GET_CHUNK,
+                              "tcp target's bounce") != 0) {
         st = GSHMEM_ERR_NO_MEMORY;
         goto out;
     }
@@ -223,6 +229,8 @@ static void tcp_close(struct gshmemi_transport *tr)
     gshmemi_staging_free(&t->ring);
     for (int i = 0; i < GSHMEMI_TCP_RING_SEGS; i++)
         gshmemi_gpu_mark_free(t->seg_done[i]);
+    for (int i = 0; i < GSHMEMI_TCP_GET_SLOTS; i++)
+        gshmemi_gpu_mark_free(t->get_done[i]);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }

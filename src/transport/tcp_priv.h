@@ -13,7 +13,10 @@
 
 #define GSHMEMI_TCP_RX_BUF (256u << 10) /* per connection: many small frames per receive */
 #define GSHMEMI_TCP_PUT_BATCH 128
-#define GSHMEMI_TCP_RING_SEGS 4 /* the GPU heap's staging ring, in segments */
+/* GPU heap: larger puts' and strided puts' bytes pass through a pinned ring */
+#define GSHMEMI_TCP_RING_BYTES (4u << 20)
+#define GSHMEMI_TCP_RING_SEGS 4 /* in segments */
+#define GSHMEMI_TCP_GET_SLOTS 4 /* GPU heap: gets copied out at once, a chunk of the bounce each */
 
 /* A caller waiting for a reply. */
 struct gshmemi_tcp_pending {
@@ -76,11 +79,12 @@ struct gshmemi_tcp {
     uint64_t next_id;
     /* the target's: a get's bytes, read from a heap host code cannot read
      * itself (GPU memory), or a strided get's elements packed, before they
-     * leave */
+     * leave; GSHMEMI_TCP_GET_SLOTS chunks */
     struct gshmemi_staging bounce;
+    void *get_done[GSHMEMI_TCP_GET_SLOTS]; /* GPU heap: after each chunk's copy */
     /* the target's, for a heap host code cannot write itself (GPU memory) */
     struct gshmemi_tcp_put_batch batch;
-    struct gshmemi_staging ring; /* larger puts' bytes, before the GPU copies them */
+    struct gshmemi_staging ring; /* larger and strided puts' bytes, before the GPU copies them */
     int seg;                     /* the ring's segment being filled */
     size_t seg_used;             /* bytes of it */
     void *seg_done[GSHMEMI_TCP_RING_SEGS]; /* after the last copies from each segment */

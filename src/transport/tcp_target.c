@@ -6,8 +6,10 @@
  * code cannot write (GPU memory), small puts go to the GPU together from
  * the receive buffers, in no particular order among themselves unless a
  * fence came between, and larger ones through a pinned ring.  A strided
- * put's elements arrive packed and are spread from the receive buffer; a
- * strided get's leave packed. */
+ * put's elements arrive packed and are spread from the receive buffer (into
+ * GPU memory: from the ring); a strided get's leave packed.  Gets of GPU
+ * memory that arrived together are copied out together, each reply
+ * leaving beside the copies of the next. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -147,6 +149,17 @@ static void ring_next_segment(struct gshmemi_tcp *t)
     t->seg_used = 0;
 }
 
+/* Room in the ring for len bytes (a segment at most). */
+static char *ring_claim(struct gshmemi_tcp *t, size_t len)
+{
+    const size_t seg_bytes = t->ring.size / GSHMEMI_TCP_RING_SEGS;
+    if (t->seg_used + len > seg_bytes)
+        ring_next_segment(t);
+    char *at = t->ring.base + (size_t)t->seg * seg_bytes + t->seg_used;
+    t->seg_used += (len + 63) & ~(size_t)63;
+    return at;
+}
+
 /* A put into the GPU heap: small ones from the receive buffer, larger ones
  * through the pinned ring. */
 static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
@@ -162,29 +175,39 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
     }
     for (size_t done = 0; done < len;) {
         size_t chunk = GSHMEMI_MIN(len - done, seg_bytes);
-        if (t->seg_used + chunk > seg_bytes)
-            ring_next_segment(t);
-        char *at = t->ring.base + (size_t)t->seg * seg_bytes + t->seg_used;
+        char *at = ring_claim(t, chunk);
         if (recv_all(t, pe, at, chunk) != 0)
             return;
         put_batch_add(t, p + done, at, chunk, 0);
-        t->seg_used += (chunk + 63) & ~(size_t)63;
         done += chunk;
     }
 }
 
 /* A strided put's packed elements (GSHMEMI_TCP_STRIDED_MAX bytes at most)
- * from the receive buffer to their places, after the puts before it. */
+ * to their places, after the puts before it: from the receive buffer, or
+ * into GPU memory from the pinned ring without waiting (the copy engine
+ * spreads small elements from pageable memory at half the speed, and
+ * waiting for each frame's copy stopped the receiving meanwhile). */
 _Static_assert(GSHMEMI_TCP_STRIDED_MAX <= GSHMEMI_TCP_RX_BUF,
                "a strided put's payload fits the receive buffer");
+_Static_assert(GSHMEMI_TCP_STRIDED_MAX <= GSHMEMI_TCP_RING_BYTES / GSHMEMI_TCP_RING_SEGS,
+               "and a segment of the ring");
 static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *f, char *p,
                        const struct gshmemi_heap_access *access)
 {
     struct gshmemi_tcp_conn *c = &t->conns[pe];
+    const size_t count = f->len / f->size;
     put_batch_flush(t);
+    if (!access->host_direct) {
+        char *at = ring_claim(t, f->len);
+        if (recv_all(t, pe, at, f->len) != 0)
+            return 1;
+        access->copy_strided("tcp", p, f->a, at, f->size, f->size, count, 0);
+        return 0;
+    }
     if (rx_fill(t, pe, f->len) != 0)
         return 1;
-    access->copy_strided("tcp", p, f->a, c->rx + c->rx_head, f->size, f->size, f->len / f->size);
+    access->copy_strided("tcp", p, f->a, c->rx + c->rx_head, f->size, f->size, count, 1);
     c->rx_head += f->len;
     return 0;
 }
@@ -202,29 +225,37 @@ static void check_frame(int pe, const struct gshmemi_tcp_frame *f)
     }
 }
 
+/* f[0] and the frames of its type pe sent right after it (already
+ * received), up to most in all: how many f holds then. */
+static size_t take_same(struct gshmemi_tcp *t, int pe, struct gshmemi_tcp_frame *f, size_t most)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    size_t n = 1;
+    /* Copied out to be looked at: a frame after a payload of any length
+     * starts at any byte of the receive buffer. */
+    while (n < most && c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame)) {
+        memcpy(&f[n], c->rx + c->rx_head, sizeof(struct gshmemi_tcp_frame));
+        if (f[n].type != f[0].type)
+            break;
+        check_frame(pe, &f[n++]);
+        c->rx_head += sizeof(struct gshmemi_tcp_frame);
+    }
+    return n;
+}
+
 /* `first` and the atomics pe sent right after it (already received) are
  * applied in their order by one call of the heap's access (on the GPU heap
  * one kernel), and the fetching ones are answered together: one launch and
  * one wait for a proxy's whole batch instead of one each. */
 static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *first)
 {
-    struct gshmemi_tcp_conn *c = &t->conns[pe];
     struct gshmemi_tcp_frame f[GSHMEMI_AMO_BATCH];
     struct gshmemi_amo_req ops[GSHMEMI_AMO_BATCH];
     uint64_t old[GSHMEMI_AMO_BATCH];
-    size_t n = 0;
+    f[0] = *first;
+    const size_t n = take_same(t, pe, f, GSHMEMI_AMO_BATCH);
     int fetch = 0;
 
-    f[n++] = *first;
-    /* Copied out to be looked at: a frame after a payload of any length
-     * starts at any byte of the receive buffer. */
-    while (n < GSHMEMI_AMO_BATCH && c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame)) {
-        memcpy(&f[n], c->rx + c->rx_head, sizeof(struct gshmemi_tcp_frame));
-        if (f[n].type != GSHMEMI_TCP_AMO)
-            break;
-        check_frame(pe, &f[n++]);
-        c->rx_head += sizeof(struct gshmemi_tcp_frame);
-    }
     const struct gshmemi_heap_access *access[GSHMEMI_AMO_BATCH];
     int mixed = 0;
     for (size_t i = 0; i < n; i++) {
@@ -250,6 +281,43 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
     }
     gshmemi_tcp_in_batch = 0;
     gshmemi_tcp_uncork(t, pe);
+}
+
+/* `first` and, on the GPU heap, the gets pe sent right after it (already
+ * received): every copy out of GPU memory starts at once, each into its
+ * own slot of the bounce, and each reply leaves once its copy is done,
+ * beside the copies of the next (one at a time, the copy engine and the
+ * socket took turns). */
+static void serve_gets(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *first)
+{
+    struct gshmemi_tcp_frame f[GSHMEMI_TCP_GET_SLOTS];
+    const char *from[GSHMEMI_TCP_GET_SLOTS];
+    unsigned char copied[GSHMEMI_TCP_GET_SLOTS];
+    f[0] = *first;
+    const size_t n = take_same(t, pe, f, gshmemi_heap.access->host_direct ? 1
+                                                                          : GSHMEMI_TCP_GET_SLOTS);
+    for (size_t i = 0; i < n; i++) {
+        const struct gshmemi_heap_access *access;
+        const char *p = gshmemi_sym_local(f[i].off, &access);
+        char *slot = t->bounce.base + i * GSHMEMI_TCP_GET_CHUNK;
+        copied[i] = !access->host_direct; /* on the operations stream, after the puts before */
+        from[i] = slot;
+        if (f[i].op & GSHMEMI_TCP_GET_STRIDED) /* its elements packed */
+            access->copy_strided("tcp", slot, f[i].size, p, f[i].a, f[i].size,
+                                 f[i].len / f[i].size, 0);
+        else if (copied[i])
+            access->copy("tcp", slot, p, f[i].len, 0);
+        else
+            from[i] = p;
+        if (copied[i])
+            gshmemi_gpu_mark("tcp", t->get_done[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct gshmemi_tcp_frame r = {.type = GSHMEMI_TCP_REPLY, .id = f[i].id, .len = f[i].len};
+        if (copied[i])
+            gshmemi_gpu_mark_wait("tcp", t->get_done[i]);
+        gshmemi_tcp_send_frame(t, "tcp", pe, &r, from[i], f[i].len);
+    }
 }
 
 /* A reply to this PE's request: its bytes into the waiting caller's buffer. */
@@ -289,7 +357,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         return 1;
     check_frame(pe, &f);
     t->conns[pe].last_rx = gshmemi_now_ns();
-    /* (a strided put's payload goes through the receive buffer whatever its size) */
+    /* (not a strided put's payload, whatever its size: it is spread from a buffer) */
     t->conns[pe].bulk = f.type == GSHMEMI_TCP_PUT && f.len >= BULK &&
                         !(f.op & GSHMEMI_TCP_PUT_STRIDED);
     memset(&r, 0, sizeof(r));
@@ -301,7 +369,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         put_batch_flush(t);
     /* For the frames that touch symmetric memory: in it (checked above),
      * and how it is reached (static data is host memory). */
-    p = f.type == GSHMEMI_TCP_PUT || f.type == GSHMEMI_TCP_GET || f.type == GSHMEMI_TCP_SIGNAL
+    p = f.type == GSHMEMI_TCP_PUT || f.type == GSHMEMI_TCP_SIGNAL
             ? gshmemi_sym_local(f.off, &access)
             : NULL;
     switch (f.type) {
@@ -315,15 +383,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         put_to_gpu(t, pe, p, f.len);
         break;
     case GSHMEMI_TCP_GET:
-        r.len = f.len;
-        if (f.op & GSHMEMI_TCP_GET_STRIDED) { /* its elements packed */
-            access->copy_strided("tcp", t->bounce.base, f.size, p, f.a, f.size, f.len / f.size);
-            p = t->bounce.base;
-        } else if (!access->host_direct) {
-            access->copy("tcp", t->bounce.base, p, f.len, 1);
-            p = t->bounce.base;
-        }
-        gshmemi_tcp_send_frame(t, "tcp", pe, &r, p, f.len);
+        serve_gets(t, pe, &f);
         break;
     case GSHMEMI_TCP_AMO:
         serve_amos(t, pe, &f);

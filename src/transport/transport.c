@@ -62,22 +62,22 @@ void gshmemi_transport_gather(const char *call, void *buf, const void *src, size
                               size_t esize, size_t count)
 {
     if (gshmemi_gpu_is_device_ptr(src))
-        gshmemi_gpu_copy_strided(call, buf, esize, src, spitch, esize, count);
+        gshmemi_gpu_copy_strided(call, buf, esize, src, spitch, esize, count, 1);
     else if (spitch == esize) /* one copy, not one an element */
         memcpy(buf, src, count * esize);
     else
-        gshmemi_host_access.copy_strided(call, buf, esize, src, spitch, esize, count);
+        gshmemi_host_access.copy_strided(call, buf, esize, src, spitch, esize, count, 1);
 }
 
 void gshmemi_transport_scatter(const char *call, void *dst, size_t dpitch, const void *buf,
                                size_t bpitch, size_t esize, size_t count)
 {
     if (gshmemi_gpu_is_device_ptr(dst))
-        gshmemi_gpu_copy_strided(call, dst, dpitch, buf, bpitch, esize, count);
+        gshmemi_gpu_copy_strided(call, dst, dpitch, buf, bpitch, esize, count, 1);
     else if (dpitch == esize && bpitch == esize)
         memcpy(dst, buf, count * esize);
     else
-        gshmemi_host_access.copy_strided(call, dst, dpitch, buf, bpitch, esize, count);
+        gshmemi_host_access.copy_strided(call, dst, dpitch, buf, bpitch, esize, count, 1);
 }
 
 void *gshmemi_transport_pack_buffer(const char *call, int pe, size_t count, size_t esize)
