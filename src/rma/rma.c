@@ -106,6 +106,12 @@ void gshmemi_signal_op(const char *call, uint64_t *sig_addr, uint64_t signal, in
     if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
         gshmemi_rma_fail(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD",
                          sig_op);
+    /* A signal in host memory (static data), or through the transport, after
+     * puts into a GPU heap's mapping on the runtime's stream: the puts land
+     * first, or a flag could be seen before the data. */
+    if (!gshmemi_heap.access->host_direct && gshmemi_heap.slot_of_pe[pe] >= 0 &&
+        (r == NULL || access->host_direct))
+        gshmemi_heap.access->quiet(call);
     if (r == NULL) /* after the puts to pe: the connection keeps order */
         gshmemi_transport_signal(call, pe, gshmemi_rma_off(sig_addr), signal,
                                   sig_op == GSHMEM_SIGNAL_SET ? 0 : 1);

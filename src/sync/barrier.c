@@ -9,7 +9,11 @@
 GSHMEM_API void gshmem_fence(void)
 {
     /* Host heap: stores reach mapped peers in order once ordered here.
-     * Device heap: one stream carries every operation, in order. */
+     * Device heap: one stream carries every operation on it in order, but
+     * static data is host memory, written at once (and a peer's through
+     * the transport): the stream's copies land first. */
+    if (gshmemi_rt.initialized && !gshmemi_heap.access->host_direct)
+        gshmemi_heap.access->quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     gshmemi_transport_fence(__func__);
 }

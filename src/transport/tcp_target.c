@@ -214,6 +214,18 @@ static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
 
 /* ---- serving --------------------------------------------------------------- */
 
+/* Before host memory (static data) is written on a GPU heap where a fence,
+ * a signal or an atomic may order the write after earlier ones: what the
+ * operations stream still holds (puts, atomics, signals into GPU memory)
+ * lands first, or a flag there could be seen before the data. */
+static void gpu_writes_land(struct gshmemi_tcp *t, const struct gshmemi_heap_access *access)
+{
+    if (!access->host_direct || gshmemi_heap.access->host_direct)
+        return;
+    put_batch_flush(t);
+    gshmemi_heap.access->quiet("tcp");
+}
+
 /* A frame pe sent that this PE cannot serve ends the job, naming pe. */
 static void check_frame(int pe, const struct gshmemi_tcp_frame *f)
 {
@@ -265,11 +277,15 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         fetch |= f[i].fetch != 0;
         mixed |= access[i] != access[0];
     }
-    if (!mixed)
+    if (!mixed) {
+        gpu_writes_land(t, access[0]);
         access[0]->atomics("tcp", ops, n, fetch ? old : NULL);
-    else /* heap and static data: each by its own access, still in order */
-        for (size_t i = 0; i < n; i++)
+    } else { /* heap and static data: each by its own access, still in order */
+        for (size_t i = 0; i < n; i++) {
+            gpu_writes_land(t, access[i]);
             access[i]->atomics("tcp", &ops[i], 1, fetch ? &old[i] : NULL);
+        }
+    }
     if (!fetch)
         return;
     gshmemi_tcp_in_batch = 1; /* the answers leave corked, together */
@@ -364,7 +380,8 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
     r.type = GSHMEMI_TCP_REPLY;
     r.id = f.id;
     /* On the GPU heap everything else is applied in the operations
-     * stream's order, after the puts before it. */
+     * stream's order, after the puts before it (in static data, where
+     * ordered, once they have landed: gpu_writes_land). */
     if (f.type != GSHMEMI_TCP_PUT)
         put_batch_flush(t);
     /* For the frames that touch symmetric memory: in it (checked above),
@@ -374,6 +391,8 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
             : NULL;
     switch (f.type) {
     case GSHMEMI_TCP_PUT:
+        if (f.op & GSHMEMI_TCP_PUT_FENCED)
+            gpu_writes_land(t, access);
         if (f.op & GSHMEMI_TCP_PUT_STRIDED)
             return put_strided(t, pe, &f, p, access);
         if (access->host_direct)
@@ -389,6 +408,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         serve_amos(t, pe, &f);
         break;
     case GSHMEMI_TCP_SIGNAL:
+        gpu_writes_land(t, access);
         access->signal("tcp", (uint64_t *)(void *)p, f.a, (int)f.op);
         break;
     case GSHMEMI_TCP_CTRL:
