@@ -43,6 +43,11 @@ static struct {
     int overlap; /* stream kernels launched with programmatic dependent launch */
     cudaStream_t ops;  /* copies, atomics, signals: in issue order */
     cudaStream_t poll; /* reads for waits */
+    /* the last fence's point in ops, until a write to host memory waited
+     * for it (fence_open); under fence_lock */
+    pthread_mutex_t fence_lock;
+    cudaEvent_t fence;
+    int fence_open;
     uint64_t *result;  /* pinned: a batch of atomics' fetched values */
     struct gshmemi_staging bounce; /* GPU_BOUNCE bytes: poll reads */
     /* stream memory operations (NULL where the driver has none) */
@@ -51,7 +56,8 @@ static struct {
     CUresult (*batch)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
     /* cuFlushGPUDirectRDMAWrites, where this GPU needs it (NULL elsewhere) */
     CUresult (*flush_rdma)(CUflushGPUDirectRDMAWritesTarget, CUflushGPUDirectRDMAWritesScope);
-} gpu = {.lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
+} gpu = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .fence_lock = PTHREAD_MUTEX_INITIALIZER, .device = -1};
 #define GPU_BOUNCE (64u << 10)
 
 #define GPU_FAIL(call, what, err)                                                                \
@@ -333,6 +339,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
             cudaSuccess ||
         (err = cudaStreamCreateWithPriority(&gpu.poll, cudaStreamNonBlocking, prio_high)) !=
             cudaSuccess ||
+        (err = cudaEventCreateWithFlags(&gpu.fence, cudaEventDisableTiming)) != cudaSuccess ||
         (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_AMO_BATCH * sizeof(uint64_t),
                             cudaHostAllocMapped)) != cudaSuccess) {
         GSHMEMI_ERROR(GPU, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
@@ -372,6 +379,8 @@ void gshmemi_gpu_close(void)
     cudaStreamSynchronize(gpu.ops);
     cudaStreamDestroy(gpu.ops);
     cudaStreamDestroy(gpu.poll);
+    cudaEventDestroy(gpu.fence);
+    gpu.fence_open = 0;
     cudaFreeHost(gpu.result);
     gshmemi_staging_free(&gpu.bounce);
     gpu.device = -1;
@@ -681,6 +690,32 @@ void gshmemi_gpu_quiet(const char *call)
         GPU_CHECK(call, "cudaStreamSynchronize", cudaStreamSynchronize(gpu.ops));
 }
 
+void gshmemi_gpu_fence(const char *call)
+{
+    const int prev = gshmemi_gpu_enter(), mode = gshmemi_gpu_capture_relax();
+    pthread_mutex_lock(&gpu.fence_lock);
+    GPU_CHECK(call, "cudaEventRecord", cudaEventRecord(gpu.fence, gpu.ops));
+    __atomic_store_n(&gpu.fence_open, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&gpu.fence_lock);
+    gshmemi_gpu_capture_restore(mode);
+    gshmemi_gpu_leave(prev);
+}
+
+void gshmemi_gpu_fence_wait(const char *call)
+{
+    if (!__atomic_load_n(&gpu.fence_open, __ATOMIC_ACQUIRE))
+        return;
+    const int prev = gshmemi_gpu_enter(), mode = gshmemi_gpu_capture_relax();
+    pthread_mutex_lock(&gpu.fence_lock); /* a fence meanwhile records after this: not lost */
+    if (gpu.fence_open) {
+        GPU_CHECK(call, "cudaEventSynchronize", cudaEventSynchronize(gpu.fence));
+        __atomic_store_n(&gpu.fence_open, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&gpu.fence_lock);
+    gshmemi_gpu_capture_restore(mode);
+    gshmemi_gpu_leave(prev);
+}
+
 void gshmemi_gpu_flush_rdma_writes(const char *call)
 {
     if (gpu.device < 0 || gpu.flush_rdma == NULL)
@@ -978,6 +1013,8 @@ void gshmemi_gpu_set_words(const char *call, uint64_t *const *a, const uint64_t 
 { (void)a; (void)v; (void)n; no_gpu(call); }
 void gshmemi_gpu_quiet(const char *call) { (void)call; }
 void gshmemi_gpu_flush_rdma_writes(const char *call) { (void)call; }
+void gshmemi_gpu_fence(const char *call) { (void)call; }
+void gshmemi_gpu_fence_wait(const char *call) { (void)call; }
 void *gshmemi_gpu_mark_new(void) { return NULL; }
 void gshmemi_gpu_mark(const char *call, void *m) { (void)m; no_gpu(call); }
 void gshmemi_gpu_mark_wait(const char *call, void *m) { (void)m; no_gpu(call); }

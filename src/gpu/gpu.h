@@ -113,6 +113,13 @@ void gshmemi_gpu_signal(const char *call, uint64_t *addr, uint64_t value, int op
 void gshmemi_gpu_set_words(const char *call, uint64_t *const *addr, const uint64_t *value, size_t n);
 /* Waits for every operation issued so far. */
 void gshmemi_gpu_quiet(const char *call);
+/* A fence among host calls on a GPU heap: the operations issued so far
+ * (copies into GPU memory, not waited for) land before a later call
+ * reaches static data (host memory) or this PE through the NIC, which
+ * calls gshmemi_gpu_fence_wait (it waits once a fence); writes into GPU
+ * memory are in the stream's order anyway. */
+void gshmemi_gpu_fence(const char *call);
+void gshmemi_gpu_fence_wait(const char *call);
 /* Makes a NIC's completed writes into this GPU's memory visible to it
  * (nothing where the device sees them in order anyway). */
 void gshmemi_gpu_flush_rdma_writes(const char *call);

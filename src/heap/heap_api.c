@@ -533,8 +533,12 @@ GSHMEM_API void *gshmem_ptr(const void *dest, int pe)
         return NULL;
     if (gshmemi_heap_contains(dest))
         return gshmemi_heap_peer_addr(dest, pe);
-    if (gshmemi_static_contains(dest, 1))
-        return gshmemi_static_peer_addr(dest, pe);
+    if (gshmemi_static_contains(dest, 1)) {
+        void *p = gshmemi_static_peer_addr(dest, pe);
+        if (p != NULL)
+            __atomic_store_n(&gshmemi_static.ptr_given, 1, __ATOMIC_RELAXED);
+        return p;
+    }
     return NULL;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/api.h"
 #include "core/runtime.h"
+#include "gpu/gpu.h"
 #include "heap/heap.h"
 #include "heap/static_data.h"
 #include "transport/transport.h"
@@ -69,8 +70,11 @@ static inline char *gshmemi_rma_atomic_target(const char *call, const char *what
 {
     char *r = gshmemi_rma_sym_target(call, what, addr, len, pe, access);
     if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->ops->nic_atomics &&
-                         pe == gshmemi_rt.my_pe))
+                         pe == gshmemi_rt.my_pe)) {
+        if (!gshmemi_heap.access->host_direct) /* after a fence, the GPU heap's copies first */
+            gshmemi_gpu_fence_wait(call);
         return NULL;
+    }
     return r;
 }
 

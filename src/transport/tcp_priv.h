@@ -38,6 +38,7 @@ struct gshmemi_tcp_conn {
     pthread_mutex_t send_lock;
     int corked; /* TCP_CORK is on: a batch's requests leave together */
     int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */
+    int fenced; /* the target's: a fenced put came since pe's last write to host memory landed */
     char *rx; /* received, not yet taken: [rx_head, rx_tail) */
     size_t rx_head, rx_tail;
     int bulk; /* the last frame was a large put: a stream of them */
@@ -88,6 +89,7 @@ struct gshmemi_tcp {
     int seg;                     /* the ring's segment being filled */
     size_t seg_used;             /* bytes of it */
     void *seg_done[GSHMEMI_TCP_RING_SEGS]; /* after the last copies from each segment */
+    int gpu_pending; /* issued into GPU memory since the last wait for the stream */
 };
 
 static inline struct gshmemi_tcp *gshmemi_tcp_of(struct gshmemi_transport *t)

@@ -44,6 +44,7 @@ static void put_batch_flush(struct gshmemi_tcp *t)
     gshmemi_gpu_copy_batch("tcp", t->batch.dst, t->batch.src, t->batch.size, t->batch.n,
                            t->batch.now, NULL);
     t->batch.n = 0;
+    t->gpu_pending = 1;
 }
 
 static int recv_failed(struct gshmemi_tcp *t, int pe, int st)
@@ -203,6 +204,7 @@ static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         if (recv_all(t, pe, at, f->len) != 0)
             return 1;
         access->copy_strided("tcp", p, f->a, at, f->size, f->size, count, 0);
+        t->gpu_pending = 1;
         return 0;
     }
     if (rx_fill(t, pe, f->len) != 0)
@@ -214,16 +216,22 @@ static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
 
 /* ---- serving --------------------------------------------------------------- */
 
-/* Before host memory (static data) is written on a GPU heap where a fence,
- * a signal or an atomic may order the write after earlier ones: what the
- * operations stream still holds (puts, atomics, signals into GPU memory)
- * lands first, or a flag there could be seen before the data. */
-static void gpu_writes_land(struct gshmemi_tcp *t, const struct gshmemi_heap_access *access)
+/* Before a write to host memory (static data) on a GPU heap that is
+ * ordered after the writes before it (`ordered`: a signal, an atomic) or
+ * follows a fence from pe: what this thread issued into GPU memory and did
+ * not wait for lands first, or a flag there could be seen before the data. */
+static void gpu_writes_land(struct gshmemi_tcp *t, int pe, const struct gshmemi_heap_access *access,
+                            int ordered)
 {
-    if (!access->host_direct || gshmemi_heap.access->host_direct)
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    if (!access->host_direct || gshmemi_heap.access->host_direct || !(ordered || c->fenced))
         return;
+    c->fenced = 0;
     put_batch_flush(t);
-    gshmemi_heap.access->quiet("tcp");
+    if (t->gpu_pending) {
+        gshmemi_heap.access->quiet("tcp");
+        t->gpu_pending = 0;
+    }
 }
 
 /* A frame pe sent that this PE cannot serve ends the job, naming pe. */
@@ -277,14 +285,12 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         fetch |= f[i].fetch != 0;
         mixed |= access[i] != access[0];
     }
-    if (!mixed) {
-        gpu_writes_land(t, access[0]);
-        access[0]->atomics("tcp", ops, n, fetch ? old : NULL);
-    } else { /* heap and static data: each by its own access, still in order */
-        for (size_t i = 0; i < n; i++) {
-            gpu_writes_land(t, access[i]);
-            access[i]->atomics("tcp", &ops[i], 1, fetch ? &old[i] : NULL);
-        }
+    /* (heap and static data mixed: each by its own access, still in order) */
+    for (size_t i = 0, k; i < n; i += k) {
+        k = mixed ? 1 : n;
+        gpu_writes_land(t, pe, access[i], 1); /* (no frame says a fence came before one) */
+        access[i]->atomics("tcp", &ops[i], k, fetch ? &old[i] : NULL);
+        t->gpu_pending |= !access[i]->host_direct;
     }
     if (!fetch)
         return;
@@ -391,8 +397,8 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
             : NULL;
     switch (f.type) {
     case GSHMEMI_TCP_PUT:
-        if (f.op & GSHMEMI_TCP_PUT_FENCED)
-            gpu_writes_land(t, access);
+        t->conns[pe].fenced |= (f.op & GSHMEMI_TCP_PUT_FENCED) != 0;
+        gpu_writes_land(t, pe, access, 0);
         if (f.op & GSHMEMI_TCP_PUT_STRIDED)
             return put_strided(t, pe, &f, p, access);
         if (access->host_direct)
@@ -408,14 +414,16 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         serve_amos(t, pe, &f);
         break;
     case GSHMEMI_TCP_SIGNAL:
-        gpu_writes_land(t, access);
+        gpu_writes_land(t, pe, access, 1);
         access->signal("tcp", (uint64_t *)(void *)p, f.a, (int)f.op);
+        t->gpu_pending |= !access->host_direct;
         break;
     case GSHMEMI_TCP_CTRL:
         __atomic_fetch_add(gshmemi_ctrl_word(gshmemi_rt.my_pe, f.off), f.a, __ATOMIC_RELEASE);
         break;
     case GSHMEMI_TCP_QUIET:
         gshmemi_heap.access->quiet("tcp");
+        t->gpu_pending = 0;
         gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
         break;
     case GSHMEMI_TCP_REPLY:

@@ -1,13 +1,15 @@
 // Host puts into the GPU heap ordered before a flag in host memory (a
 // static variable: symmetric whatever the heap is): put_signal (1 MiB and
-// 2 KiB), put_nbi + fence + p, iput + fence + p, put_nbi + fence + atomic
-// set.  Once a PE sees its flag it launches a kernel on a stream of its own
-// that reads every element in place.  Puts into a mapped GPU heap, and
-// through tcp the target's puts into GPU memory, are copies on the
-// runtime's stream, while host memory is written at once: a flag there
-// must wait for those copies.
+// 2 KiB; nbi), put_nbi + fence + p, iput + fence + p, put_nbi + fence +
+// atomic set, put_nbi + fence + p into the heap + p.  Once a PE sees its
+// flag it launches a kernel on a stream of its own that reads every
+// element in place.  Puts into a mapped GPU heap, and through tcp the
+// target's puts into GPU memory, are copies on the runtime's stream, while
+// host memory is written at once: a flag there must wait for those copies.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <gshmem.h>
 #include <gshmemx.h>
@@ -21,7 +23,7 @@ namespace {
 
 constexpr size_t WORDS = (1u << 20) / 8; // 1 MiB: through the target's staging ring
 constexpr size_t SMALL = 256;            // 2 KiB: the target's batch of small puts
-constexpr int ROUNDS = 50;
+constexpr int ROUNDS = 70;
 
 __host__ __device__ uint64_t word(int pe, int round, size_t i)
 {
@@ -41,7 +43,10 @@ __global__ void count_wrong(const uint64_t *data, size_t n, size_t stride, int p
 
 const char *const modes[] = {"putmem_signal of 1 MiB", "putmem_signal of 2 KiB",
                              "putmem_nbi, fence, p", "iput to every other word, fence, p",
-                             "putmem_nbi, fence, atomic_set"};
+                             "putmem_nbi, fence, atomic_set",
+                             "putmem_nbi, fence, p into the heap, p",
+                             "putmem_signal_nbi of 1 MiB"};
+constexpr int MODES = sizeof(modes) / sizeof(modes[0]);
 
 } // namespace
 
@@ -50,8 +55,11 @@ int main()
     if (gpu_count() == 0)
         return 77;
     init_ring(&me, &npes, &next_pe, &prev_pe);
-    uint64_t *data = static_cast<uint64_t *>(gshmem_malloc(WORDS * 8));
-    CHECK(data != nullptr, "gshmem_malloc of 1 MiB");
+    uint64_t *data = static_cast<uint64_t *>(gshmem_malloc((WORDS + 1) * 8));
+    CHECK(data != nullptr, "gshmem_malloc of 1 MiB and a word");
+    const char *no_p2p = std::getenv("GSHMEM_DISABLE_P2P");
+    if (no_p2p != nullptr && std::strcmp(no_p2p, "0") == 0) // the mapped run: mapped indeed
+        CHECK(gshmem_ptr(data, next_pe) != nullptr, "pe %d's heap is not mapped here", next_pe);
     cudaPointerAttributes attr;
     CUDA(cudaPointerGetAttributes(&attr, data));
     if (attr.type != cudaMemoryTypeDevice) { // a host heap: no copies to wait for
@@ -68,7 +76,7 @@ int main()
     CUDA(cudaMallocHost(&src, WORDS * 8));
 
     for (int r = 1; r <= ROUNDS; r++) {
-        const int mode = r % 5;
+        const int mode = r % MODES;
         const size_t n = mode == 1 ? SMALL : mode == 3 ? WORDS / 2 : WORDS;
         const size_t stride = mode == 3 ? 2 : 1;
         for (size_t i = 0; i < n; i++)
@@ -89,10 +97,20 @@ int main()
             gshmem_fence();
             gshmem_uint64_p(&flag, static_cast<uint64_t>(r), next_pe);
             break;
-        default:
+        case 4:
             gshmem_putmem_nbi(data, src, n * 8, next_pe);
             gshmem_fence();
             gshmem_uint64_atomic_set(&flag, static_cast<uint64_t>(r), next_pe);
+            break;
+        case 5: // (through tcp, only the first put after a fence is marked so)
+            gshmem_putmem_nbi(data, src, n * 8, next_pe);
+            gshmem_fence();
+            gshmem_uint64_p(&data[WORDS], static_cast<uint64_t>(r), next_pe);
+            gshmem_uint64_p(&flag, static_cast<uint64_t>(r), next_pe);
+            break;
+        default:
+            gshmem_putmem_signal_nbi(data, src, n * 8, &flag, static_cast<uint64_t>(r),
+                                     GSHMEM_SIGNAL_SET, next_pe);
             break;
         }
         gshmem_uint64_wait_until(&flag, GSHMEM_CMP_GE, static_cast<uint64_t>(r));
