@@ -62,10 +62,12 @@ static int connect_pair(int me)
     if (me == 1) {
         struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
         socklen_t len = sizeof(a);
-        lfd = socket(AF_INET, SOCK_STREAM, 0);
-        bind(lfd, (struct sockaddr *)&a, sizeof(a));
-        listen(lfd, 1);
-        getsockname(lfd, (struct sockaddr *)&a, &len);
+        if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+            bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 1) != 0 ||
+            getsockname(lfd, (struct sockaddr *)&a, &len) != 0) {
+            perror("tcp_bw: the reference socket's listener");
+            gshmem_global_exit(1);
+        }
         gshmem_int_p(port, ntohs(a.sin_port), 0);
     }
     gshmem_barrier_all();
@@ -74,13 +76,16 @@ static int connect_pair(int me)
         struct sockaddr_in a = {.sin_family = AF_INET,
                                 .sin_port = htons((uint16_t)gshmem_int_g(port, 0)),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+            connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
             perror("tcp_bw: connect");
             gshmem_global_exit(1);
         }
     } else {
-        fd = accept(lfd, NULL, NULL);
+        if ((fd = accept(lfd, NULL, NULL)) < 0) {
+            perror("tcp_bw: accept");
+            gshmem_global_exit(1);
+        }
         close(lfd);
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
