@@ -116,10 +116,9 @@ run() {
 # cores with the other runs, can go quiet for the 6 s after which a peer is
 # declared lost: the runs whose subject is not that detection wait longer
 # (tests/spmd/check_launch.py sets its own, the default).  Under
-# ThreadSanitizer, proxy_cpu at 2 and 3 PEs side by side took 4-29 s a
-# run where it takes 1 s unsanitized, until the heap's races were declared
-# benign rather than suppressed (tests/sanitizers/tsan.supp says why);
-# 3-5 s since.  The margin stays.
+# ThreadSanitizer a run is several times slower than without, and a
+# sanitized report (or TSan's own work) can hold a progress thread for
+# seconds: 60 s keeps a slow run from being taken for a lost peer.
 export GSHMEM_HEARTBEAT_TIMEOUT=60
 # Unit tests' long loops take a sample (tests/unit/test_util.h).
 export TEST_SANITIZED=1

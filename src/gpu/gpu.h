@@ -115,9 +115,10 @@ void gshmemi_gpu_set_words(const char *call, uint64_t *const *addr, const uint64
 void gshmemi_gpu_quiet(const char *call);
 /* A fence among host calls on a GPU heap: the operations issued so far
  * (copies into GPU memory, not waited for) land before a later call
- * reaches static data (host memory) or this PE through the NIC, which
- * calls gshmemi_gpu_fence_wait (it waits once a fence); writes into GPU
- * memory are in the stream's order anyway. */
+ * reaches static data (host memory) or this PE through the NIC; such a
+ * call first calls gshmemi_gpu_fence_wait, which waits for the last fence
+ * if no one has yet (else returns at once).  Writes into GPU memory are in
+ * the stream's order anyway. */
 void gshmemi_gpu_fence(const char *call);
 void gshmemi_gpu_fence_wait(const char *call);
 /* Makes a NIC's completed writes into this GPU's memory visible to it

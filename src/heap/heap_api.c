@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/runtime.h"
 #include "core/util.h"
+#include "gpu/gpu.h"
 #include "heap/backend.h"
 #include "heap/heap.h"
 #include "heap/static_data.h"
@@ -527,24 +528,38 @@ GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *addr, size_t size)
 
 /* ---- address queries ---------------------------------------------------- */
 
-GSHMEM_API void *gshmem_ptr(const void *dest, int pe)
+/* pe's copy of dest as mapped here, or NULL; *in_static: it is static data */
+static void *peer_ptr(const void *dest, int pe, int *in_static)
 {
+    *in_static = 0;
     if (!gshmemi_rt.initialized || pe < 0 || pe >= gshmemi_rt.n_pes)
         return NULL;
     if (gshmemi_heap_contains(dest))
         return gshmemi_heap_peer_addr(dest, pe);
     if (gshmemi_static_contains(dest, 1)) {
-        void *p = gshmemi_static_peer_addr(dest, pe);
-        if (p != NULL)
-            __atomic_store_n(&gshmemi_static.ptr_given, 1, __ATOMIC_RELAXED);
-        return p;
+        *in_static = 1;
+        return gshmemi_static_peer_addr(dest, pe);
     }
     return NULL;
 }
 
+GSHMEM_API void *gshmem_ptr(const void *dest, int pe)
+{
+    int in_static;
+    void *p = peer_ptr(dest, pe, &in_static);
+    if (in_static && p != NULL && pe != gshmemi_rt.my_pe && !gshmemi_heap.access->host_direct) {
+        /* stores through it pass no call: a fence before waits now, later
+         * ones at once */
+        gshmemi_gpu_fence_wait(__func__);
+        __atomic_store_n(&gshmemi_static.ptr_given, 1, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
 GSHMEM_API int gshmem_addr_accessible(const void *addr, int pe)
 {
-    return gshmem_ptr(addr, pe) != NULL;
+    int in_static;
+    return peer_ptr(addr, pe, &in_static) != NULL;
 }
 
 GSHMEM_API int gshmem_pe_accessible(int pe)

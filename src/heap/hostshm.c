@@ -36,9 +36,8 @@ static void hostshm_close(void) {}
 /* Under ThreadSanitizer: other PEs write this PE's heap (through its tcp
  * thread, or through their own mappings) in an order set through other
  * processes, which it cannot see, so every such access looks like a race.
- * Declared benign here, it drops them at once; a suppression was matched
- * only after both stacks were restored, for every element of a strided
- * copy apart: seconds per call. */
+ * Declared benign here, they are dropped before any report is built (a
+ * suppression is matched only after). */
 static void heap_races_benign(void *base, size_t size)
 {
     void (*benign)(const char *, int, const volatile void *, size_t, const char *) =

@@ -29,7 +29,7 @@ struct gshmemi_static_data {
     char *base;        /* this PE's segment (page-aligned), NULL where not moved */
     size_t size;       /* 0 while the segment is not symmetric */
     char **peer_base;  /* by PE: its segment as mapped here, NULL where not mapped */
-    int ptr_given;     /* gshmem_ptr gave out an address in it (host stores, no call) */
+    int ptr_given;     /* gshmem_ptr gave out a peer's address in it (stores, no call) */
     /* why the segment is not symmetric (for the calls that refuse an
      * address in it), "" where it is */
     char why_not[160];

@@ -28,8 +28,7 @@ char *gshmemi_rma_static_target(const char *call, const char *what, const void *
                          "at %p", what, addr, len, (void *)(s->base + s->size));
     if (s->peer_base[pe] == NULL && gshmemi_transport == NULL)
         gshmemi_rma_bad_symmetric(call, what, addr, len, pe, 0);
-    if (!gshmemi_heap.access->host_direct) /* after a fence, the GPU heap's copies first */
-        gshmemi_gpu_fence_wait(call);
+    gshmemi_gpu_fence_wait(call); /* after a fence on a GPU heap, its copies first */
     *access = &gshmemi_host_access;
     return gshmemi_static_peer_addr(addr, pe);
 }

@@ -71,8 +71,7 @@ static inline char *gshmemi_rma_atomic_target(const char *call, const char *what
     char *r = gshmemi_rma_sym_target(call, what, addr, len, pe, access);
     if (GSHMEMI_UNLIKELY(gshmemi_transport != NULL && gshmemi_transport->ops->nic_atomics &&
                          pe == gshmemi_rt.my_pe)) {
-        if (!gshmemi_heap.access->host_direct) /* after a fence, the GPU heap's copies first */
-            gshmemi_gpu_fence_wait(call);
+        gshmemi_gpu_fence_wait(call); /* after a fence on a GPU heap, its copies first */
         return NULL;
     }
     return r;

@@ -14,7 +14,7 @@ GSHMEM_API void gshmem_fence(void)
      * static data is host memory, written at once (and a peer's through
      * the transport): the stream's copies so far land before the next call
      * that reaches static data (or this PE through the NIC) goes on; at
-     * once where gshmem_ptr gave out static data's addresses, whose stores
+     * once where gshmem_ptr gave out a peer's static data, whose stores
      * pass no call. */
     if (gshmemi_rt.initialized && !gshmemi_heap.access->host_direct) {
         gshmemi_gpu_fence(__func__);

@@ -32,6 +32,16 @@
 
 #define SOCK_BUF (4 << 20)
 
+/* n CUDA events into marks; nonzero when one cannot be made (those made
+ * are freed with the transport). */
+static int new_marks(void **marks, int n)
+{
+    for (int i = 0; i < n; i++)
+        if ((marks[i] = gshmemi_gpu_mark_new()) == NULL)
+            return 1;
+    return 0;
+}
+
 /* Chunks of gets on fd's connection in flight at once (one at a time, a
  * get moves a chunk a round trip): about as many replies as the two ends'
  * socket buffers hold (SOCK_BUF asked for, which the kernel caps at
@@ -148,16 +158,13 @@ static int tcp_open(const int *peers, int n_peers, struct gshmemi_transport **ou
         }
     }
     GSHMEMI_CHECK_GOTO(accept_peers(t, listen_fd, lower, n_lower, deadline), st, out);
-    for (int i = 0; !gshmemi_heap.access->host_direct &&
-                    i < GSHMEMI_TCP_RING_SEGS + GSHMEMI_TCP_GET_SLOTS; i++) {
-        void **mark = i < GSHMEMI_TCP_RING_SEGS ? &t->seg_done[i]
-                                                 : &t->get_done[i - GSHMEMI_TCP_RING_SEGS];
-        if ((*mark = gshmemi_gpu_mark_new()) == NULL) {
-            GSHMEMI_ERROR(TRANSPORT, "tcp: cannot create the CUDA events of the staging ring "
-                                     "and bounce");
-            st = GSHMEM_ERR_CUDA;
-            goto out;
-        }
+    if (!gshmemi_heap.access->host_direct &&
+        (new_marks(t->seg_done, GSHMEMI_TCP_RING_SEGS) != 0 ||
+         new_marks(t->get_done, GSHMEMI_TCP_GET_SLOTS) != 0)) {
+        GSHMEMI_ERROR(TRANSPORT, "tcp: cannot create the CUDA events of the staging ring and "
+                                 "bounce");
+        st = GSHMEM_ERR_CUDA;
+        goto out;
     }
     if ((!gshmemi_heap.access->host_direct &&
          gshmemi_staging_alloc(&t->ring, GSHMEMI_TCP_RING_BYTES, "tcp target's ring") != 0) ||

@@ -150,10 +150,12 @@ static void ring_next_segment(struct gshmemi_tcp *t)
     t->seg_used = 0;
 }
 
+#define SEG_BYTES ((size_t)GSHMEMI_TCP_RING_BYTES / GSHMEMI_TCP_RING_SEGS)
+
 /* Room in the ring for len bytes (a segment at most). */
 static char *ring_claim(struct gshmemi_tcp *t, size_t len)
 {
-    const size_t seg_bytes = t->ring.size / GSHMEMI_TCP_RING_SEGS;
+    const size_t seg_bytes = SEG_BYTES;
     if (t->seg_used + len > seg_bytes)
         ring_next_segment(t);
     char *at = t->ring.base + (size_t)t->seg * seg_bytes + t->seg_used;
@@ -165,7 +167,6 @@ static char *ring_claim(struct gshmemi_tcp *t, size_t len)
  * through the pinned ring. */
 static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
 {
-    const size_t seg_bytes = t->ring.size / GSHMEMI_TCP_RING_SEGS;
     struct gshmemi_tcp_conn *c = &t->conns[pe];
     if (len <= SMALL_PUT) {
         if (rx_fill(t, pe, len) != 0)
@@ -175,7 +176,7 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
         return;
     }
     for (size_t done = 0; done < len;) {
-        size_t chunk = GSHMEMI_MIN(len - done, seg_bytes);
+        size_t chunk = GSHMEMI_MIN(len - done, SEG_BYTES);
         char *at = ring_claim(t, chunk);
         if (recv_all(t, pe, at, chunk) != 0)
             return;
@@ -187,12 +188,11 @@ static void put_to_gpu(struct gshmemi_tcp *t, int pe, char *p, size_t len)
 /* A strided put's packed elements (GSHMEMI_TCP_STRIDED_MAX bytes at most)
  * to their places, after the puts before it: from the receive buffer, or
  * into GPU memory from the pinned ring without waiting (the copy engine
- * spreads small elements from pageable memory at half the speed, and
- * waiting for each frame's copy stopped the receiving meanwhile). */
+ * spreads small elements from pinned memory faster, and the receiving
+ * goes on meanwhile). */
 _Static_assert(GSHMEMI_TCP_STRIDED_MAX <= GSHMEMI_TCP_RX_BUF,
                "a strided put's payload fits the receive buffer");
-_Static_assert(GSHMEMI_TCP_STRIDED_MAX <= GSHMEMI_TCP_RING_BYTES / GSHMEMI_TCP_RING_SEGS,
-               "and a segment of the ring");
+_Static_assert(GSHMEMI_TCP_STRIDED_MAX <= SEG_BYTES, "and a segment of the ring");
 static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *f, char *p,
                        const struct gshmemi_heap_access *access)
 {
@@ -217,14 +217,14 @@ static int put_strided(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
 /* ---- serving --------------------------------------------------------------- */
 
 /* Before a write to host memory (static data) on a GPU heap that is
- * ordered after the writes before it (`ordered`: a signal, an atomic) or
+ * ordered after the writes before it (`always`: a signal, an atomic) or
  * follows a fence from pe: what this thread issued into GPU memory and did
  * not wait for lands first, or a flag there could be seen before the data. */
 static void gpu_writes_land(struct gshmemi_tcp *t, int pe, const struct gshmemi_heap_access *access,
-                            int ordered)
+                            int always)
 {
     struct gshmemi_tcp_conn *c = &t->conns[pe];
-    if (!access->host_direct || gshmemi_heap.access->host_direct || !(ordered || c->fenced))
+    if (!access->host_direct || gshmemi_heap.access->host_direct || !(always || c->fenced))
         return;
     c->fenced = 0;
     put_batch_flush(t);
@@ -308,13 +308,12 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
 /* `first` and, on the GPU heap, the gets pe sent right after it (already
  * received): every copy out of GPU memory starts at once, each into its
  * own slot of the bounce, and each reply leaves once its copy is done,
- * beside the copies of the next (one at a time, the copy engine and the
- * socket took turns). */
+ * beside the copies of the next. */
 static void serve_gets(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_frame *first)
 {
     struct gshmemi_tcp_frame f[GSHMEMI_TCP_GET_SLOTS];
     const char *from[GSHMEMI_TCP_GET_SLOTS];
-    unsigned char copied[GSHMEMI_TCP_GET_SLOTS];
+    unsigned char on_stream[GSHMEMI_TCP_GET_SLOTS]; /* copied on the operations stream */
     f[0] = *first;
     const size_t n = take_same(t, pe, f, gshmemi_heap.access->host_direct ? 1
                                                                           : GSHMEMI_TCP_GET_SLOTS);
@@ -322,21 +321,21 @@ static void serve_gets(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         const struct gshmemi_heap_access *access;
         const char *p = gshmemi_sym_local(f[i].off, &access);
         char *slot = t->bounce.base + i * GSHMEMI_TCP_GET_CHUNK;
-        copied[i] = !access->host_direct; /* on the operations stream, after the puts before */
+        on_stream[i] = !access->host_direct; /* on the operations stream, after the puts before */
         from[i] = slot;
         if (f[i].op & GSHMEMI_TCP_GET_STRIDED) /* its elements packed */
             access->copy_strided("tcp", slot, f[i].size, p, f[i].a, f[i].size,
                                  f[i].len / f[i].size, 0);
-        else if (copied[i])
+        else if (on_stream[i])
             access->copy("tcp", slot, p, f[i].len, 0);
         else
             from[i] = p;
-        if (copied[i])
+        if (on_stream[i])
             gshmemi_gpu_mark("tcp", t->get_done[i]);
     }
     for (size_t i = 0; i < n; i++) {
         struct gshmemi_tcp_frame r = {.type = GSHMEMI_TCP_REPLY, .id = f[i].id, .len = f[i].len};
-        if (copied[i])
+        if (on_stream[i])
             gshmemi_gpu_mark_wait("tcp", t->get_done[i]);
         gshmemi_tcp_send_frame(t, "tcp", pe, &r, from[i], f[i].len);
     }
