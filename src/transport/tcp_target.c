@@ -155,10 +155,9 @@ static void ring_next_segment(struct gshmemi_tcp *t)
 /* Room in the ring for len bytes (a segment at most). */
 static char *ring_claim(struct gshmemi_tcp *t, size_t len)
 {
-    const size_t seg_bytes = SEG_BYTES;
-    if (t->seg_used + len > seg_bytes)
+    if (t->seg_used + len > SEG_BYTES)
         ring_next_segment(t);
-    char *at = t->ring.base + (size_t)t->seg * seg_bytes + t->seg_used;
+    char *at = t->ring.base + (size_t)t->seg * SEG_BYTES + t->seg_used;
     t->seg_used += (len + 63) & ~(size_t)63;
     return at;
 }
@@ -313,7 +312,7 @@ static void serve_gets(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
 {
     struct gshmemi_tcp_frame f[GSHMEMI_TCP_GET_SLOTS];
     const char *from[GSHMEMI_TCP_GET_SLOTS];
-    unsigned char on_stream[GSHMEMI_TCP_GET_SLOTS]; /* copied on the operations stream */
+    unsigned char on_stream[GSHMEMI_TCP_GET_SLOTS];
     f[0] = *first;
     const size_t n = take_same(t, pe, f, gshmemi_heap.access->host_direct ? 1
                                                                           : GSHMEMI_TCP_GET_SLOTS);
