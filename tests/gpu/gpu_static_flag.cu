@@ -1,7 +1,9 @@
 // Host puts into the GPU heap ordered before a flag in host memory (a
 // static variable: symmetric whatever the heap is): put_signal (1 MiB and
 // 2 KiB; nbi), put_nbi + fence + p, iput + fence + p, put_nbi + fence +
-// atomic set, put_nbi + fence + p into the heap + p.  Once a PE sees its
+// atomic set, put_nbi + fence + p into the heap + p, put_nbi + fence + a
+// store through gshmem_ptr (where the peer's static data is mapped; else
+// p).  Once a PE sees its
 // flag it launches a kernel on a stream of its own that reads every
 // element in place.  Puts into a mapped GPU heap, and through tcp the
 // target's puts into GPU memory, are copies on the runtime's stream, while
@@ -23,7 +25,7 @@ namespace {
 
 constexpr size_t WORDS = (1u << 20) / 8; // 1 MiB: through the target's staging ring
 constexpr size_t SMALL = 256;            // 2 KiB: the target's batch of small puts
-constexpr int ROUNDS = 70;
+constexpr int ROUNDS = 80;
 
 __host__ __device__ uint64_t word(int pe, int round, size_t i)
 {
@@ -45,7 +47,8 @@ const char *const modes[] = {"putmem_signal of 1 MiB", "putmem_signal of 2 KiB",
                              "putmem_nbi, fence, p", "iput to every other word, fence, p",
                              "putmem_nbi, fence, atomic_set",
                              "putmem_nbi, fence, p into the heap, p",
-                             "putmem_signal_nbi of 1 MiB"};
+                             "putmem_signal_nbi of 1 MiB",
+                             "putmem_nbi, fence, a store through gshmem_ptr"};
 constexpr int MODES = sizeof(modes) / sizeof(modes[0]);
 
 } // namespace
@@ -75,6 +78,7 @@ int main()
     uint64_t *src; // pinned: a put's copy from it does not wait for the host's staging
     CUDA(cudaMallocHost(&src, WORDS * 8));
 
+    int through_ptr = 0;
     for (int r = 1; r <= ROUNDS; r++) {
         const int mode = r % MODES;
         const size_t n = mode == 1 ? SMALL : mode == 3 ? WORDS / 2 : WORDS;
@@ -108,10 +112,22 @@ int main()
             gshmem_uint64_p(&data[WORDS], static_cast<uint64_t>(r), next_pe);
             gshmem_uint64_p(&flag, static_cast<uint64_t>(r), next_pe);
             break;
-        default:
+        case 6:
             gshmem_putmem_signal_nbi(data, src, n * 8, &flag, static_cast<uint64_t>(r),
                                      GSHMEM_SIGNAL_SET, next_pe);
             break;
+        default: { // the first time gshmem_ptr waits for the fence, later the fence waits
+            gshmem_putmem_nbi(data, src, n * 8, next_pe);
+            gshmem_fence();
+            uint64_t *peer = static_cast<uint64_t *>(gshmem_ptr(&flag, next_pe));
+            if (peer != nullptr) {
+                __atomic_store_n(peer, static_cast<uint64_t>(r), __ATOMIC_RELEASE);
+                through_ptr++;
+            } else {
+                gshmem_uint64_p(&flag, static_cast<uint64_t>(r), next_pe);
+            }
+            break;
+        }
         }
         gshmem_uint64_wait_until(&flag, GSHMEM_CMP_GE, static_cast<uint64_t>(r));
         unsigned long long got = 0;
@@ -130,8 +146,8 @@ int main()
     gshmem_free(data);
     gshmem_barrier_all();
     if (me == 0)
-        std::printf("gpu_static_flag: %d PEs, %d rounds, every word in place when its flag was "
-                    "set\n", npes, ROUNDS);
+        std::printf("gpu_static_flag: %d PEs, %d rounds (%d flags stored through gshmem_ptr), "
+                    "every word in place when its flag was set\n", npes, ROUNDS, through_ptr);
     gshmem_finalize();
     return 0;
 }
