@@ -315,6 +315,27 @@ int gshmemi_gpu_peermem_loaded(void)
            access("/sys/module/nv_peer_mem", F_OK) == 0;
 }
 
+/* What gshmemi_gpu_open made, as much of it as it made. */
+static void release(void)
+{
+    if (gpu.ops != NULL) {
+        cudaStreamSynchronize(gpu.ops);
+        cudaStreamDestroy(gpu.ops);
+        gpu.ops = NULL;
+    }
+    if (gpu.poll != NULL)
+        cudaStreamDestroy(gpu.poll);
+    if (gpu.fence != NULL)
+        cudaEventDestroy(gpu.fence);
+    if (gpu.result != NULL)
+        cudaFreeHost(gpu.result);
+    gpu.poll = NULL;
+    gpu.fence = NULL;
+    gpu.fence_open = 0;
+    gpu.result = NULL;
+    gshmemi_staging_free(&gpu.bounce);
+}
+
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     int count = gshmemi_gpu_count(why, why_len), dev, prio_low, prio_high;
@@ -343,6 +364,7 @@ int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
         (err = cudaHostAlloc((void **)&gpu.result, GSHMEMI_AMO_BATCH * sizeof(uint64_t),
                             cudaHostAllocMapped)) != cudaSuccess) {
         GSHMEMI_ERROR(GPU, "cannot set up GPU %d: %s", dev, cudaGetErrorString(err));
+        release();
         return GSHMEM_ERR_CUDA;
     }
     if ((err = (cudaError_t)gshmemi_preload_kernels()) != cudaSuccess) {
@@ -376,13 +398,7 @@ void gshmemi_gpu_close(void)
 {
     if (gpu.device < 0)
         return;
-    cudaStreamSynchronize(gpu.ops);
-    cudaStreamDestroy(gpu.ops);
-    cudaStreamDestroy(gpu.poll);
-    cudaEventDestroy(gpu.fence);
-    gpu.fence_open = 0;
-    cudaFreeHost(gpu.result);
-    gshmemi_staging_free(&gpu.bounce);
+    release();
     gpu.device = -1;
 }
 
@@ -964,6 +980,27 @@ int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
     return gshmemi_gpu_describe(dev, buf, len);
 }
 int gshmemi_gpu_peermem_loaded(void) { return 0; }
+/* What gshmemi_gpu_open made, as much of it as it made. */
+static void release(void)
+{
+    if (gpu.ops != NULL) {
+        cudaStreamSynchronize(gpu.ops);
+        cudaStreamDestroy(gpu.ops);
+        gpu.ops = NULL;
+    }
+    if (gpu.poll != NULL)
+        cudaStreamDestroy(gpu.poll);
+    if (gpu.fence != NULL)
+        cudaEventDestroy(gpu.fence);
+    if (gpu.result != NULL)
+        cudaFreeHost(gpu.result);
+    gpu.poll = NULL;
+    gpu.fence = NULL;
+    gpu.fence_open = 0;
+    gpu.result = NULL;
+    gshmemi_staging_free(&gpu.bounce);
+}
+
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     (void)local_rank;
