@@ -980,27 +980,6 @@ int gshmemi_gpu_describe_rdma(int dev, char *buf, size_t len)
     return gshmemi_gpu_describe(dev, buf, len);
 }
 int gshmemi_gpu_peermem_loaded(void) { return 0; }
-/* What gshmemi_gpu_open made, as much of it as it made. */
-static void release(void)
-{
-    if (gpu.ops != NULL) {
-        cudaStreamSynchronize(gpu.ops);
-        cudaStreamDestroy(gpu.ops);
-        gpu.ops = NULL;
-    }
-    if (gpu.poll != NULL)
-        cudaStreamDestroy(gpu.poll);
-    if (gpu.fence != NULL)
-        cudaEventDestroy(gpu.fence);
-    if (gpu.result != NULL)
-        cudaFreeHost(gpu.result);
-    gpu.poll = NULL;
-    gpu.fence = NULL;
-    gpu.fence_open = 0;
-    gpu.result = NULL;
-    gshmemi_staging_free(&gpu.bounce);
-}
-
 int gshmemi_gpu_open(int local_rank, char *why, size_t why_len)
 {
     (void)local_rank;
