@@ -15,14 +15,21 @@ static inline uint64_t gshmemi_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A deadline `seconds` from now; 0 seconds means none (UINT64_MAX). */
-static inline uint64_t gshmemi_deadline_after(double seconds)
+/* A deadline `seconds` after `since` (gshmemi_now_ns's clock); 0 seconds
+ * means none (UINT64_MAX). */
+static inline uint64_t gshmemi_deadline_from(uint64_t since, double seconds)
 {
     /* !(seconds > 0): NaN too; past about 584 years, as good as never */
     if (!(seconds > 0) || seconds >= 1.8e10)
         return UINT64_MAX;
-    uint64_t now = gshmemi_now_ns(), ns = (uint64_t)(seconds * 1e9);
-    return ns < UINT64_MAX - now ? now + ns : UINT64_MAX;
+    uint64_t ns = (uint64_t)(seconds * 1e9);
+    return ns < UINT64_MAX - since ? since + ns : UINT64_MAX;
+}
+
+/* A deadline `seconds` from now; 0 seconds means none (UINT64_MAX). */
+static inline uint64_t gshmemi_deadline_after(double seconds)
+{
+    return gshmemi_deadline_from(gshmemi_now_ns(), seconds);
 }
 
 /* Milliseconds left before a deadline, clamped to [0, INT32_MAX] for poll(). */

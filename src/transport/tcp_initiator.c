@@ -104,11 +104,11 @@ static void call_start(struct gshmemi_tcp *t, const char *call, int pe, struct g
     gshmemi_tcp_send_frame(t, call, pe, f, NULL, 0);
 }
 
-/* Waits for p's reply; deadline: GSHMEM_TIMEOUT after `since`. */
+/* Waits for p's reply; deadline: GSHMEM_TIMEOUT after `since` (0: none). */
 static uint64_t call_finish(const char *call, int pe, struct gshmemi_tcp_pending *p, uint64_t since)
 {
     struct gshmemi_backoff backoff = {0};
-    const uint64_t deadline = since + (uint64_t)(gshmemi_env.TIMEOUT * 1e9);
+    const uint64_t deadline = gshmemi_deadline_from(since, gshmemi_env.TIMEOUT);
     while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
         gshmemi_backoff_wait(&backoff);
         if (backoff.spins >= 64 && gshmemi_now_ns() > deadline) {
