@@ -64,35 +64,101 @@ struct batch_state {
     size_t get_bytes;
 };
 
+/* Answers for cells whose answer of a lap before is still unread, given in
+ * their order once it is read, while the proxy goes on: the reader may be
+ * waiting on the proxy itself (a small get pushes 16 requests before it
+ * reads their answers: past a lap of other threads' requests, the
+ * proxy's waiting for a cell it holds, while it pushes into a full ring or
+ * waits for a later request, stopped both).  Unbounded but for LATE_MOST,
+ * past which the proxy waits; one left unread GSHMEM_TIMEOUT (a kernel
+ * that ended without reading its answer) ends the job, saying so. */
+#define LATE_MOST (1u << 20)
+struct late_answer {
+    struct gshmemi_fifo_cell *cell;
+    uint64_t number, value;
+};
+static struct {
+    struct late_answer *q; /* a ring of cap: [head, head + n) */
+    size_t head, n, cap;
+    uint64_t deadline; /* for the first's cell to be read; 0: not yet set */
+} late;
+
+/* Whether c, which request `number` answers into, is free; GSHMEM_TIMEOUT
+ * after *deadline's first setting (0: not yet) that it was not, the job
+ * ends. */
+static int cell_free(const struct gshmemi_fifo_cell *c, uint64_t number, uint64_t *deadline)
+{
+    if (__atomic_load_n(&c->tag, __ATOMIC_ACQUIRE) == GSHMEMI_FIFO_CELL_FREE)
+        return 1;
+    if (*deadline == 0) {
+        *deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    } else if (gshmemi_now_ns() > *deadline) {
+        GSHMEMI_ERROR(PROXY, "request %llu's answer cannot be given: request %llu (the same slot a "
+                      "lap before) was answered and its answer is still unread after "
+                      "GSHMEM_TIMEOUT (%g s)", (unsigned long long)number,
+                      (unsigned long long)__atomic_load_n(&c->tag, __ATOMIC_RELAXED),
+                      gshmemi_env.TIMEOUT);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "the proxy");
+    }
+    return 0;
+}
+
+static void cell_answer(struct gshmemi_fifo_cell *c, uint64_t number, uint64_t value)
+{
+    __atomic_store_n(&c->value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->tag, number, __ATOMIC_RELEASE);
+}
+
+/* The late answers whose cells are free, in order; 1 while some are left. */
+static int give_late(void)
+{
+    while (late.n > 0) {
+        const struct late_answer *a = &late.q[late.head];
+        if (!cell_free(a->cell, a->number, &late.deadline))
+            return 1;
+        cell_answer(a->cell, a->number, a->value);
+        late.head = (late.head + 1) % late.cap;
+        late.n--;
+        late.deadline = 0;
+    }
+    return 0;
+}
+
+static void answer_late(struct gshmemi_fifo_cell *c, uint64_t number, uint64_t value)
+{
+    if (late.n == late.cap && late.cap < LATE_MOST) { /* grown, in order from 0 */
+        const size_t cap = late.cap ? 2 * late.cap : 64;
+        struct late_answer *q = malloc(cap * sizeof(*q));
+        if (q != NULL) {
+            for (size_t i = 0; i < late.n; i++)
+                q[i] = late.q[(late.head + i) % late.cap];
+            free(late.q);
+            late.q = q;
+            late.head = 0;
+            late.cap = cap;
+        }
+    }
+    if (late.cap == 0) { /* none could be kept: this one waits for its cell */
+        uint64_t deadline = 0;
+        while (!cell_free(c, number, &deadline))
+            gshmemi_cpu_relax();
+        cell_answer(c, number, value);
+        return;
+    }
+    while (late.n == late.cap && give_late()) /* no room: the oldest go first */
+        gshmemi_cpu_relax();
+    late.q[(late.head + late.n++) % late.cap] = (struct late_answer){c, number, value};
+}
+
 /* A fetching request's answer where the producer reads it. */
 static void answer(const struct answer *to, uint64_t value)
 {
     if (to->cell != NULL) {
-        /* The cell's answer of a lap ago must have been read (it was
-         * complete before this request was pushed: its reader is not
-         * waiting on this proxy).  One that is never read (a kernel that
-         * ended without taking it) would stop the proxy for good: past
-         * GSHMEM_TIMEOUT that ends the job, saying so. */
         uint64_t deadline = 0;
-        for (unsigned spins = 1;
-             __atomic_load_n(&to->cell->tag, __ATOMIC_ACQUIRE) != GSHMEMI_FIFO_CELL_FREE; spins++) {
-            gshmemi_cpu_relax();
-            if ((spins & 1023) != 0)
-                continue;
-            if (deadline == 0) {
-                deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
-            } else if (gshmemi_now_ns() > deadline) {
-                GSHMEMI_ERROR(PROXY, "request %llu's answer cannot be given: request %llu "
-                              "(the same slot a lap before) was answered and its answer is "
-                              "still unread after GSHMEM_TIMEOUT (%g s)",
-                              (unsigned long long)to->number,
-                              (unsigned long long)__atomic_load_n(&to->cell->tag, __ATOMIC_RELAXED),
-                              gshmemi_env.TIMEOUT);
-                gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "the proxy");
-            }
-        }
-        __atomic_store_n(&to->cell->value, value, __ATOMIC_RELAXED);
-        __atomic_store_n(&to->cell->tag, to->number, __ATOMIC_RELEASE);
+        if (late.n == 0 && cell_free(to->cell, to->number, &deadline))
+            cell_answer(to->cell, to->number, value);
+        else
+            answer_late(to->cell, to->number, value);
     } else if (to->result != NULL) {
         __atomic_store_n(to->result, value, __ATOMIC_RELEASE);
     }
@@ -237,6 +303,7 @@ static void *proxy_main(void *arg)
     while (!__atomic_load_n(&px.stop, __ATOMIC_ACQUIRE)) {
         struct gshmemi_fifo_slot b[BATCH];
         int n = 0;
+        const int owing = late.n > 0 && give_late();
         /* A batch: as many as are published, copied out (their slots are
          * free at once), carried out, then one publication. */
         while (n < BATCH && gshmemi_fifo_peek(f, next + (uint64_t)n, &b[n]))
@@ -265,6 +332,10 @@ static void *proxy_main(void *arg)
             idle_ns = 0;
             continue;
         }
+        if (owing) { /* a reader is about to free a cell: not idle */
+            gshmemi_cpu_relax();
+            continue;
+        }
         /* Idle: spin for 10 ms after the last request, then sleep longer
          * the longer nothing comes (at most 1 ms late after a second).
          * The clock is read every 64 looks: a read costs about as much as
@@ -291,6 +362,8 @@ static void *proxy_main(void *arg)
 
 static void release_fifo(void)
 {
+    free(late.q); /* (answers no one will read now) */
+    memset(&late, 0, sizeof(late));
     if (px.on_gpu) {
         gshmemi_gpu_host_free(px.gpu_host);
         gshmemi_gpu_free(px.gpu_own);

@@ -4,8 +4,8 @@
  * the proxy's FIFO, wait for completion as quiet does, and every value is
  * checked.  Fetching atomics and g answer either at an address the thread
  * names or, as for GPU threads, in the cell of the request's slot: enough
- * of those that the cells are answered again a lap later.  Uses the
- * runtime's internals. */
+ * of those that the cells are answered again a lap later, and three laps
+ * of g pushed before any answer is read.  Uses the runtime's internals. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +257,28 @@ int main(int argc, char **argv)
         CHECK(v == want, "g of %d bytes through the proxy: %#llx, expected %#llx", bytes,
               (unsigned long long)v, (unsigned long long)want);
     }
+    /* g answered in cells, all pushed before any answer is read, as a GPU
+     * thread's small get pushes 16 of them: three laps of the ring, so
+     * that most cells are answered again while their answer is unread (the
+     * proxy must go on meanwhile, not wait for them). */
+    const uint64_t laps = 3 * gshmemi_proxy_fifo()->capacity;
+    uint64_t *number = malloc(laps * sizeof(uint64_t));
+    for (uint64_t i = 0; i < laps; i++) {
+        uint64_t g[3] = {off_of(inbox + i * 8), GSHMEMI_REQ_TO_CELL, 8};
+        number[i] = push(GSHMEMI_REQ_GET, 0, 0, g, 3);
+    }
+    gshmemi_fifo_wait_completed(gshmemi_proxy_fifo(), number[laps - 1]);
+    for (uint64_t i = 0; i < laps; i++) {
+        const uint64_t v = gshmemi_fifo_take_answer(gshmemi_proxy_fifo(), number[i]);
+        uint64_t want;
+        if (i * 8 % CHUNK == 0)
+            spmd_fill(expect, CHUNK, 7, me, i * 8 / CHUNK);
+        memcpy(&want, expect + i * 8 % CHUNK, 8);
+        CHECK(v == want, "g %llu of %llu pushed before any was read: %#llx, expected %#llx",
+              (unsigned long long)i, (unsigned long long)laps, (unsigned long long)v,
+              (unsigned long long)want);
+    }
+    free(number);
     /* A get through the proxy: the chunk the next PE holds from this PE. */
     gshmem_barrier_all();
     uint64_t get[3] = {off_of(inbox + CHUNK * 5), (uint64_t)(uintptr_t)got, CHUNK};

@@ -118,10 +118,11 @@ struct gshmemi_fifo {
 /* A fetching request's answer (an atomic's old value, a g's bytes) for a
  * producer that has no host memory of its own (a GPU thread): the cell of
  * its slot.  The consumer writes value, then tag = the request's number,
- * before it publishes `completed`; the producer reads value and frees the
- * cell (tag = GSHMEMI_FIFO_CELL_FREE).  The consumer waits for a cell to be
- * free before it answers into it again, so an answer a lap later never
- * overwrites one its reader has not yet read. */
+ * as a rule before it publishes `completed`; the producer reads value and frees the
+ * cell (tag = GSHMEMI_FIFO_CELL_FREE).  The consumer answers into a cell
+ * again only once it is free, so an answer a lap later never overwrites
+ * one its reader has not yet read; such a later answer may then come after
+ * `completed` (the producer's read waits for its tag). */
 struct gshmemi_fifo_cell {
     uint64_t tag;
     uint64_t value;
