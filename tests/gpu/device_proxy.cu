@@ -3,8 +3,8 @@
 // inline and not, from global and shared memory, p, iput; gets into global
 // and shared memory, g of every width, iget; put_signal with the waiting
 // kernel checking the data; atomics, fetching (distinct old values from
-// 512 threads, known sequences) and not; fence and quiet.  Every value is
-// checked.  Exit 77 without a GPU.  device_api, run with GSHMEM_DISABLE_P2P=1,
+// 512 threads, known sequences) and not; fence and quiet; 4096 threads'
+// gets into local memory at once.  Every value is checked.  Exit 77 without a GPU.  device_api, run with GSHMEM_DISABLE_P2P=1,
 // covers the rest (the device barrier, waits, the litmus test) through the
 // proxy too.
 //
@@ -145,6 +145,22 @@ __global__ void small_kernel(const int *src, const double *d, int *strided, int 
         atomicAdd(bad, bads);
 }
 
+// Many threads' gets into local memory at once: each pushes 16 requests
+// (8 bytes each) before it reads their answers, so more than a lap of the
+// FIFO passes between one thread's first and last.
+constexpr int MANY_BLOCKS = 8, MANY_THREADS = 512, MANY_INTS = 32;
+__global__ void many_small_gets(const int *src, int to, int *bad)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x, at = t * MANY_INTS % BIG;
+    int mine[MANY_INTS];
+    gshmem_int_get(mine, src + at, MANY_INTS, to);
+    int bads = 0;
+    for (int i = 0; i < MANY_INTS; i++)
+        bads += mine[i] != val(to, at + i);
+    if (bads)
+        atomicAdd(bad, bads);
+}
+
 int main()
 {
     const int ngpu = gpu_count();
@@ -261,6 +277,11 @@ int main()
         for (int i = 0; i < 100; i++)
             CHECK(fs[i] == val(prv, i) + 1, "put from shared memory int %d: %d", i, fs[i]);
     }
+
+    many_small_gets<<<MANY_BLOCKS, MANY_THREADS>>>(src, nxt, bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "many small gets failed");
+    CHECK(*bad == 0, "%d threads' gets into local memory: %d wrong values",
+          MANY_BLOCKS * MANY_THREADS, *bad);
 
     gshmem_barrier_all();
     if (me == 0)
