@@ -41,6 +41,13 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
 {
     const unsigned long long off = f->off, len = f->len;
     uint64_t span = f->len; /* a put's or get's bytes, first to last */
+    const int no_payload = f->type == GSHMEMI_TCP_AMO || f->type == GSHMEMI_TCP_SIGNAL ||
+                           f->type == GSHMEMI_TCP_CTRL || f->type == GSHMEMI_TCP_QUIET ||
+                           f->type == GSHMEMI_TCP_BYE || f->type == GSHMEMI_TCP_HEARTBEAT;
+    if (no_payload && f->len != 0) { /* (what followed would be read as frames) */
+        snprintf(why, why_len, "a frame of type %u with %llu payload bytes", f->type, len);
+        return GSHMEM_ERR_INVALID_ARG;
+    }
     switch (f->type) {
     case GSHMEMI_TCP_PUT:
         if ((f->op & ~(GSHMEMI_TCP_PUT_FENCED | GSHMEMI_TCP_PUT_STRIDED)) != 0) {
@@ -104,10 +111,6 @@ int gshmemi_tcp_frame_check(const struct gshmemi_tcp_frame *f, uint64_t heap_siz
     case GSHMEMI_TCP_QUIET:
     case GSHMEMI_TCP_BYE:
     case GSHMEMI_TCP_HEARTBEAT:
-        if (f->len != 0) {
-            snprintf(why, why_len, "a frame of type %u with %llu payload bytes", f->type, len);
-            return GSHMEM_ERR_INVALID_ARG;
-        }
         return 0;
     default:
         snprintf(why, why_len, "a frame of unknown type %u", f->type);

@@ -41,16 +41,16 @@ static inline int tcp_frame_inside(const struct gshmemi_tcp_frame *f, uint64_t h
             return 0;
         break;
     case GSHMEMI_TCP_AMO:
-        if (f->off % f->size != 0)
+        if (f->off % f->size != 0 || f->len != 0)
             return 0;
         n = f->size;
         break;
     case GSHMEMI_TCP_SIGNAL:
-        if (f->off % 8 != 0)
+        if (f->off % 8 != 0 || f->len != 0)
             return 0;
         n = 8;
         break;
-    case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8;
+    case GSHMEMI_TCP_CTRL: return f->off < GSHMEMI_CTRL_SIZE / 8 && f->len == 0;
     case GSHMEMI_TCP_REPLY: return f->len <= GSHMEMI_TCP_GET_CHUNK;
     case GSHMEMI_TCP_QUIET:
     case GSHMEMI_TCP_BYE:

@@ -184,6 +184,13 @@ int main(void)
     /* control words, replies and the bare frames */
     EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8 - 1, 0)) == 1, "the last control word");
     EXPECT(ok(frame(GSHMEMI_TCP_CTRL, GSHMEMI_CTRL_SIZE / 8, 0)) == 0, "a control word past the end");
+    /* frames without a payload that say they have one: what follows would be read as frames */
+    EXPECT(ok(frame(GSHMEMI_TCP_CTRL, 0, 8)) == 0, "a control word with a payload");
+    EXPECT(ok(with_op(frame(GSHMEMI_TCP_SIGNAL, 8, 64), 0)) == 0, "a signal with a payload");
+    EXPECT(ok(frame(GSHMEMI_TCP_QUIET, 0, 1)) == 0, "a quiet with a payload");
+    struct gshmemi_tcp_frame long_amo = amo(GSHMEMI_AMO_ADD, 8, 0, 1);
+    long_amo.len = 16;
+    EXPECT(ok(long_amo) == 0, "an atomic with a payload");
     EXPECT(ok(frame(GSHMEMI_TCP_REPLY, 0, GSHMEMI_TCP_GET_CHUNK)) == 1, "a reply of a chunk");
     EXPECT(ok(frame(GSHMEMI_TCP_REPLY, 0, GSHMEMI_TCP_GET_CHUNK + 1)) == 0, "a reply over a chunk");
     for (uint32_t type = GSHMEMI_TCP_QUIET; type <= GSHMEMI_TCP_HEARTBEAT; type++) {
