@@ -251,15 +251,39 @@ int gshmemi_sock_accept(int listen_fd, uint64_t deadline, int *fd_out, union gsh
     }
 }
 
+/* A transfer's waits: the deadline counts from the last time data moved,
+ * so one that keeps moving, however long, never times out, and one that
+ * stalls does, as long after as the caller allowed at the start. */
+struct stall {
+    uint64_t deadline, span; /* span: deadline - the first wait's start */
+    int waited, moved;
+};
+
+static int wait_moving(int fd, short events, struct stall *w)
+{
+    if (w->deadline != UINT64_MAX) {
+        const uint64_t now = gshmemi_now_ns();
+        if (!w->waited)
+            w->span = w->deadline > now ? w->deadline - now : 0;
+        else if (w->moved)
+            w->deadline = now + w->span;
+    }
+    w->waited = 1;
+    w->moved = 0;
+    return wait_fd(fd, events, w->deadline);
+}
+
 int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
                        uint64_t deadline)
 {
+    struct stall w = {.deadline = deadline};
     struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
     struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
     while (iov[0].iov_len + iov[1].iov_len > 0) {
         ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
         if (n > 0) {
             size_t k = (size_t)n, first = GSHMEMI_MIN(k, iov[0].iov_len);
+            w.moved = 1;
             /* only a part sent from moves: b is NULL where there is none */
             if (first > 0) {
                 iov[0].iov_base = (char *)iov[0].iov_base + first;
@@ -272,7 +296,7 @@ int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            int st = wait_fd(fd, POLLOUT, deadline);
+            int st = wait_moving(fd, POLLOUT, &w);
             if (st != 0)
                 return st;
             continue;
@@ -297,18 +321,20 @@ int gshmemi_sock_recv_some(int fd, void *buf, size_t min, size_t max, uint64_t d
                            size_t *got)
 {
     char *p = buf;
+    struct stall w = {.deadline = deadline};
     *got = 0;
     while (*got < min) {
         ssize_t n = recv(fd, p, max - *got, 0);
         if (n > 0) {
             p += n;
             *got += (size_t)n;
+            w.moved = 1;
             continue;
         }
         if (n == 0)
             return GSHMEM_ERR_PEER_LOST;
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-            int st = wait_fd(fd, POLLIN, deadline);
+            int st = wait_moving(fd, POLLIN, &w);
             if (st != 0)
                 return st;
             continue;

@@ -39,7 +39,9 @@ int gshmemi_sock_accept(int listen_fd, uint64_t deadline, int *fd_out,
                         union gshmemi_sockaddr *peer);
 
 /* Return 0, GSHMEM_ERR_TIMEOUT, GSHMEM_ERR_PEER_LOST (closed or reset) or
- * GSHMEM_ERR_IO; they do not log: the caller knows whom it talked to. */
+ * GSHMEM_ERR_IO; they do not log: the caller knows whom it talked to.  The
+ * deadline is for a stall: each time data moves, the time left is what it
+ * was at the first wait. */
 int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline);
 /* a then b, in one system call where the socket takes both (one segment
  * for a small frame and its payload; no separate segment for a header) */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gshmem.h>
@@ -211,10 +212,18 @@ static void tcp_close(struct gshmemi_transport *tr)
 {
     struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
     struct gshmemi_tcp_frame bye = {.type = GSHMEMI_TCP_BYE};
-    for (int i = 0; i < t->n_peers; i++)
-        if (t->conns[t->peers[i]].fd >= 0)
-            (void)gshmemi_sock_send(t->conns[t->peers[i]].fd, &bye, sizeof(bye),
-                                    gshmemi_deadline_after(1));
+    for (int i = 0; i < t->n_peers; i++) {
+        struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+        /* Under the send lock: the progress thread may be sending a reply
+         * or a heartbeat there (a second at most, then no goodbye). */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        if (c->fd < 0 || pthread_mutex_timedlock(&c->send_lock, &until) != 0)
+            continue;
+        (void)gshmemi_sock_send(c->fd, &bye, sizeof(bye), gshmemi_deadline_after(1));
+        pthread_mutex_unlock(&c->send_lock);
+    }
     t->closing = 1;
     if (t->thread_up) {
         (void)!write(t->wake[1], "x", 1);

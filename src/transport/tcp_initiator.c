@@ -50,19 +50,16 @@ void gshmemi_tcp_lost(struct gshmemi_tcp *t, int pe, const char *what)
     gshmemi_end_for_lost_pe(pe, how);
 }
 
-void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
-                            const struct gshmemi_tcp_frame *frame, const void *payload, size_t len)
+/* Under c's send lock: the frame and its payload out; the status. */
+static int send_locked(struct gshmemi_tcp_conn *c, const struct gshmemi_tcp_frame *frame,
+                       const void *payload, size_t len)
 {
-    struct gshmemi_tcp_conn *c = &t->conns[pe];
     uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
     struct gshmemi_tcp_frame fenced;
     const struct gshmemi_tcp_frame *f = frame;
     const int in_batch = gshmemi_tcp_in_batch;
-    int st;
-
     const int answered = f->type == GSHMEMI_TCP_GET || f->type == GSHMEMI_TCP_QUIET ||
                          (f->type == GSHMEMI_TCP_AMO && f->fetch);
-    pthread_mutex_lock(&c->send_lock);
     if (f->type == GSHMEMI_TCP_PUT && c->fence_next) {
         fenced = *f;
         fenced.op |= GSHMEMI_TCP_PUT_FENCED;
@@ -72,7 +69,7 @@ void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
     if (in_batch && !answered && !c->corked)
         set_cork(c, 1);
     batch_sent |= in_batch;
-    st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
+    const int st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
     /* Requests whose completion quiet must wait for; gets and fetching
      * atomics are complete when answered, replies are not requests. */
     if (f->type == GSHMEMI_TCP_PUT || f->type == GSHMEMI_TCP_SIGNAL || f->type == GSHMEMI_TCP_CTRL ||
@@ -81,14 +78,43 @@ void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
     if (c->corked && (answered || !in_batch))
         set_cork(c, 0); /* out now: an answer is awaited, or the batch is over */
     __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&c->send_lock);
+    return st;
+}
+
+/* A send's failure, once its lock is released: the job ends. */
+static void send_failed(struct gshmemi_tcp *t, const char *call, int pe, int st)
+{
     if (st == GSHMEM_ERR_TIMEOUT) {
         GSHMEMI_ERROR(TRANSPORT, "%s: pe %d accepted no data for %g s (GSHMEM_TIMEOUT)", call, pe,
                       gshmemi_env.TIMEOUT);
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, call);
     }
-    if (st != 0)
-        gshmemi_tcp_lost(t, pe, "closed while sending");
+    if (st != 0) {
+        char what[96];
+        snprintf(what, sizeof(what), "closed while %s sent to it", call);
+        gshmemi_tcp_lost(t, pe, what);
+    }
+}
+
+void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
+                            const struct gshmemi_tcp_frame *frame, const void *payload, size_t len)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    pthread_mutex_lock(&c->send_lock);
+    const int st = send_locked(c, frame, payload, len);
+    pthread_mutex_unlock(&c->send_lock);
+    send_failed(t, call, pe, st);
+}
+
+void gshmemi_tcp_heartbeat(struct gshmemi_tcp *t, int pe)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    const struct gshmemi_tcp_frame hb = {.type = GSHMEMI_TCP_HEARTBEAT};
+    if (pthread_mutex_trylock(&c->send_lock) != 0)
+        return;
+    const int st = send_locked(c, &hb, NULL, 0);
+    pthread_mutex_unlock(&c->send_lock);
+    send_failed(t, "tcp heartbeat", pe, st);
 }
 
 /* Sends a request whose reply (payload into p->dst) the progress thread
@@ -98,6 +124,7 @@ static void call_start(struct gshmemi_tcp *t, const char *call, int pe, struct g
 {
     pthread_mutex_lock(&t->lock);
     p->id = f->id = ++t->next_id;
+    p->pe = pe;
     p->next = t->pending;
     t->pending = p;
     pthread_mutex_unlock(&t->lock);

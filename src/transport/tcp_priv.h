@@ -21,6 +21,7 @@
 /* A caller waiting for a reply. */
 struct gshmemi_tcp_pending {
     uint64_t id;
+    int pe; /* asked: only its reply answers */
     void *dst;
     size_t len;
     uint64_t old;
@@ -106,6 +107,9 @@ extern __thread int gshmemi_tcp_in_batch;
  * ends the job. */
 void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
                             const struct gshmemi_tcp_frame *frame, const void *payload, size_t len);
+/* A heartbeat to pe, unless a frame is being sent there now (which pe
+ * hears as well): the progress thread never waits behind another send. */
+void gshmemi_tcp_heartbeat(struct gshmemi_tcp *t, int pe);
 /* What a batch held back on pe's connection leaves now. */
 void gshmemi_tcp_uncork(struct gshmemi_tcp *t, int pe);
 /* pe's connection failed (`what` says how): the job ends naming pe,

@@ -94,6 +94,39 @@ static int rx_next_header(struct gshmemi_tcp *t, int pe)
     return 1;
 }
 
+/* Heartbeats on connections this PE sent nothing on for a second (where
+ * peers watch for silence). */
+static void keep_alive(struct gshmemi_tcp *t, uint64_t now)
+{
+    for (int i = 0; i < t->n_peers && gshmemi_env.HEARTBEAT_TIMEOUT > 0; i++) {
+        const struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+        if (!c->bye && now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull)
+            gshmemi_tcp_heartbeat(t, t->peers[i]);
+    }
+}
+
+/* A large payload straight from the socket, in slices: between them pe is
+ * known to be alive and the other peers hear from this PE, however long
+ * the whole takes. */
+#define SLICE (8u << 20)
+static int recv_bulk(struct gshmemi_tcp *t, int pe, char *buf, size_t len)
+{
+    for (size_t done = 0; done < len;) {
+        const size_t n = GSHMEMI_MIN(len - done, SLICE);
+        const int st = gshmemi_sock_recv(t->conns[pe].fd, buf + done, n,
+                                         gshmemi_deadline_after(gshmemi_env.TIMEOUT));
+        if (st != 0)
+            return recv_failed(t, pe, st);
+        done += n;
+        if (done < len) {
+            const uint64_t now = gshmemi_now_ns();
+            t->conns[pe].last_rx = now;
+            keep_alive(t, now);
+        }
+    }
+    return 0;
+}
+
 /* The next len bytes of pe's stream into buf: what is buffered, then a
  * bulk remainder straight from the socket. */
 static int recv_all(struct gshmemi_tcp *t, int pe, void *buf, size_t len)
@@ -109,8 +142,7 @@ static int recv_all(struct gshmemi_tcp *t, int pe, void *buf, size_t len)
     if (len == 0)
         return 0;
     if (len >= BULK)
-        return recv_failed(t, pe, gshmemi_sock_recv(c->fd, buf, len,
-                                                    gshmemi_deadline_after(gshmemi_env.TIMEOUT)));
+        return recv_bulk(t, pe, buf, len);
     if ((st = rx_fill(t, pe, len)) != 0)
         return st;
     memcpy(buf, c->rx + c->rx_head, len);
@@ -353,10 +385,12 @@ static int take_reply(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_fr
         }
     }
     pthread_mutex_unlock(&t->lock);
-    if (w == NULL || f->len != w->len) {
+    if (w == NULL || f->len != w->len || w->pe != pe) {
         GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d answered request %llu %s", pe,
-                      (unsigned long long)f->id, w == NULL ? "that nobody asked"
-                                                           : "with a payload of the wrong size");
+                      (unsigned long long)f->id,
+                      w == NULL ? "that nobody asked"
+                      : w->pe != pe ? "that was sent to another pe"
+                                    : "with a payload of the wrong size");
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
     if (f->len > 0 && recv_all(t, pe, w->dst, f->len) != 0)
@@ -443,6 +477,7 @@ static void serve(struct gshmemi_tcp *t, int pe)
     do {
         if (serve_one(t, pe) != 0)
             break;
+        c->last_rx = gshmemi_now_ns(); /* (a frame's payload may take long to arrive) */
     } while (!c->bye && (c->rx_tail - c->rx_head >= sizeof(struct gshmemi_tcp_frame) ||
                          (c->bulk && rx_next_header(t, pe))));
     put_batch_flush(t);
@@ -452,43 +487,47 @@ void *gshmemi_tcp_progress_main(void *arg)
 {
     struct gshmemi_tcp *t = arg;
     struct pollfd *p = calloc((size_t)t->n_peers + 1, sizeof(*p));
-    if (p == NULL)
-        return NULL;
+    if (p == NULL) { /* nobody would serve the peers: they would wait for GSHMEM_TIMEOUT */
+        GSHMEMI_ERROR(TRANSPORT, "tcp: out of memory for the progress thread's poll list");
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
     gshmemi_gpu_bind_thread("tcp target"); /* nothing where no GPU is open */
     const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
     for (int i = 0; i < t->n_peers; i++)
         t->conns[t->peers[i]].last_rx = gshmemi_now_ns();
     for (;;) {
         int n = 0;
-        /* Heartbeats on idle connections; a silent peer is a lost one. */
-        uint64_t now = gshmemi_now_ns();
-        for (int i = 0; i < t->n_peers && silence > 0; i++) {
-            struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
-            if (c->bye)
-                continue;
-            if (now - c->last_rx > silence) {
-                char what[96];
-                snprintf(what, sizeof(what), "was silent for %g s (GSHMEM_HEARTBEAT_TIMEOUT)",
-                         gshmemi_env.HEARTBEAT_TIMEOUT);
-                gshmemi_tcp_lost(t, t->peers[i], what);
-            }
-            if (now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull) {
-                struct gshmemi_tcp_frame hb = {.type = GSHMEMI_TCP_HEARTBEAT};
-                gshmemi_tcp_send_frame(t, "tcp heartbeat", t->peers[i], &hb, NULL, 0);
-            }
-        }
         for (int i = 0; i < t->n_peers; i++)
             p[n++] = (struct pollfd){.fd = t->conns[t->peers[i]].bye ? -1
                                                                       : t->conns[t->peers[i]].fd,
                                      .events = POLLIN};
         p[n++] = (struct pollfd){.fd = t->wake[0], .events = POLLIN};
-        if (poll(p, (nfds_t)n, 250) < 0 && errno != EINTR)
-            break;
+        if (poll(p, (nfds_t)n, 250) < 0 && errno != EINTR) {
+            GSHMEMI_ERROR(TRANSPORT, "tcp: the progress thread's poll failed: %s", strerror(errno));
+            gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+        }
         if (p[n - 1].revents)
             break;
         for (int i = 0; i < t->n_peers; i++)
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR))
                 serve(t, t->peers[i]);
+        /* Heartbeats on idle connections; a silent peer is a lost one,
+         * unless what it sent waits unread (this thread was busy with
+         * another peer): it is served next. */
+        const uint64_t now = gshmemi_now_ns();
+        if (silence == 0)
+            continue;
+        keep_alive(t, now);
+        for (int i = 0; i < t->n_peers; i++) {
+            struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+            struct pollfd waiting = {.fd = c->fd, .events = POLLIN};
+            if (c->bye || now - c->last_rx <= silence || poll(&waiting, 1, 0) > 0)
+                continue;
+            char what[96];
+            snprintf(what, sizeof(what), "was silent for %g s (GSHMEM_HEARTBEAT_TIMEOUT)",
+                     gshmemi_env.HEARTBEAT_TIMEOUT);
+            gshmemi_tcp_lost(t, t->peers[i], what);
+        }
     }
     free(p);
     return NULL;
