@@ -836,16 +836,21 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         scratch_give(s);
         gshmemi_team_sync(call, t, team);
     } else {
-        uint64_t *sizes = gshmemi_team_sizes_area(), *all;
+        uint64_t *sizes = gshmemi_team_sizes_area(team), *all, total = 0;
         all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
         gshmemi_team_sync(call, t, team);
         for (int i = 0; i < t->n; i++)
             gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
         finish(call, t, team);
         gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
-        for (int i = 0; i < t->my; i++)
-            off += all[i];
+        for (int i = 0; i < t->n; i++) {
+            off += i < t->my ? all[i] : 0;
+            total += all[i];
+        }
         free(all);
+        /* the other members' blocks too: every member sees the same sizes,
+         * so all fail alike before any block moves */
+        gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
     }
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + off, source, nbytes, t->pes[i], 0);

@@ -7,10 +7,11 @@
  * a call that does not match its own, and all take the lowest slot free on
  * every PE of the new team (a 2D split: of the parent), so that teams of
  * disjoint PEs made by a family of splits share a slot.  A PE outside the
- * new team gets GSHMEM_TEAM_INVALID; when
- * the arguments differ or no slot is free, every PE gets it, each with the
- * same message.  The new members zero their slot's barrier words before the
- * parent's closing barrier, so the team's first barrier starts from zero.
+ * new team gets GSHMEM_TEAM_INVALID; when the arguments differ, one is bad
+ * on any PE (a NULL team pointer too: that PE still votes) or no slot is
+ * free, every PE gets it, each with the same message.  The new members zero
+ * their slot's barrier words before the parent's closing barrier, so the
+ * team's first barrier starts from zero.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,15 +49,17 @@
 struct split_vote {
     int32_t kind; /* SPLIT_STRIDED or SPLIT_2D */
     int32_t a, b, c;  /* strided: start, stride, size; 2d: xrange */
+    int32_t null_out; /* SPLIT_NULL_*: team pointers this PE passed NULL */
     uint64_t free[SLOT_WORDS];
 };
 enum { SPLIT_STRIDED = 1, SPLIT_2D };
+enum { SPLIT_NULL_FIRST = 1, SPLIT_NULL_Y = 2 }; /* new_team or xaxis_team; yaxis_team */
 
 static struct {
     struct gshmemi_team *teams; /* by slot, n_slots of them */
     int n_slots;
     struct split_vote *votes; /* heap: one per world PE, by parent index */
-    uint64_t *sizes;          /* heap: one word per world PE, for the collectives */
+    uint64_t *sizes;          /* heap: collect's sizes, one word per world PE a slot */
     uint64_t *args;           /* heap: GSHMEMI_COLL_ARGS words per slot (GSHMEM_DEBUG_CHECKS) */
     uint64_t *device_words;   /* GPU heap: the slots' device barrier words (NULL: host heap) */
     char *coll_area;          /* GPU heap: the slots' collective areas */
@@ -100,7 +103,10 @@ static int all_map_all(const int *pes, int n)
     return 1;
 }
 
-uint64_t *gshmemi_team_sizes_area(void) { return tm.sizes; }
+uint64_t *gshmemi_team_sizes_area(gshmem_team_t slot)
+{
+    return tm.sizes + (size_t)slot * (size_t)gshmemi_rt.n_pes;
+}
 uint64_t *gshmemi_team_args_area(gshmem_team_t slot)
 {
     return tm.args + (size_t)slot * GSHMEMI_COLL_ARGS;
@@ -373,6 +379,17 @@ void gshmemi_team_sync(const char *call, const struct gshmemi_team *t, gshmem_te
 
 /* ---- making and ending teams ------------------------------------------------------ */
 
+/* The settings of config that config_mask names (GSHMEM_TEAM_NUM_CONTEXTS,
+ * the only one), the others the defaults: a setting the mask leaves out
+ * is not the caller's, whatever config holds. */
+static gshmem_team_config_t config_of(const gshmem_team_config_t *config, long config_mask)
+{
+    gshmem_team_config_t c = {0};
+    if (config != NULL && (config_mask & GSHMEM_TEAM_NUM_CONTEXTS))
+        c.num_contexts = config->num_contexts;
+    return c;
+}
+
 /* Slot `slot` holds the team of the world PEs pes[0..n) (copied). */
 static int team_set(gshmem_team_t slot, const int *pes, int n, const gshmem_team_config_t *config)
 {
@@ -630,9 +647,11 @@ int gshmemi_teams_init(void)
     }
     tm.votes = gshmemi_heap_alloc_internal("team split area",
                                            sizeof(struct split_vote) * (size_t)gshmemi_rt.n_pes);
+    /* a block a slot: threads may run collect on two teams at once */
     tm.sizes = tm.votes == NULL ? NULL
                                 : gshmemi_heap_alloc_internal("collectives' area",
-                                                              sizeof(uint64_t) * (size_t)gshmemi_rt.n_pes);
+                                                              sizeof(uint64_t) * (size_t)tm.n_slots *
+                                                                  (size_t)gshmemi_rt.n_pes);
     tm.args = tm.sizes == NULL ? NULL
                                : gshmemi_heap_alloc_internal("collectives' argument checks",
                                                              sizeof(uint64_t) * GSHMEMI_COLL_ARGS *
@@ -782,6 +801,29 @@ static int votes_agree(const char *call, const struct gshmemi_team *parent,
     return 1;
 }
 
+/* Whether no PE passed a NULL team pointer; else logs (parent index 0),
+ * naming the first PE that did, and returns 0: a PE that cannot take its
+ * team still votes, so that every PE fails the same split instead of the
+ * others waiting for it until the deadline. */
+static int votes_have_teams(const char *call, const struct gshmemi_team *parent,
+                            const struct split_vote *votes)
+{
+    for (int i = 0; i < parent->n; i++) {
+        const int null_out = votes[i].null_out;
+        if (null_out == 0)
+            continue;
+        if (parent->my == 0)
+            GSHMEMI_ERROR(COLL, "%s: pe %d (index %d in the parent team) passed a NULL %s: the "
+                          "split fails on every PE of the parent team", call, parent->pes[i], i,
+                          votes[i].kind != SPLIT_2D      ? "new_team"
+                          : null_out == SPLIT_NULL_FIRST ? "xaxis_team"
+                          : null_out == SPLIT_NULL_Y     ? "yaxis_team"
+                                                         : "xaxis_team and yaxis_team");
+        return 0;
+    }
+    return 1;
+}
+
 /* The zeroed barrier and signal words of a new team's slot, before anybody
  * uses them. */
 static void slot_reset(gshmem_team_t slot)
@@ -812,16 +854,13 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
 {
     static const char call[] = "gshmem_team_split_strided";
     struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
-    if (new_team == NULL) {
-        GSHMEMI_ERROR(COLL, "%s: new_team is NULL", call);
-        return GSHMEM_ERR_INVALID_ARG;
-    }
-    *new_team = GSHMEM_TEAM_INVALID;
+    if (new_team != NULL)
+        *new_team = GSHMEM_TEAM_INVALID;
     if (parent == NULL)
         return GSHMEM_ERR_INVALID_ARG; /* no parent to agree with: this PE alone */
-    (void)config_mask; /* num_contexts is the only setting, and kept as given */
 
-    struct split_vote mine = {.kind = SPLIT_STRIDED, .a = start, .b = stride, .c = size};
+    struct split_vote mine = {.kind = SPLIT_STRIDED, .a = start, .b = stride, .c = size,
+                              .null_out = new_team == NULL ? SPLIT_NULL_FIRST : 0};
     struct split_vote *votes = malloc(sizeof(*votes) * (size_t)parent->n);
     int *pes = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
     int slot = -1, st = GSHMEM_ERR_INVALID_ARG, bad = 0;
@@ -829,7 +868,7 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
         gshmemi_rma_fail(call, "out of host memory");
     my_free_slots(mine.free);
     gather_votes(call, parent, parent_team, &mine, votes);
-    if (!votes_agree(call, parent, votes, &mine)) {
+    if (!votes_agree(call, parent, votes, &mine) || !votes_have_teams(call, parent, votes)) {
         bad = 1;
     } else if (size <= 0 || start < 0 || start >= parent->n || (stride == 0 && size > 1) ||
                (long long)start + (long long)stride * (size - 1) < 0 ||
@@ -859,7 +898,8 @@ GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, i
         st = 0;
         if (member) {
             slot_reset((gshmem_team_t)slot);
-            st = team_set((gshmem_team_t)slot, pes, size, config);
+            const gshmem_team_config_t cfg = config_of(config, config_mask);
+            st = team_set((gshmem_team_t)slot, pes, size, &cfg);
             if (st == 0)
                 *new_team = (gshmem_team_t)slot;
         }
@@ -879,23 +919,23 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
 {
     static const char call[] = "gshmem_team_split_2d";
     struct gshmemi_team *parent = gshmemi_team_get(call, parent_team);
-    if (xaxis_team == NULL || yaxis_team == NULL) {
-        GSHMEMI_ERROR(COLL, "%s: xaxis_team or yaxis_team is NULL", call);
-        return GSHMEM_ERR_INVALID_ARG;
-    }
-    *xaxis_team = *yaxis_team = GSHMEM_TEAM_INVALID;
+    if (xaxis_team != NULL)
+        *xaxis_team = GSHMEM_TEAM_INVALID;
+    if (yaxis_team != NULL)
+        *yaxis_team = GSHMEM_TEAM_INVALID;
     if (parent == NULL)
         return GSHMEM_ERR_INVALID_ARG;
-    (void)xaxis_mask, (void)yaxis_mask;
 
-    struct split_vote mine = {.kind = SPLIT_2D, .a = xrange};
+    struct split_vote mine = {.kind = SPLIT_2D, .a = xrange,
+                              .null_out = (xaxis_team == NULL ? SPLIT_NULL_FIRST : 0) |
+                                          (yaxis_team == NULL ? SPLIT_NULL_Y : 0)};
     struct split_vote *votes = malloc(sizeof(*votes) * (size_t)parent->n);
     int *pes = malloc(sizeof(int) * (size_t)parent->n), slots[2] = {-1, -1}, st = 0;
     if (votes == NULL || pes == NULL)
         gshmemi_rma_fail(call, "out of host memory");
     my_free_slots(mine.free);
     gather_votes(call, parent, parent_team, &mine, votes);
-    if (!votes_agree(call, parent, votes, &mine)) {
+    if (!votes_agree(call, parent, votes, &mine) || !votes_have_teams(call, parent, votes)) {
         st = GSHMEM_ERR_INVALID_ARG;
     } else if (xrange <= 0) {
         if (parent->my == 0)
@@ -920,12 +960,14 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange,
         for (int i = row * x; i < parent->n && i < (row + 1) * x; i++)
             pes[n++] = parent->pes[i];
         slot_reset((gshmem_team_t)slots[0]);
-        st = team_set((gshmem_team_t)slots[0], pes, n, xaxis_config);
+        const gshmem_team_config_t xcfg = config_of(xaxis_config, xaxis_mask),
+                                   ycfg = config_of(yaxis_config, yaxis_mask);
+        st = team_set((gshmem_team_t)slots[0], pes, n, &xcfg);
         n = 0;
         for (int i = col; i < parent->n; i += x)
             pes[n++] = parent->pes[i];
         slot_reset((gshmem_team_t)slots[1]);
-        if (st == 0 && (st = team_set((gshmem_team_t)slots[1], pes, n, yaxis_config)) != 0)
+        if (st == 0 && (st = team_set((gshmem_team_t)slots[1], pes, n, &ycfg)) != 0)
             team_clear((gshmem_team_t)slots[0]);
         if (st == 0) {
             *xaxis_team = (gshmem_team_t)slots[0];

@@ -59,9 +59,11 @@ struct gshmemi_push_area; /* coll/coll_launch.h */
 int gshmemi_team_push_area(const struct gshmemi_team *t, gshmem_team_t slot,
                            struct gshmemi_push_area *a);
 
-/* A block of the heap the runtime keeps for the collectives: one 64-bit
- * word per world PE (collect's block sizes). */
-uint64_t *gshmemi_team_sizes_area(void);
+/* A slot's block of the heap the runtime keeps for collect's block sizes:
+ * one 64-bit word per world PE, by team index.  One a slot, as the device
+ * forms find it (slot 0's block, then the others, n_pes words each): two
+ * threads may run collect on two teams at once. */
+uint64_t *gshmemi_team_sizes_area(gshmem_team_t slot);
 
 /* A slot's GSHMEMI_COLL_ARGS words in the heap, where a member of its team
  * shows its next member what it passed (GSHMEM_DEBUG_CHECKS). */

@@ -80,6 +80,12 @@ cases = {
     "split-mismatch": (H + r"gshmem_team_split_strided: pe 1 \(index 1 in the parent team\) called it "
                        r"with start 1, stride 1, size 1, this pe with 0, 1, 1: every PE of the parent "
                        r"team must pass the same$", 0, {}),
+    "split-null-team": (H + r"gshmem_team_split_strided: pe 1 \(index 1 in the parent team\) "
+                        r"passed a NULL new_team: the split fails on every PE of the parent "
+                        r"team$", 0, {}),
+    "split-2d-null-team": (H + r"gshmem_team_split_2d: pe 1 \(index 1 in the parent team\) passed "
+                           r"a NULL yaxis_team: the split fails on every PE of the parent team$",
+                           0, {}),
     "too-many-teams": (H + r"gshmem_team_split_strided: no team slot is free on every PE of the "
                        r"new team \(GSHMEM_MAX_TEAMS is 5\); destroy a team first$", 0,
                        {"GSHMEM_MAX_TEAMS": "5"}),
@@ -119,6 +125,14 @@ cases = {
                            r"\(GSHMEM_DEBUG_CHECKS\)$", ABORT, {"GSHMEM_DEBUG_CHECKS": "1"}),
     "coll-overlap": (H + rf"gshmem_int_alltoall: dest \[{P}, \+16\) overlaps source \[{P}, \+16\); "
                      r"this collective has no in-place form$", ABORT, {}),
+    # collect: every PE sees the other's block land on source, after the sizes
+    "coll-collect-overlap": (r"gshmem pe [01] \(\S+:\d+\) error rma: gshmem_long_collect: dest "
+                             rf"\[{P}, \+128\) overlaps source \[{P}, \+64\); this collective "
+                             r"has no in-place form$", ABORT, {}),
+    "coll-collect-overlap-simple": (r"gshmem pe [01] \(\S+:\d+\) error rma: gshmem_long_collect: "
+                                    rf"dest \[{P}, \+128\) overlaps source \[{P}, \+64\); this "
+                                    r"collective has no in-place form$", ABORT,
+                                    {"GSHMEM_COLL_ALGO": "simple"}),
     "coll-dest-not-heap": (H + rf"gshmem_int_sum_reduce: dest {P} is neither in the symmetric heap "
                            rf"\[{P}, {P}\) nor in the program's static data$", ABORT, {}),
     "coll-pipe-dest-not-heap": (H + rf"gshmem_fcollectmem: dest {P} is neither in the symmetric heap "
@@ -366,10 +380,11 @@ elif only[:1] == ["--partitioned"]:
 # Cases that need a GPU heap run only when named (the GPU suite names them).
 gpu_only = {"on-stream-static", "coll-on-stream-team-invalid", "coll-on-stream-overlap",
             "coll-on-stream-not-heap", "coll-on-stream-bad-root", "coll-on-stream-count-mismatch"}
-# Cases whose failure comes before or in gshmem_init, on every PE: whichever
-# exits first ends the job, so gshmrun may name any of them.
+# Cases whose failure comes on every PE (before or in gshmem_init, or in a
+# collective all see fail): whichever exits first ends the job, so gshmrun
+# may name any of them.
 any_pe_ends = {"before-init", "push-teams-range", "flags-range", "unit-other-version",
-               "units-other-version"}
+               "units-other-version", "coll-collect-overlap", "coll-collect-overlap-simple"}
 for name, (pattern, want_status, env) in cases.items():
     if (only and name not in only) or (not only and name in gpu_only):
         continue

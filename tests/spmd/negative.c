@@ -74,6 +74,22 @@ int main(int argc, char **argv)
         if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, me == 0 ? 0 : 1, 1, 1, NULL, 0, &t) == 0 ||
             t != GSHMEM_TEAM_INVALID)
             return 3;
+    } else if (strcmp(c, "split-null-team") == 0) { /* pe 1's new_team NULL: fails on both */
+        gshmem_team_t t = 7;
+        if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0,
+                                      me == 1 ? NULL : &t) == 0 ||
+            (me != 1 && t != GSHMEM_TEAM_INVALID))
+            return 3;
+    } else if (strcmp(c, "split-2d-null-team") == 0) { /* pe 1's yaxis_team NULL */
+        gshmem_team_t x = 7, y = 7;
+        if (gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0,
+                                 me == 1 ? NULL : &y) == 0 ||
+            x != GSHMEM_TEAM_INVALID || (me != 1 && y != GSHMEM_TEAM_INVALID))
+            return 3;
+    } else if (strncmp(c, "coll-collect-overlap", 20) == 0) {
+        /* every PE: its own block misses source, pe 1's lands on it (seen
+         * once the sizes are known; -simple: between barriers) */
+        gshmem_long_collect(GSHMEM_TEAM_WORLD, (long *)heap_ptr, (long *)heap_ptr + 8, 8);
     } else if (strcmp(c, "too-many-teams") == 0) { /* GSHMEM_MAX_TEAMS=5: one split fits */
         gshmem_team_t t, u;
         if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) != 0 ||

@@ -1,8 +1,9 @@
 /* Teams: the predefined ones (as GSHMEM_TEST_SIM_NODES splits the machine
  * into nodes, when it does), strided splits (of the world and of a split,
  * with strides 1, 2, 3 and -1), 2D splits, translation between teams,
- * team_ptr, team barriers carrying data, slots reused by many splits and
- * destroys, and running out of slots (every PE told, none hanging). */
+ * team_ptr, team barriers carrying data, the settings that config_mask
+ * names, slots reused by many splits and destroys, and splits that fail on
+ * every PE (out of slots, a NULL team pointer on one: none hanging). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,53 @@ int main(void)
         check_strided(y, col, xr, col_size, box);
         gshmem_team_destroy(x);
         gshmem_team_destroy(y);
+    }
+
+    /* config_mask says which settings of config count: the others keep
+     * their defaults (num_contexts 0), whatever config holds. */
+    {
+        gshmem_team_t t, x, y;
+        gshmem_team_config_t set = {.num_contexts = 99}, xset = {.num_contexts = 5},
+                             yset = {.num_contexts = 6}, got;
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, &set, 0, &t) == 0,
+              "split with config_mask 0");
+        got.num_contexts = -1;
+        CHECK(gshmem_team_get_config(t, GSHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+                  got.num_contexts == 0,
+              "split with num_contexts 99, config_mask 0: num_contexts %d", got.num_contexts);
+        gshmem_team_destroy(t);
+        CHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 1, &xset, GSHMEM_TEAM_NUM_CONTEXTS, &x,
+                                   &yset, 0, &y) == 0,
+              "2d split with configs");
+        got.num_contexts = -1;
+        CHECK(gshmem_team_get_config(x, GSHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+                  got.num_contexts == 5, "2d split's x team (mask set): num_contexts %d",
+              got.num_contexts);
+        got.num_contexts = -1;
+        CHECK(gshmem_team_get_config(y, GSHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+                  got.num_contexts == 0, "2d split's y team (mask 0): num_contexts %d",
+              got.num_contexts);
+        gshmem_team_destroy(x);
+        gshmem_team_destroy(y);
+    }
+
+    /* A NULL team pointer on one PE (the last) fails the split on every PE
+     * of the parent, none waiting for the others; the next split works. */
+    {
+        gshmem_team_t t = 7, x = 7, y = 7;
+        const int last = me == npes - 1;
+        int st = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0,
+                                           last ? NULL : &t);
+        CHECK(st != 0 && (last || t == GSHMEM_TEAM_INVALID),
+              "split with a NULL new_team on pe %d: status %d, team %d", npes - 1, st, (int)t);
+        st = gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, last ? NULL : &y);
+        CHECK(st != 0 && x == GSHMEM_TEAM_INVALID && (last || y == GSHMEM_TEAM_INVALID),
+              "2d split with a NULL yaxis_team on pe %d: status %d, teams %d %d", npes - 1, st,
+              (int)x, (int)y);
+        CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) == 0,
+              "the split after");
+        check_strided(t, 0, 1, npes, box);
+        gshmem_team_destroy(t);
     }
 
     /* A family of splits: the halves of the world, made one after the

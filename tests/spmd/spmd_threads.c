@@ -6,9 +6,12 @@
  * other element by iget), counts on the next PE with fetching atomics,
  * takes a lock on PE 0 that thread t of every other PE contends for, and
  * completes its work with
- * quiet and its own context's quiet.  Every value is checked.  Run under
- * ThreadSanitizer too, mapped and through tcp (GSHMEM_DISABLE_P2P=1), where
- * the threads share the transport. */
+ * quiet and its own context's quiet.  Then two threads run collect at once,
+ * one on the world and one on its reversed split (blocks of different sizes
+ * on each, so a team reading the other's sizes lands its blocks wrongly).
+ * Every value is checked.  Run under ThreadSanitizer too, mapped and through
+ * tcp (GSHMEM_DISABLE_P2P=1), where the threads share the transport, and
+ * with GSHMEM_COLL_ALGO=simple (collect's sizes through the heap). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +38,11 @@ static long *table;        /* symmetric: written before the threads start */
 static long *locks, *locked; /* symmetric, used on PE 0: THREADS each */
 static long *wide;           /* symmetric: WIDE longs, got whole by every thread at once */
 static int failed[THREADS];
+
+#define COLLECT_ROUNDS 200
+#define COLLECT_MAX 8 /* longs a member adds at most, over team index and round */
+static gshmem_team_t coll_team[2]; /* the world, its reversed split */
+static long *coll_src[2], *coll_dst[2]; /* symmetric, one pair a team */
 
 static long value_of(int pe, int t, int round, int i)
 {
@@ -119,6 +127,40 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Member i of team k adds 1 + (i + k + round) % COLLECT_MAX longs in
+ * round r: the two teams' sizes differ in most rounds. */
+static int collect_count(int k, int i, int r) { return 1 + (i + k + r) % COLLECT_MAX; }
+
+static void *collector(void *arg)
+{
+    const int k = (int)(intptr_t)arg;
+    const gshmem_team_t team = coll_team[k];
+    const int my = gshmem_team_my_pe(team), n = gshmem_team_n_pes(team);
+    long mine[COLLECT_MAX], *got = malloc(sizeof(long) * COLLECT_MAX * (size_t)n);
+
+    EXPECT(k, got != NULL, "a buffer of %d longs", COLLECT_MAX * n);
+    for (int r = 0; r < COLLECT_ROUNDS; r++) {
+        const int cnt = collect_count(k, my, r);
+        for (int j = 0; j < cnt; j++)
+            mine[j] = value_of(my, 8 + k, r, j);
+        spmd_store(coll_src[k], mine, sizeof(long) * (size_t)cnt);
+        gshmem_long_collect(team, coll_dst[k], coll_src[k], (size_t)cnt);
+        size_t total = 0;
+        for (int i = 0; i < n; i++)
+            total += (size_t)collect_count(k, i, r);
+        spmd_load(got, coll_dst[k], sizeof(long) * total);
+        /* counted, not returned from: the other members still wait for
+         * this one's later rounds */
+        for (int i = 0, at = 0; i < n; i++)
+            for (int j = 0; j < collect_count(k, i, r); j++, at++)
+                if (got[at] != value_of(i, 8 + k, r, j) && failed[k]++ < 5)
+                    fprintf(stderr, "FAIL pe %d: collect on team %d, round %d: element %d "
+                            "(member %d's %d) is %ld\n", me, k, r, at, i, j, got[at]);
+    }
+    free(got);
+    return NULL;
+}
+
 int main(void)
 {
     int provided = -1;
@@ -158,6 +200,23 @@ int main(void)
     for (int t = 0; t < THREADS; t++)
         CHECK(failed[t] == 0, "thread %d failed", t);
 
+    /* collect on two teams at once */
+    coll_team[0] = GSHMEM_TEAM_WORLD;
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0,
+                                    &coll_team[1]) == 0, "reversed split");
+    for (int k = 0; k < 2; k++) {
+        coll_src[k] = gshmem_malloc(COLLECT_MAX * sizeof(long));
+        coll_dst[k] = gshmem_malloc(COLLECT_MAX * sizeof(long) * (size_t)npes);
+        CHECK(coll_src[k] != NULL && coll_dst[k] != NULL, "collect's buffers");
+    }
+    for (int k = 0; k < 2; k++)
+        CHECK(pthread_create(&th[k], NULL, collector, (void *)(intptr_t)k) == 0, "pthread_create");
+    for (int k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < 2; k++)
+        CHECK(failed[k] == 0, "collect on team %d failed", k);
+    gshmem_team_destroy(coll_team[1]);
+
     gshmem_barrier_all();
     for (int t = 0; t < THREADS; t++) {
         CHECK(LOAD(long, &counter[t]) == ROUNDS, "counter %d: %ld", t, LOAD(long, &counter[t]));
@@ -166,6 +225,10 @@ int main(void)
         if (me == 0)
             CHECK(LOAD(long, &locked[t]) == (long)npes * (ROUNDS / LOCK_EVERY), "locked %d: %ld",
                   t, LOAD(long, &locked[t]));
+    }
+    for (int k = 1; k >= 0; k--) {
+        gshmem_free(coll_dst[k]);
+        gshmem_free(coll_src[k]);
     }
     gshmem_free(wide);
     gshmem_free(locked);

@@ -243,7 +243,7 @@ struct gshmemi_device_state {
     const struct gshmemi_device_team *teams;
     int n_teams;
     uint64_t team_words_off;
-    uint64_t coll_sizes_off; /* a heap block of one word per world PE: collect's sizes */
+    uint64_t coll_sizes_off; /* collect's sizes: n_pes words a team slot, slot 0's first */
     /* The slots' collective areas (enum gshmemi_coll_area): where slot 0's
      * starts in the heap, each one's size, where its packets start, the
      * packets per member and buffer, and the largest payload per member

@@ -133,15 +133,17 @@ __device__ __forceinline__ void gshmemi_coll_fcollect(const char *call, gshmem_t
     gshmemi_team_sync_group<SCOPE>(call, team, true);
 }
 
-/* Every member's size first (the heap block the runtime keeps for it),
- * then every block at its offset. */
+/* Every member's size first (the team's slot's block of the heap the
+ * runtime keeps for them: n_pes words a slot, slot 0's first), then every
+ * block at its offset. */
 template <int SCOPE>
 __device__ __forceinline__ void gshmemi_coll_collect(const char *call, gshmem_team_t team,
                                                      void *dest, const void *src, size_t nbytes)
 {
     const struct gshmemi_device_state &s = gshmemi_s();
     const struct gshmemi_device_team &t = gshmemi_team(call, team);
-    uint64_t *sizes = reinterpret_cast<uint64_t *>(s.heap_base + s.coll_sizes_off);
+    uint64_t *sizes = reinterpret_cast<uint64_t *>(s.heap_base + s.coll_sizes_off) +
+                      static_cast<size_t>(team) * static_cast<size_t>(s.n_pes);
     unsigned lane, n;
     gshmemi_group<SCOPE>(&lane, &n);
     gshmemi_team_sync_group<SCOPE>(call, team, false);
