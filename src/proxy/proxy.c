@@ -303,7 +303,8 @@ static void *proxy_main(void *arg)
     while (!__atomic_load_n(&px.stop, __ATOMIC_ACQUIRE)) {
         struct gshmemi_fifo_slot b[BATCH];
         int n = 0;
-        const int owing = late.n > 0 && give_late();
+        if (late.n > 0) /* (idle or not: a reader may have freed a cell) */
+            give_late();
         /* A batch: as many as are published, copied out (their slots are
          * free at once), carried out, then one publication. */
         while (n < BATCH && gshmemi_fifo_peek(f, next + (uint64_t)n, &b[n]))
@@ -332,10 +333,6 @@ static void *proxy_main(void *arg)
             idle_ns = 0;
             continue;
         }
-        if (owing) { /* a reader is about to free a cell: not idle */
-            gshmemi_cpu_relax();
-            continue;
-        }
         /* Idle: spin for 10 ms after the last request, then sleep longer
          * the longer nothing comes (at most 1 ms late after a second).
          * The clock is read every 64 looks: a read costs about as much as
@@ -362,7 +359,10 @@ static void *proxy_main(void *arg)
 
 static void release_fifo(void)
 {
-    free(late.q); /* (answers no one will read now) */
+    if (late.n > 0)
+        GSHMEMI_WARN(PROXY, "the proxy stopped with %zu answers not given: their cells' answers of "
+                     "a lap before were never read (a kernel ended without reading them?)", late.n);
+    free(late.q);
     memset(&late, 0, sizeof(late));
     if (px.on_gpu) {
         gshmemi_gpu_host_free(px.gpu_host);

@@ -217,8 +217,10 @@ GSHMEMI_FIFO_FN void gshmemi_fifo_wait_completed(const struct gshmemi_fifo *f, u
 GSHMEMI_FIFO_FN uint64_t gshmemi_fifo_take_answer(const struct gshmemi_fifo *f, uint64_t number)
 {
     struct gshmemi_fifo_cell *c = &f->cells[number & (f->capacity - 1)];
-    while (GSHMEMI_FIFO_LOAD_ACQUIRE(&c->tag) != number) /* written before completed: seldom waits */
-        GSHMEMI_FIFO_RELAX(0);
+    /* written before completed: seldom waits, but a late answer (its cell
+     * was unread a lap before) may keep many readers polling host memory */
+    for (unsigned spins = 0; GSHMEMI_FIFO_LOAD_ACQUIRE(&c->tag) != number; spins++)
+        GSHMEMI_FIFO_RELAX(spins);
     const uint64_t v = GSHMEMI_FIFO_LOAD_ACQUIRE(&c->value);
     GSHMEMI_FIFO_STORE_RELEASE(&c->tag, GSHMEMI_FIFO_CELL_FREE);
     return v;
