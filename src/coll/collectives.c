@@ -804,7 +804,8 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         }
         uint64_t total = 0;
         for (int i = 0; i < t->n; i++)
-            total += sizes[i];
+            if (__builtin_add_overflow(total, sizes[i], &total))
+                gshmemi_rma_fail(call, "the members' blocks add up to more than 2^64 bytes");
         gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
         const enum pipe_algo pa =
             pipe_pick(t, team, most, &PIPE_COLLECT, oneshot_fits(t, team, most));
@@ -845,7 +846,8 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
         for (int i = 0; i < t->n; i++) {
             off += i < t->my ? all[i] : 0;
-            total += all[i];
+            if (__builtin_add_overflow(total, all[i], &total))
+                gshmemi_rma_fail(call, "the members' blocks add up to more than 2^64 bytes");
         }
         free(all);
         /* the other members' blocks too: every member sees the same sizes,
