@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <gshmem.h>
@@ -212,34 +211,17 @@ static void tcp_close(struct gshmemi_transport *tr)
 {
     struct gshmemi_tcp *t = gshmemi_tcp_of(tr);
     struct gshmemi_tcp_frame bye = {.type = GSHMEMI_TCP_BYE};
-    char *later = calloc((size_t)t->n_peers + 1, 1); /* goodbyes left for after the thread */
-    for (int i = 0; i < t->n_peers; i++) {
-        struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
-        /* Under the send lock: the progress thread may be sending a reply
-         * or a heartbeat there (a second at most, then once it has ended). */
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
-        if (c->fd < 0)
-            continue;
-        if (pthread_mutex_timedlock(&c->send_lock, &until) != 0) {
-            if (later != NULL)
-                later[i] = 1;
-            continue;
-        }
-        (void)gshmemi_sock_send(c->fd, &bye, sizeof(bye), gshmemi_deadline_after(1));
-        pthread_mutex_unlock(&c->send_lock);
-    }
     t->closing = 1;
     if (t->thread_up) {
         (void)!write(t->wake[1], "x", 1);
         pthread_join(t->thread, NULL);
     }
-    for (int i = 0; later != NULL && i < t->n_peers; i++)
-        if (later[i])
+    /* Once the progress thread has ended: nothing else sends there now (a
+     * reply or heartbeat of its own could otherwise interleave). */
+    for (int i = 0; i < t->n_peers; i++)
+        if (t->conns[t->peers[i]].fd >= 0)
             (void)gshmemi_sock_send(t->conns[t->peers[i]].fd, &bye, sizeof(bye),
                                     gshmemi_deadline_after(1));
-    free(later);
     for (int pe = 0; t->conns != NULL && pe < gshmemi_rt.n_pes; pe++) {
         if (t->conns[pe].fd >= 0)
             close(t->conns[pe].fd);
