@@ -780,6 +780,16 @@ static int fcollect(const char *call, gshmem_team_t team, void *dest, const void
     return 0;
 }
 
+/* The sum of collect's n block sizes (every member computes the same). */
+static uint64_t blocks_total(const char *call, const uint64_t *sizes, int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        if (__builtin_add_overflow(total, sizes[i], &total))
+            gshmemi_rma_fail(call, "the members' blocks add up to more than 2^64 bytes");
+    return total;
+}
+
 /* Every member's block size, then every block at its offset.  With the
  * one-shot area: the sizes one-shot, then the blocks pipelined or one-shot
  * by the largest (every member sees the same sizes, so all choose alike),
@@ -802,10 +812,7 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
             off += i < t->my ? sizes[i] : 0;
             most = sizes[i] > most ? sizes[i] : most;
         }
-        uint64_t total = 0;
-        for (int i = 0; i < t->n; i++)
-            if (__builtin_add_overflow(total, sizes[i], &total))
-                gshmemi_rma_fail(call, "the members' blocks add up to more than 2^64 bytes");
+        const uint64_t total = blocks_total(call, sizes, t->n);
         gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
         const enum pipe_algo pa =
             pipe_pick(t, team, most, &PIPE_COLLECT, oneshot_fits(t, team, most));
@@ -837,22 +844,19 @@ static int collect(const char *call, gshmem_team_t team, void *dest, const void 
         scratch_give(s);
         gshmemi_team_sync(call, t, team);
     } else {
-        uint64_t *sizes = gshmemi_team_sizes_area(team), *all, total = 0;
+        uint64_t *sizes = gshmemi_team_sizes_area(team), *all;
         all = scratch(call, sizeof(uint64_t) * (size_t)t->n);
         gshmemi_team_sync(call, t, team);
         for (int i = 0; i < t->n; i++)
             gshmemi_rma_put(call, &sizes[t->my], &mine, sizeof(mine), t->pes[i], 0);
         finish(call, t, team);
         gshmemi_rma_get(call, all, sizes, sizeof(uint64_t) * (size_t)t->n, gshmemi_rt.my_pe, 1);
-        for (int i = 0; i < t->n; i++) {
-            off += i < t->my ? all[i] : 0;
-            if (__builtin_add_overflow(total, all[i], &total))
-                gshmemi_rma_fail(call, "the members' blocks add up to more than 2^64 bytes");
-        }
-        free(all);
+        for (int i = 0; i < t->my; i++)
+            off += all[i];
         /* the other members' blocks too: every member sees the same sizes,
          * so all fail alike before any block moves */
-        gshmemi_coll_check_overlap(call, dest, total, source, nbytes, NULL);
+        gshmemi_coll_check_overlap(call, dest, blocks_total(call, all, t->n), source, nbytes, NULL);
+        free(all);
     }
     for (int i = 0; i < t->n; i++)
         gshmemi_rma_put(call, (char *)dest + off, source, nbytes, t->pes[i], 0);
