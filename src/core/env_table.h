@@ -63,7 +63,8 @@
       "Network interface (or prefix) of the tcp transport; default: as the bootstrap's.")   \
     X(HEARTBEAT_TIMEOUT, SECONDS, "6",                                                      \
       "A peer on a network transport that sends nothing (not even its heartbeat, every "    \
-      "second) for this long is lost: every PE connected to it ends, naming it; so is a "   \
+      "second) for this long once it has been heard (before, GSHMEM_BOOTSTRAP_TIMEOUT) "    \
+      "is lost: every PE connected to it ends, naming it; so is a "                         \
       "node-local peer stopped (SIGSTOP, SIGTSTP; not a debugger's stop) this long while "  \
       "a PE waits for it.")                                                                 \
     X(TIMEOUT, SECONDS, "300",                                                              \

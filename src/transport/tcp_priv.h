@@ -36,6 +36,7 @@ struct gshmemi_tcp_conn {
      * and how many of them a finished quiet's round trip covered. */
     uint64_t sent, quieted;
     uint64_t last_rx, last_tx; /* for heartbeats and silence */
+    int heard; /* a frame came: the peer's progress thread runs */
     pthread_mutex_t send_lock;
     int corked; /* TCP_CORK is on: a batch's requests leave together */
     int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */

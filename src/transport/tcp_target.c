@@ -411,6 +411,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
         return 1;
     check_frame(pe, &f);
     t->conns[pe].last_rx = gshmemi_now_ns();
+    t->conns[pe].heard = 1;
     /* (not a strided put's payload, whatever its size: it is spread from a buffer) */
     t->conns[pe].bulk = f.type == GSHMEMI_TCP_PUT && f.len >= BULK &&
                         !(f.op & GSHMEMI_TCP_PUT_STRIDED);
@@ -493,6 +494,10 @@ void *gshmemi_tcp_progress_main(void *arg)
     }
     gshmemi_gpu_bind_thread("tcp target"); /* nothing where no GPU is open */
     const uint64_t silence = (uint64_t)(gshmemi_env.HEARTBEAT_TIMEOUT * 1e9);
+    /* Until a peer's first frame, it may still be admitting its own
+     * connections (behind strangers at its listener, a hello deadline
+     * each): its heartbeats start with its progress thread. */
+    const uint64_t setup = GSHMEMI_MAX(silence, (uint64_t)(gshmemi_env.BOOTSTRAP_TIMEOUT * 1e9));
     for (int i = 0; i < t->n_peers; i++)
         t->conns[t->peers[i]].last_rx = gshmemi_now_ns();
     for (;;) {
@@ -521,7 +526,8 @@ void *gshmemi_tcp_progress_main(void *arg)
         for (int i = 0; i < t->n_peers; i++) {
             struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
             struct pollfd waiting = {.fd = c->fd, .events = POLLIN};
-            if (c->bye || now - c->last_rx <= silence || poll(&waiting, 1, 0) > 0)
+            if (c->bye || now - c->last_rx <= (c->heard ? silence : setup) ||
+                poll(&waiting, 1, 0) > 0)
                 continue;
             char what[96];
             snprintf(what, sizeof(what), "was silent for %g s (GSHMEM_HEARTBEAT_TIMEOUT)",

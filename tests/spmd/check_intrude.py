@@ -304,8 +304,12 @@ def strangers_mapped():
 
 @scenario
 def strangers_tcp():
-    """Every peer through the tcp transport: its listeners too."""
-    p, kinds, _ = run_job(3, {"GSHMEM_DISABLE_P2P": "1"}, False, True)
+    """Every peer through the tcp transport: its listeners too.  The
+    strangers at a tcp listener hold its PE back longer (two hello
+    deadlines) than peers that already connected wait before a silent
+    connection counts as lost: they wait while it sets up."""
+    p, kinds, _ = run_job(3, {"GSHMEM_DISABLE_P2P": "1", "GSHMEM_HEARTBEAT_TIMEOUT": "3"}, False,
+                          True)
     if "tcp listener" not in kinds:
         p.append("no stranger reached a tcp listener")
     return p
