@@ -195,12 +195,19 @@ class Strangers:
 
     def check(self, stderr):
         p = []
+        # Strangers whose lines read alike (one listener, a source port the
+        # system gave twice: on loopback a closed one is reused at once)
+        # are counted together.
+        alike = {}
         for port, what, where, logged in self.tcp:
-            n = len(re.findall(self._line(where, port), stderr, re.M))
-            want = (1,) if logged else (0, 1)
-            if n not in want:
-                p.append(f"{what} stranger on {where}: logged {n} times, expected "
-                         f"{' or '.join(map(str, want))}")
+            alike.setdefault(self._line(where, port), []).append((what, where, logged))
+        for line, group in alike.items():
+            n = len(re.findall(line, stderr, re.M))
+            lo, hi = sum(1 for _, _, logged in group if logged), len(group)
+            if not lo <= n <= hi:
+                names = " and ".join(f"{what} stranger on {where}" for what, where, _ in group)
+                p.append(f"{names}: logged {n} times, expected "
+                         f"{lo if lo == hi else f'{lo} to {hi}'}")
         n = len(re.findall(rf"dropped a handle connection from pid {os.getpid()}:", stderr))
         lo = sum(1 for _, _, logged in self.unix if logged)
         if not lo <= n <= len(self.unix):
@@ -319,9 +326,10 @@ def strangers_tcp():
 def crowd_at_the_root():
     """40 silent connections on the root before any rank: the root reads
     hellos side by side, so they cost the ranks one hello deadline (2 s),
-    not 2 s each."""
+    not 2 s each.  Read one after another they would take 80 s; the job
+    itself takes 15-25 s on a loaded machine."""
     p, _, took = run_job(2, {}, False, False, crowd=40)
-    return p + ([] if took < 20 else [f"took {took:.1f} s"])
+    return p + ([] if took < 45 else [f"took {took:.1f} s"])
 
 
 failed = sum(1 for _, p in results if p)
