@@ -273,37 +273,58 @@ static int wait_moving(int fd, short events, struct stall *w)
     return wait_fd(fd, events, w->deadline);
 }
 
+/* Drops the first n bytes of the pair (a, b). */
+static void skip_sent(const void **a, size_t *alen, const void **b, size_t *blen, size_t n)
+{
+    const size_t first = GSHMEMI_MIN(n, *alen);
+    if (first > 0) { /* (either may be NULL where it has no bytes) */
+        *a = (const char *)*a + first;
+        *alen -= first;
+    }
+    if (n > first) {
+        *b = (const char *)*b + (n - first);
+        *blen -= n - first;
+    }
+}
+
+int gshmemi_sock_send_some(int fd, const void *a, size_t alen, const void *b, size_t blen,
+                           size_t *sent)
+{
+    *sent = 0;
+    while (alen + blen > 0) {
+        struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+        ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            *sent += (size_t)n;
+            skip_sent(&a, &alen, &b, &blen, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0; /* full */
+        return (errno == EPIPE || errno == ECONNRESET) ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+    }
+    return 0;
+}
+
 int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
                        uint64_t deadline)
 {
     struct stall w = {.deadline = deadline};
-    struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
-    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
-    while (iov[0].iov_len + iov[1].iov_len > 0) {
-        ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (n > 0) {
-            size_t k = (size_t)n, first = GSHMEMI_MIN(k, iov[0].iov_len);
-            w.moved = 1;
-            /* only a part sent from moves: b is NULL where there is none */
-            if (first > 0) {
-                iov[0].iov_base = (char *)iov[0].iov_base + first;
-                iov[0].iov_len -= first;
-            }
-            if (k > first) {
-                iov[1].iov_base = (char *)iov[1].iov_base + (k - first);
-                iov[1].iov_len -= k - first;
-            }
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            int st = wait_moving(fd, POLLOUT, &w);
-            if (st != 0)
-                return st;
-            continue;
-        }
-        return (errno == EPIPE || errno == ECONNRESET) ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+    for (;;) {
+        size_t sent;
+        int st = gshmemi_sock_send_some(fd, a, alen, b, blen, &sent);
+        if (st != 0)
+            return st;
+        skip_sent(&a, &alen, &b, &blen, sent);
+        if (alen + blen == 0)
+            return 0;
+        w.moved |= sent > 0;
+        if ((st = wait_moving(fd, POLLOUT, &w)) != 0)
+            return st;
     }
-    return 0;
 }
 
 int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline)

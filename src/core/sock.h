@@ -47,6 +47,10 @@ int gshmemi_sock_send(int fd, const void *buf, size_t len, uint64_t deadline);
  * for a small frame and its payload; no separate segment for a header) */
 int gshmemi_sock_send2(int fd, const void *a, size_t alen, const void *b, size_t blen,
                        uint64_t deadline);
+/* What of a then b the socket takes now, without waiting (*sent bytes;
+ * fewer where it is full). */
+int gshmemi_sock_send_some(int fd, const void *a, size_t alen, const void *b, size_t blen,
+                           size_t *sent);
 int gshmemi_sock_recv(int fd, void *buf, size_t len, uint64_t deadline);
 /* Receives at least min and at most max bytes; *got says how many. */
 int gshmemi_sock_recv_some(int fd, void *buf, size_t min, size_t max, uint64_t deadline,

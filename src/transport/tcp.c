@@ -124,6 +124,7 @@ static int tcp_open(const int *peers, int n_peers, struct gshmemi_transport **ou
     for (int pe = 0; pe < n; pe++) {
         t->conns[pe].fd = -1;
         pthread_mutex_init(&t->conns[pe].send_lock, NULL);
+        pthread_mutex_init(&t->conns[pe].out_lock, NULL);
     }
     memcpy(t->peers, peers, sizeof(int) * (size_t)n_peers);
     t->n_peers = n_peers;
@@ -217,16 +218,19 @@ static void tcp_close(struct gshmemi_transport *tr)
         pthread_join(t->thread, NULL);
     }
     /* Once the progress thread has ended: nothing else sends there now (a
-     * reply or heartbeat of its own could otherwise interleave). */
-    for (int i = 0; i < t->n_peers; i++)
-        if (t->conns[t->peers[i]].fd >= 0)
-            (void)gshmemi_sock_send(t->conns[t->peers[i]].fd, &bye, sizeof(bye),
-                                    gshmemi_deadline_after(1));
+     * reply or heartbeat of its own could otherwise interleave); its
+     * answers that still wait go first. */
+    for (int i = 0; i < t->n_peers; i++) {
+        const uint64_t deadline = gshmemi_deadline_after(1);
+        if (gshmemi_tcp_answers_end(t, t->peers[i], deadline))
+            (void)gshmemi_sock_send(t->conns[t->peers[i]].fd, &bye, sizeof(bye), deadline);
+    }
     for (int pe = 0; t->conns != NULL && pe < gshmemi_rt.n_pes; pe++) {
         if (t->conns[pe].fd >= 0)
             close(t->conns[pe].fd);
         free(t->conns[pe].rx);
         pthread_mutex_destroy(&t->conns[pe].send_lock);
+        pthread_mutex_destroy(&t->conns[pe].out_lock);
     }
     if (t->wake[0] >= 0) {
         close(t->wake[0]);

@@ -24,8 +24,6 @@ __thread int gshmemi_tcp_in_batch;
 /* This thread sent in its batch (the batch's end has something to flush). */
 static __thread int batch_sent;
 
-/* ---- sending ------------------------------------------------------------- */
-
 static void set_cork(struct gshmemi_tcp_conn *c, int on)
 {
     setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
@@ -50,37 +48,6 @@ void gshmemi_tcp_lost(struct gshmemi_tcp *t, int pe, const char *what)
     gshmemi_end_for_lost_pe(pe, how);
 }
 
-/* Under c's send lock: the frame and its payload out; the status. */
-static int send_locked(struct gshmemi_tcp_conn *c, const struct gshmemi_tcp_frame *frame,
-                       const void *payload, size_t len)
-{
-    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
-    struct gshmemi_tcp_frame fenced;
-    const struct gshmemi_tcp_frame *f = frame;
-    const int in_batch = gshmemi_tcp_in_batch;
-    const int answered = f->type == GSHMEMI_TCP_GET || f->type == GSHMEMI_TCP_QUIET ||
-                         (f->type == GSHMEMI_TCP_AMO && f->fetch);
-    if (f->type == GSHMEMI_TCP_PUT && c->fence_next) {
-        fenced = *f;
-        fenced.op |= GSHMEMI_TCP_PUT_FENCED;
-        f = &fenced;
-        c->fence_next = 0;
-    }
-    if (in_batch && !answered && !c->corked)
-        set_cork(c, 1);
-    batch_sent |= in_batch;
-    const int st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
-    /* Requests whose completion quiet must wait for; gets and fetching
-     * atomics are complete when answered, replies are not requests. */
-    if (f->type == GSHMEMI_TCP_PUT || f->type == GSHMEMI_TCP_SIGNAL || f->type == GSHMEMI_TCP_CTRL ||
-        (f->type == GSHMEMI_TCP_AMO && !f->fetch))
-        __atomic_store_n(&c->sent, c->sent + 1, __ATOMIC_RELEASE);
-    if (c->corked && (answered || !in_batch))
-        set_cork(c, 0); /* out now: an answer is awaited, or the batch is over */
-    __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
-    return st;
-}
-
 /* A send's failure, once its lock is released: the job ends. */
 static void send_failed(struct gshmemi_tcp *t, const char *call, int pe, int st)
 {
@@ -96,6 +63,166 @@ static void send_failed(struct gshmemi_tcp *t, const char *call, int pe, int st)
     }
 }
 
+/* ---- the progress thread's answers --------------------------------------- */
+
+/* Under c's send lock: its queued answers out, in order, waiting for room
+ * up to deadline (0: not at all; what does not fit stays queued). */
+static int out_flush(struct gshmemi_tcp_conn *c, uint64_t deadline)
+{
+    while (__atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&c->out_lock);
+        struct gshmemi_tcp_out *o = c->out_head; /* only a holder of the send lock takes it */
+        pthread_mutex_unlock(&c->out_lock);
+        size_t sent = o->len - o->sent;
+        const int st = deadline == 0 ? gshmemi_sock_send_some(c->fd, o->bytes + o->sent, sent,
+                                                              NULL, 0, &sent)
+                                     : gshmemi_sock_send(c->fd, o->bytes + o->sent, sent,
+                                                         deadline);
+        if (st != 0)
+            return st;
+        o->sent += sent;
+        if (sent > 0)
+            __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
+        if (o->sent < o->len)
+            return 0;
+        pthread_mutex_lock(&c->out_lock);
+        if ((c->out_head = o->next) == NULL) {
+            c->out_tail = NULL;
+            __atomic_store_n(&c->out_waiting, 0, __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&c->out_lock);
+        free(o);
+    }
+    return 0;
+}
+
+/* a then b at the end of pe's queue, the first `sent` bytes already out. */
+static void out_push(struct gshmemi_tcp_conn *c, int pe, const void *a, size_t alen, const void *b,
+                     size_t blen, size_t sent)
+{
+    struct gshmemi_tcp_out *o = malloc(sizeof(*o) + alen + blen);
+    if (o == NULL) { /* an answer cannot be dropped: its asker would wait for it */
+        GSHMEMI_ERROR(TRANSPORT, "tcp: out of memory for a %zu-byte answer to pe %d", alen + blen,
+                      pe);
+        gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
+    }
+    memcpy(o->bytes, a, alen);
+    if (blen > 0)
+        memcpy(o->bytes + alen, b, blen);
+    o->len = alen + blen;
+    o->sent = sent;
+    o->next = NULL;
+    pthread_mutex_lock(&c->out_lock);
+    if (c->out_tail != NULL)
+        c->out_tail->next = o;
+    else
+        c->out_head = o;
+    c->out_tail = o;
+    __atomic_store_n(&c->out_waiting, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&c->out_lock);
+}
+
+/* The progress thread's send to pe without waiting: the queued answers,
+ * then a and b where none is left, the rest of them queued (or, where
+ * !must, dropped where nothing of them went).  0 where another thread
+ * sends there now (what must go is queued). */
+static int answer_now(struct gshmemi_tcp *t, int pe, const void *a, size_t alen, const void *b,
+                      size_t blen, int must)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    if (pthread_mutex_trylock(&c->send_lock) != 0) {
+        if (must)
+            out_push(c, pe, a, alen, b, blen, 0);
+        return 0;
+    }
+    size_t sent = 0;
+    int st = out_flush(c, 0);
+    if (st == 0 && alen + blen > 0 && !__atomic_load_n(&c->out_waiting, __ATOMIC_RELAXED)) {
+        st = gshmemi_sock_send_some(c->fd, a, alen, b, blen, &sent);
+        if (sent > 0)
+            __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
+    }
+    if (st == 0 && sent < alen + blen && (must || sent > 0))
+        out_push(c, pe, a, alen, b, blen, sent);
+    if (c->corked)
+        set_cork(c, 0); /* (a batch of another thread's corked it: answers leave now) */
+    pthread_mutex_unlock(&c->send_lock);
+    send_failed(t, "tcp", pe, st);
+    return 1;
+}
+
+void gshmemi_tcp_answer(struct gshmemi_tcp *t, int pe, const void *a, size_t alen, const void *b,
+                        size_t blen)
+{
+    answer_now(t, pe, a, alen, b, blen, 1);
+}
+
+int gshmemi_tcp_answer_more(struct gshmemi_tcp *t, int pe)
+{
+    return answer_now(t, pe, NULL, 0, NULL, 0, 0);
+}
+
+int gshmemi_tcp_answers_end(struct gshmemi_tcp *t, int pe, uint64_t deadline)
+{
+    struct gshmemi_tcp_conn *c = &t->conns[pe];
+    const int all = c->fd >= 0 && out_flush(c, deadline) == 0 && !c->out_waiting;
+    while (c->out_head != NULL) {
+        struct gshmemi_tcp_out *o = c->out_head;
+        c->out_head = o->next;
+        free(o);
+    }
+    c->out_tail = NULL;
+    c->out_waiting = 0;
+    return all;
+}
+
+void gshmemi_tcp_heartbeat(struct gshmemi_tcp *t, int pe)
+{
+    const struct gshmemi_tcp_frame hb = {.type = GSHMEMI_TCP_HEARTBEAT};
+    answer_now(t, pe, &hb, sizeof(hb), NULL, 0, 0);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Under c's send lock: the queued answers, then the frame and its payload
+ * out; the status. */
+static int send_locked(struct gshmemi_tcp_conn *c, const struct gshmemi_tcp_frame *frame,
+                       const void *payload, size_t len)
+{
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    int answers = __atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE);
+    int st = out_flush(c, deadline);
+    if (st != 0)
+        return st;
+    struct gshmemi_tcp_frame fenced;
+    const struct gshmemi_tcp_frame *f = frame;
+    const int in_batch = gshmemi_tcp_in_batch;
+    const int answered = f->type == GSHMEMI_TCP_GET || f->type == GSHMEMI_TCP_QUIET ||
+                         (f->type == GSHMEMI_TCP_AMO && f->fetch);
+    if (f->type == GSHMEMI_TCP_PUT && c->fence_next) {
+        fenced = *f;
+        fenced.op |= GSHMEMI_TCP_PUT_FENCED;
+        f = &fenced;
+        c->fence_next = 0;
+    }
+    if (in_batch && !answered && !c->corked)
+        set_cork(c, 1);
+    batch_sent |= in_batch;
+    st = gshmemi_sock_send2(c->fd, f, sizeof(*f), payload, len, deadline);
+    /* Requests whose completion quiet must wait for; gets and fetching
+     * atomics are complete when answered, replies are not requests. */
+    if (f->type == GSHMEMI_TCP_PUT || f->type == GSHMEMI_TCP_SIGNAL || f->type == GSHMEMI_TCP_CTRL ||
+        (f->type == GSHMEMI_TCP_AMO && !f->fetch))
+        __atomic_store_n(&c->sent, c->sent + 1, __ATOMIC_RELEASE);
+    answers |= __atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE);
+    if (st == 0)
+        st = out_flush(c, 0); /* (answers queued meanwhile) */
+    if (c->corked && (answered || !in_batch || answers))
+        set_cork(c, 0); /* out now: an answer is awaited, or the batch is over, or answers went */
+    __atomic_store_n(&c->last_tx, gshmemi_now_ns(), __ATOMIC_RELAXED);
+    return st;
+}
+
 void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
                             const struct gshmemi_tcp_frame *frame, const void *payload, size_t len)
 {
@@ -104,17 +231,6 @@ void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
     const int st = send_locked(c, frame, payload, len);
     pthread_mutex_unlock(&c->send_lock);
     send_failed(t, call, pe, st);
-}
-
-void gshmemi_tcp_heartbeat(struct gshmemi_tcp *t, int pe)
-{
-    struct gshmemi_tcp_conn *c = &t->conns[pe];
-    const struct gshmemi_tcp_frame hb = {.type = GSHMEMI_TCP_HEARTBEAT};
-    if (pthread_mutex_trylock(&c->send_lock) != 0)
-        return;
-    const int st = send_locked(c, &hb, NULL, 0);
-    pthread_mutex_unlock(&c->send_lock);
-    send_failed(t, "tcp heartbeat", pe, st);
 }
 
 /* Sends a request whose reply (payload into p->dst) the progress thread
@@ -513,8 +629,8 @@ void gshmemi_tcp_batch_begin(struct gshmemi_transport *tr)
 }
 
 /* A batch that sent nothing has nothing to flush: a connection corked
- * meanwhile was corked by another thread's batch (the target's answers),
- * which uncorks it itself, as does any send outside a batch. */
+ * meanwhile was corked by another thread's batch, which uncorks it
+ * itself, as does any send outside a batch. */
 void gshmemi_tcp_batch_end(struct gshmemi_transport *tr)
 {
     struct gshmemi_tcp *t = gshmemi_tcp_of(tr);

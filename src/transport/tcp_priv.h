@@ -4,6 +4,7 @@
 #ifndef GSHMEMI_TRANSPORT_TCP_PRIV_H
 #define GSHMEMI_TRANSPORT_TCP_PRIV_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,13 @@ struct gshmemi_tcp_pending {
     struct gshmemi_tcp_pending *next;
 };
 
+/* An answer of the progress thread's that could not leave at once. */
+struct gshmemi_tcp_out {
+    struct gshmemi_tcp_out *next;
+    size_t len, sent;
+    char bytes[];
+};
+
 struct gshmemi_tcp_conn {
     int fd;
     int bye; /* the peer said goodbye: its closing is no loss */
@@ -38,6 +46,16 @@ struct gshmemi_tcp_conn {
     uint64_t last_rx, last_tx; /* for heartbeats and silence */
     int heard; /* a frame came: the peer's progress thread runs */
     pthread_mutex_t send_lock;
+    /* The progress thread's answers that could not leave at once (the
+     * socket was full, or another thread was sending): they leave in order,
+     * before the next frame any thread sends here.  So the progress thread
+     * never waits for room and keeps receiving; two PEs putting into each
+     * other while each answers the other's gets would otherwise each wait
+     * for the other's receiving.  The list is under out_lock; an answer's
+     * bytes go out under send_lock. */
+    pthread_mutex_t out_lock;
+    struct gshmemi_tcp_out *out_head, *out_tail;
+    int out_waiting; /* out_head != NULL, read without out_lock */
     int corked; /* TCP_CORK is on: a batch's requests leave together */
     int fence_next; /* the next put is fenced (the target keeps it behind earlier ones) */
     int fenced; /* the target's: a fenced put came since pe's last write to host memory landed */
@@ -92,6 +110,10 @@ struct gshmemi_tcp {
     size_t seg_used;             /* bytes of it */
     void *seg_done[GSHMEMI_TCP_RING_SEGS]; /* after the last copies from each segment */
     int gpu_pending; /* issued into GPU memory since the last wait for the stream */
+    /* the progress thread's, while a receive waits: the sockets it polls
+     * and their PEs (tcp_target.c's wait_readable) */
+    struct pollfd *waits;
+    int *wait_pes;
 };
 
 static inline struct gshmemi_tcp *gshmemi_tcp_of(struct gshmemi_transport *t)
@@ -99,8 +121,8 @@ static inline struct gshmemi_tcp *gshmemi_tcp_of(struct gshmemi_transport *t)
     return (struct gshmemi_tcp *)t;
 }
 
-/* This thread is in a batch (the proxy's, or the target's answers to one):
- * requests that wait for no answer are corked until the batch ends. */
+/* This thread is in a batch (the proxy's): requests that wait for no
+ * answer are corked until the batch ends. */
 extern __thread int gshmemi_tcp_in_batch;
 
 /* Sends a frame and its payload to pe (one system call); a closed
@@ -108,8 +130,20 @@ extern __thread int gshmemi_tcp_in_batch;
  * ends the job. */
 void gshmemi_tcp_send_frame(struct gshmemi_tcp *t, const char *call, int pe,
                             const struct gshmemi_tcp_frame *frame, const void *payload, size_t len);
-/* A heartbeat to pe, unless a frame is being sent there now (which pe
- * hears as well): the progress thread never waits behind another send. */
+/* The progress thread's answer to pe (a then b): what the socket does not
+ * take at once is queued (see out_head); it never waits. */
+void gshmemi_tcp_answer(struct gshmemi_tcp *t, int pe, const void *a, size_t alen, const void *b,
+                        size_t blen);
+/* More of pe's queued answers, where no other thread sends there now;
+ * returns 0 where one did (it sends them itself before its frame). */
+int gshmemi_tcp_answer_more(struct gshmemi_tcp *t, int pe);
+/* pe's queued answers out, waiting for room up to deadline (the
+ * connection's end, once the progress thread has stopped), and freed;
+ * returns 1 where all of them went (else the stream ends mid-answer). */
+int gshmemi_tcp_answers_end(struct gshmemi_tcp *t, int pe, uint64_t deadline);
+/* A heartbeat to pe, after its queued answers, unless a frame is being
+ * sent there now or answers still wait (which pe hears as well): the
+ * progress thread never waits behind another send. */
 void gshmemi_tcp_heartbeat(struct gshmemi_tcp *t, int pe);
 /* What a batch held back on pe's connection leaves now. */
 void gshmemi_tcp_uncork(struct gshmemi_tcp *t, int pe);

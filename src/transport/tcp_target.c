@@ -55,6 +55,71 @@ static int recv_failed(struct gshmemi_tcp *t, int pe, int st)
     return st;
 }
 
+/* Waits until pe's socket has bytes or deadline passes; meanwhile this
+ * PE's queued answers leave wherever there is room: a peer may wait for
+ * the rest of one before it sends the rest of what this thread waits for.
+ * Returns GSHMEM_ERR_IO where poll fails. */
+static int wait_readable(struct gshmemi_tcp *t, int pe, uint64_t deadline)
+{
+    struct pollfd *p = t->waits;
+    int n = 0, busy = 0;
+    p[n++] = (struct pollfd){.fd = t->conns[pe].fd, .events = POLLIN};
+    for (int i = 0; i < t->n_peers; i++) {
+        const struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+        if (!c->bye && __atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE)) {
+            t->wait_pes[n] = t->peers[i];
+            p[n++] = (struct pollfd){.fd = c->fd, .events = POLLOUT};
+        }
+    }
+    for (;;) {
+        const int ms = gshmemi_ms_left(deadline);
+        if (poll(p, (nfds_t)n, busy ? GSHMEMI_MIN(ms, 1) : ms) < 0 && errno != EINTR)
+            return GSHMEM_ERR_IO;
+        if (p[0].revents || gshmemi_now_ns() >= deadline)
+            return 0;
+        busy = 0;
+        for (int i = 1; i < n; i++) {
+            /* Where another thread sends, it sends them, or they are tried
+             * after a millisecond (not at once: poll would spin). */
+            if (p[i].fd < 0 || !(p[i].events == 0 || (p[i].revents & POLLOUT)))
+                continue;
+            const int pe_i = t->wait_pes[i], sent = gshmemi_tcp_answer_more(t, pe_i);
+            busy |= !sent;
+            if (sent && !__atomic_load_n(&t->conns[pe_i].out_waiting, __ATOMIC_ACQUIRE))
+                p[i].fd = -1; /* all gone */
+            p[i].events = sent ? POLLOUT : 0;
+        }
+    }
+}
+
+/* At least min and at most max bytes of pe's stream into buf (*got says
+ * how many), as long as the bytes keep coming: a stall of GSHMEM_TIMEOUT
+ * fails. */
+static int recv_some(struct gshmemi_tcp *t, int pe, char *buf, size_t min, size_t max, size_t *got)
+{
+    const int fd = t->conns[pe].fd;
+    uint64_t deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+    *got = 0;
+    while (*got < min) {
+        const ssize_t n = recv(fd, buf + *got, max - *got, MSG_DONTWAIT);
+        if (n > 0) {
+            *got += (size_t)n;
+            deadline = gshmemi_deadline_after(gshmemi_env.TIMEOUT);
+        } else if (n == 0) {
+            return GSHMEM_ERR_PEER_LOST;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (gshmemi_now_ns() >= deadline)
+                return GSHMEM_ERR_TIMEOUT;
+            const int st = wait_readable(t, pe, deadline);
+            if (st != 0)
+                return st;
+        } else if (errno != EINTR) {
+            return errno == ECONNRESET ? GSHMEM_ERR_PEER_LOST : GSHMEM_ERR_IO;
+        }
+    }
+    return 0;
+}
+
 /* At least want bytes in pe's receive buffer, receiving as much as the
  * socket has: up to its size, or only what is wanted in a stream of bulk
  * puts (whose payloads are better received straight into place than
@@ -71,9 +136,8 @@ static int rx_fill(struct gshmemi_tcp *t, int pe, size_t want)
     memmove(c->rx, c->rx + c->rx_head, c->rx_tail - c->rx_head);
     c->rx_tail -= c->rx_head;
     c->rx_head = 0;
-    st = gshmemi_sock_recv_some(c->fd, c->rx + c->rx_tail, want - c->rx_tail,
-                                c->bulk ? want - c->rx_tail : GSHMEMI_TCP_RX_BUF - c->rx_tail,
-                                gshmemi_deadline_after(gshmemi_env.TIMEOUT), &got);
+    st = recv_some(t, pe, c->rx + c->rx_tail, want - c->rx_tail,
+                   c->bulk ? want - c->rx_tail : GSHMEMI_TCP_RX_BUF - c->rx_tail, &got);
     c->rx_tail += got;
     return recv_failed(t, pe, st);
 }
@@ -94,13 +158,18 @@ static int rx_next_header(struct gshmemi_tcp *t, int pe)
     return 1;
 }
 
-/* Heartbeats on connections this PE sent nothing on for a second (where
- * peers watch for silence). */
+/* Queued answers out where there is room, and heartbeats on connections
+ * this PE sent nothing on for a second (where peers watch for silence). */
 static void keep_alive(struct gshmemi_tcp *t, uint64_t now)
 {
-    for (int i = 0; i < t->n_peers && gshmemi_env.HEARTBEAT_TIMEOUT > 0; i++) {
+    for (int i = 0; i < t->n_peers; i++) {
         const struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
-        if (!c->bye && now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull)
+        if (c->bye)
+            continue;
+        if (__atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE))
+            gshmemi_tcp_answer_more(t, t->peers[i]);
+        if (gshmemi_env.HEARTBEAT_TIMEOUT > 0 &&
+            now - __atomic_load_n(&c->last_tx, __ATOMIC_RELAXED) > 1000000000ull)
             gshmemi_tcp_heartbeat(t, t->peers[i]);
     }
 }
@@ -113,8 +182,8 @@ static int recv_bulk(struct gshmemi_tcp *t, int pe, char *buf, size_t len)
 {
     for (size_t done = 0; done < len;) {
         const size_t n = GSHMEMI_MIN(len - done, SLICE);
-        const int st = gshmemi_sock_recv(t->conns[pe].fd, buf + done, n,
-                                         gshmemi_deadline_after(gshmemi_env.TIMEOUT));
+        size_t got;
+        const int st = recv_some(t, pe, buf + done, n, n, &got);
         if (st != 0)
             return recv_failed(t, pe, st);
         done += n;
@@ -325,15 +394,13 @@ static void serve_amos(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
     }
     if (!fetch)
         return;
-    gshmemi_tcp_in_batch = 1; /* the answers leave corked, together */
-    for (size_t i = 0; i < n; i++) {
-        if (!f[i].fetch)
-            continue;
-        struct gshmemi_tcp_frame r = {.type = GSHMEMI_TCP_REPLY, .id = f[i].id, .a = old[i]};
-        gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
-    }
-    gshmemi_tcp_in_batch = 0;
-    gshmemi_tcp_uncork(t, pe);
+    struct gshmemi_tcp_frame r[GSHMEMI_AMO_BATCH]; /* the answers leave together */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (f[i].fetch)
+            r[k++] = (struct gshmemi_tcp_frame){.type = GSHMEMI_TCP_REPLY, .id = f[i].id,
+                                                .a = old[i]};
+    gshmemi_tcp_answer(t, pe, r, k * sizeof(r[0]), NULL, 0);
 }
 
 /* `first` and, on the GPU heap, the gets pe sent right after it (already
@@ -368,7 +435,7 @@ static void serve_gets(struct gshmemi_tcp *t, int pe, const struct gshmemi_tcp_f
         struct gshmemi_tcp_frame r = {.type = GSHMEMI_TCP_REPLY, .id = f[i].id, .len = f[i].len};
         if (on_stream[i])
             gshmemi_gpu_mark_wait("tcp", t->get_done[i]);
-        gshmemi_tcp_send_frame(t, "tcp", pe, &r, from[i], f[i].len);
+        gshmemi_tcp_answer(t, pe, &r, sizeof(r), from[i], f[i].len);
     }
 }
 
@@ -457,7 +524,7 @@ static int serve_one(struct gshmemi_tcp *t, int pe)
     case GSHMEMI_TCP_QUIET:
         gshmemi_heap.access->quiet("tcp");
         t->gpu_pending = 0;
-        gshmemi_tcp_send_frame(t, "tcp", pe, &r, NULL, 0);
+        gshmemi_tcp_answer(t, pe, &r, sizeof(r), NULL, 0);
         break;
     case GSHMEMI_TCP_REPLY:
         return take_reply(t, pe, &f);
@@ -488,7 +555,10 @@ void *gshmemi_tcp_progress_main(void *arg)
 {
     struct gshmemi_tcp *t = arg;
     struct pollfd *p = calloc((size_t)t->n_peers + 1, sizeof(*p));
-    if (p == NULL) { /* nobody would serve the peers: they would wait for GSHMEM_TIMEOUT */
+    unsigned char *busy = calloc((size_t)t->n_peers + 1, 1); /* another thread sent: answers wait */
+    t->waits = calloc((size_t)t->n_peers + 1, sizeof(*t->waits));
+    t->wait_pes = calloc((size_t)t->n_peers + 1, sizeof(*t->wait_pes));
+    if (p == NULL || busy == NULL || t->waits == NULL || t->wait_pes == NULL) { /* nobody would serve the peers: they would wait for GSHMEM_TIMEOUT */
         GSHMEMI_ERROR(TRANSPORT, "tcp: out of memory for the progress thread's poll list");
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
@@ -501,21 +571,29 @@ void *gshmemi_tcp_progress_main(void *arg)
     for (int i = 0; i < t->n_peers; i++)
         t->conns[t->peers[i]].last_rx = gshmemi_now_ns();
     for (;;) {
-        int n = 0;
-        for (int i = 0; i < t->n_peers; i++)
-            p[n++] = (struct pollfd){.fd = t->conns[t->peers[i]].bye ? -1
-                                                                      : t->conns[t->peers[i]].fd,
-                                     .events = POLLIN};
+        int n = 0, retry = 0;
+        for (int i = 0; i < t->n_peers; i++) {
+            const struct gshmemi_tcp_conn *c = &t->conns[t->peers[i]];
+            /* Queued answers go when there is room, unless another thread
+             * sends there: it sends them too, else they are tried soon. */
+            const int out = __atomic_load_n(&c->out_waiting, __ATOMIC_ACQUIRE);
+            retry |= out && busy[i];
+            p[n++] = (struct pollfd){.fd = c->bye ? -1 : c->fd,
+                                     .events = (short)(POLLIN | (out && !busy[i] ? POLLOUT : 0))};
+        }
         p[n++] = (struct pollfd){.fd = t->wake[0], .events = POLLIN};
-        if (poll(p, (nfds_t)n, 250) < 0 && errno != EINTR) {
+        if (poll(p, (nfds_t)n, retry ? 1 : 250) < 0 && errno != EINTR) {
             GSHMEMI_ERROR(TRANSPORT, "tcp: the progress thread's poll failed: %s", strerror(errno));
             gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
         }
         if (p[n - 1].revents)
             break;
-        for (int i = 0; i < t->n_peers; i++)
+        for (int i = 0; i < t->n_peers; i++) {
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR))
                 serve(t, t->peers[i]);
+            if (busy[i] || (p[i].revents & POLLOUT))
+                busy[i] = !gshmemi_tcp_answer_more(t, t->peers[i]);
+        }
         /* Heartbeats on idle connections; a silent peer is a lost one,
          * unless what it sent waits unread (this thread was busy with
          * another peer): it is served next. */
@@ -535,6 +613,9 @@ void *gshmemi_tcp_progress_main(void *arg)
             gshmemi_tcp_lost(t, t->peers[i], what);
         }
     }
+    free(t->wait_pes);
+    free(t->waits);
+    free(busy);
     free(p);
     return NULL;
 }

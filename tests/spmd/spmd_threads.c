@@ -9,6 +9,11 @@
  * quiet and its own context's quiet.  Then two threads run collect at once,
  * one on the world and one on its reversed split (blocks of different sizes
  * on each, so a team reading the other's sizes lands its blocks wrongly).
+ * Last, one thread of each PE puts into the next more than the sockets
+ * between them hold while another gets from it (in many answers) and
+ * fetches its counters, so a target answers while its own put to the same
+ * PE waits for room, and waits for the rest of an answer whose sender
+ * waits for the rest of its own.
  * Every value is checked.  Run under ThreadSanitizer too, mapped and through
  * tcp (GSHMEM_DISABLE_P2P=1), where the threads share the transport, and
  * with GSHMEM_COLL_ALGO=simple (collect's sizes through the heap). */
@@ -161,6 +166,64 @@ static void *collector(void *arg)
     return NULL;
 }
 
+/* The crossfire: thread 0 puts BIG bytes into the next PE, CROSS_ROUNDS
+ * times, while thread 1 gets the next PE's wide table and fetches a
+ * counter of it until thread 0 is done. */
+#define BIG (24 << 20)
+#define CROSS_ROUNDS 16
+static unsigned char *big;  /* symmetric: BIG, written by `from` */
+static int putting;
+
+static void *crossfire(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    if (t == 0) {
+        unsigned char *src = malloc(BIG);
+        if (src == NULL) { /* (CHECK counts in a global: main's) */
+            fprintf(stderr, "pe %d crossfire: no memory for the source\n", me);
+            failed[t] = 1;
+            __atomic_store_n(&putting, 0, __ATOMIC_RELEASE);
+            return NULL;
+        }
+        memset(src, 0x40 + me, BIG);
+        for (int r = 0; r < CROSS_ROUNDS; r++)
+            gshmem_putmem(big, src, BIG, to);
+        gshmem_quiet();
+        __atomic_store_n(&putting, 0, __ATOMIC_RELEASE);
+        free(src);
+        return NULL;
+    }
+    long *got = malloc(WIDE * sizeof(long)); /* answered in many chunks through tcp */
+    long n = 0;
+    if (got == NULL) {
+        fprintf(stderr, "pe %d crossfire: no memory for the table\n", me);
+        failed[t] = 1;
+        return NULL;
+    }
+    do {
+        /* mostly small answers (one each), at times the wide table's many */
+        const int whole = n % 8 == 7, len = whole ? WIDE : TABLE;
+        memset(got, 0, (size_t)len * sizeof(long));
+        gshmem_getmem(got, whole ? wide : table, (size_t)len * sizeof(long), to);
+        for (int i = 0; i < len; i++)
+            if (got[i] != value_of(to, whole ? -2 : -1, 0, i)) {
+                fprintf(stderr, "pe %d crossfire: %s[%d] from pe %d is %ld, expected %ld\n", me,
+                        whole ? "wide" : "table", i, to, got[i],
+                        value_of(to, whole ? -2 : -1, 0, i));
+                failed[t] = 1;
+                break;
+            }
+        const long old = gshmem_long_atomic_fetch_inc(&counter[0], to);
+        if (old < ROUNDS + n) {
+            fprintf(stderr, "pe %d crossfire: counter from pe %d went back to %ld\n", me, to, old);
+            failed[t] = 1;
+        }
+        n++;
+    } while (!failed[t] && __atomic_load_n(&putting, __ATOMIC_ACQUIRE));
+    free(got);
+    return NULL;
+}
+
 int main(void)
 {
     int provided = -1;
@@ -217,6 +280,7 @@ int main(void)
         CHECK(failed[k] == 0, "collect on team %d failed", k);
     gshmem_team_destroy(coll_team[1]);
 
+    /* the crossfire, after the workers' counts are checked */
     gshmem_barrier_all();
     for (int t = 0; t < THREADS; t++) {
         CHECK(LOAD(long, &counter[t]) == ROUNDS, "counter %d: %ld", t, LOAD(long, &counter[t]));
@@ -226,6 +290,20 @@ int main(void)
             CHECK(LOAD(long, &locked[t]) == (long)npes * (ROUNDS / LOCK_EVERY), "locked %d: %ld",
                   t, LOAD(long, &locked[t]));
     }
+    big = gshmem_malloc(BIG);
+    CHECK(big != NULL, "crossfire's buffer");
+    gshmem_barrier_all();
+    putting = 1;
+    for (int t = 0; t < 2; t++)
+        CHECK(pthread_create(&th[t], NULL, crossfire, (void *)(intptr_t)t) == 0, "pthread_create");
+    for (int t = 0; t < 2; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < 2; t++)
+        CHECK(failed[t] == 0, "crossfire thread %d failed", t);
+    gshmem_barrier_all();
+    CHECK(spmd_all_bytes(big, BIG, (unsigned char)(0x40 + from)), "crossfire: the puts from pe %d",
+          from);
+    gshmem_free(big);
     for (int k = 1; k >= 0; k--) {
         gshmem_free(coll_dst[k]);
         gshmem_free(coll_src[k]);
