@@ -563,19 +563,28 @@ static void coll_layout(struct gshmemi_device_coll_area *c, size_t *stream_max)
 /* The collectives' algorithm settings must be the same on every PE: one
  * that took flag packets while another met at a barrier would wait until
  * GSHMEM_TIMEOUT without saying why.  GSHMEM_DISABLE_P2P too: it decides
- * whether a team's members are all mapped, and with it the algorithm.
- * Each PE's row of tm.maps (whose heaps it maps) comes with them. */
-static int same_coll_settings(int algo)
+ * whether a team's members are all mapped, and with it the algorithm;
+ * GSHMEM_MAX_TEAMS sizes the teams' areas in the heap.  The first PE and
+ * setting that differ are named, with both values.  Each PE's row of
+ * tm.maps (whose heaps it maps) comes with them. */
+static int same_coll_settings(int algo, const char *const *algos, size_t n_algos)
 {
     struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
     const int n_pes = gshmemi_rt.n_pes;
-    const long long mine[7] = {algo,
-                               (long long)gshmemi_env.COLL_LL_MAX,
-                               (long long)gshmemi_env.COLL_GRID_MIN,
-                               (long long)gshmemi_env.COLL_LL_STREAM_MAX,
-                               (long long)gshmemi_env.COLL_PUSH_MAX,
-                               (long long)gshmemi_env.COLL_PUSH_TEAMS,
-                               (long long)gshmemi_env.DISABLE_P2P};
+    static const char *const names[] = {"GSHMEM_COLL_ALGO",          "GSHMEM_COLL_LL_MAX",
+                                        "GSHMEM_COLL_GRID_MIN",      "GSHMEM_COLL_LL_STREAM_MAX",
+                                        "GSHMEM_COLL_PUSH_MAX",      "GSHMEM_COLL_PUSH_TEAMS",
+                                        "GSHMEM_DISABLE_P2P",        "GSHMEM_MAX_TEAMS"};
+    const long long mine[] = {algo,
+                              (long long)gshmemi_env.COLL_LL_MAX,
+                              (long long)gshmemi_env.COLL_GRID_MIN,
+                              (long long)gshmemi_env.COLL_LL_STREAM_MAX,
+                              (long long)gshmemi_env.COLL_PUSH_MAX,
+                              (long long)gshmemi_env.COLL_PUSH_TEAMS,
+                              (long long)gshmemi_env.DISABLE_P2P,
+                              (long long)gshmemi_env.MAX_TEAMS};
+    _Static_assert(sizeof(mine) / sizeof(mine[0]) == sizeof(names) / sizeof(names[0]),
+                   "a name for each setting");
     tm.map_words = ((size_t)n_pes + 63) / 64;
     const size_t row = sizeof(mine) + sizeof(uint64_t) * tm.map_words;
     char *out = calloc(1, row), *all = malloc(row * (size_t)n_pes);
@@ -592,16 +601,26 @@ static int same_coll_settings(int algo)
     for (int pe = 0; st == 0 && pe < n_pes; pe++)
         memcpy(tm.maps + (size_t)pe * tm.map_words, all + row * (size_t)pe + sizeof(mine),
                sizeof(uint64_t) * tm.map_words);
-    for (int pe = 0; st == 0 && pe < n_pes; pe++)
-        if (memcmp(all + row * (size_t)pe, mine, sizeof(mine)) != 0) {
-            GSHMEMI_ERROR(COLL, "pe %d has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                          "GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, GSHMEM_COLL_PUSH_MAX, "
-                          "GSHMEM_COLL_PUSH_TEAMS and GSHMEM_DISABLE_P2P other than this pe's (%s, "
-                          "%lld, %lld, %lld, %lld, %lld, %lld): every PE must use the same",
-                          pe, gshmemi_env.COLL_ALGO, mine[1], mine[2], mine[3], mine[4], mine[5],
-                          mine[6]);
+    for (int pe = 0; st == 0 && pe < n_pes; pe++) {
+        long long theirs[sizeof(mine) / sizeof(mine[0])];
+        memcpy(theirs, all + row * (size_t)pe, sizeof(theirs));
+        for (size_t k = 0; st == 0 && k < sizeof(mine) / sizeof(mine[0]); k++) {
+            if (theirs[k] == mine[k])
+                continue;
+            char a[32], b[32];
+            if (k == 0) { /* the algorithm's index: its name */
+                snprintf(a, sizeof(a), "%s",
+                         theirs[0] >= 0 && (size_t)theirs[0] < n_algos ? algos[theirs[0]] : "?");
+                snprintf(b, sizeof(b), "%s", algos[mine[0]]);
+            } else {
+                snprintf(a, sizeof(a), "%lld", theirs[k]);
+                snprintf(b, sizeof(b), "%lld", mine[k]);
+            }
+            GSHMEMI_ERROR(COLL, "pe %d has %s %s, this pe %s: every PE must use the same", pe,
+                          names[k], a, b);
             st = GSHMEM_ERR_ASYMMETRIC;
         }
+    }
     free(out);
     free(all);
     return st;
@@ -631,7 +650,7 @@ int gshmemi_teams_init(void)
         free(scratch);
         return GSHMEM_ERR_INVALID_ARG;
     }
-    if ((st = same_coll_settings(algo)) != 0)
+    if ((st = same_coll_settings(algo, algos, GSHMEMI_ARRAY_SIZE(algos))) != 0)
         goto err;
     if (max < N_PREDEFINED || max > GSHMEMI_CTRL_TEAM_SLOTS || max > 64 * SLOT_WORDS) {
         GSHMEMI_ERROR(COLL, "GSHMEM_MAX_TEAMS is %ld: it must be from %d to %d", max, N_PREDEFINED,

@@ -268,16 +268,23 @@ def mpi_bootstrap_without_mpi():
 
 @scenario
 def coll_settings_must_match():
-    r, _ = run([gshmrun, "-n", "2", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
-                'export GSHMEM_COLL_LL_MAX=8k; fi; exec "$0"', prog], env=ENV)
-    p = expect(r.returncode != 0, "a job with mismatched collective settings started", r)
-    return p + expect(re.search(r"error coll: pe 1 has GSHMEM_COLL_ALGO, GSHMEM_COLL_LL_MAX, "
-                                r"GSHMEM_COLL_GRID_MIN, GSHMEM_COLL_LL_STREAM_MAX, "
-                                r"GSHMEM_COLL_PUSH_MAX, GSHMEM_COLL_PUSH_TEAMS and GSHMEM_DISABLE_P2P "
-                                r"other than this pe's \(auto, 16384, 32768, 262144, 4194304, 2, 0\): "
-                                r"every PE must use the same",
-                                r.stderr),
-                      "no message naming the settings", r)
+    """A setting the PEs must share, set otherwise on pe 1: every PE ends
+    start-up naming the setting and both values."""
+    p = []
+    for var, theirs, mine in (("GSHMEM_COLL_LL_MAX", "8k", "16384"),
+                              ("GSHMEM_MAX_TEAMS", "32", "64"),
+                              ("GSHMEM_COLL_ALGO", "ring", "auto")):
+        r, _ = run([gshmrun, "-n", "3", "sh", "-c", 'if [ "$GSHMEM_LAUNCH_RANK" = 1 ]; then '
+                    f'export {var}={theirs}; fi; exec "$0"', prog], env=ENV)
+        p += expect(r.returncode != 0, f"a job with {var} mismatched started", r)
+        shown = theirs if theirs != "8k" else "8192"
+        others = len(re.findall(rf"error coll: pe 1 has {var} {shown}, this pe {mine}: every PE "
+                                r"must use the same", r.stderr))
+        own = len(re.findall(rf"error coll: pe 0 has {var} {mine}, this pe {shown}: every PE must "
+                             r"use the same", r.stderr))
+        p += expect(others == 2 and own == 1, f"{var}: {others} PEs named pe 1's value (want 2), "
+                    f"{own} pe 1 named pe 0's (want 1)", r)
+    return p
 
 
 @scenario
