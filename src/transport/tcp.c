@@ -59,40 +59,116 @@ static int get_window(int fd)
     return (int)GSHMEMI_MAX(1, GSHMEMI_MIN(held, GSHMEMI_TCP_GET_WINDOW_MAX));
 }
 
-static int accept_peers(struct gshmemi_tcp *t, int listen_fd, const int *expect, int n_expect, uint64_t deadline)
+/* Connections whose hello is still coming, read side by side: a silent or
+ * slow stranger costs the peers one hello deadline, not one each. */
+#define HELLO_PENDING 64
+#define HELLO_SECONDS 2 /* a peer sends its hello at once */
+
+struct hello_wait {
+    int fd;
+    union gshmemi_sockaddr from;
+    uint64_t deadline;
+    size_t got;
+    struct gshmemi_tcp_hello h;
+};
+
+static void hello_drop(struct hello_wait *w)
+{
+    char text[80];
+    GSHMEMI_WARN(TRANSPORT, "tcp: dropped a connection from %s: not a PE of this job",
+                 gshmemi_sock_str(&w->from, text, sizeof(text)));
+    close(w->fd);
+}
+
+/* What w's peer has sent: 1 while its hello is incomplete and its deadline
+ * ahead; else 0 with the hello whole in w->h, or -1 (a stranger's end). */
+static int hello_read(struct hello_wait *w, uint64_t now)
+{
+    for (;;) {
+        const ssize_t n = recv(w->fd, (char *)&w->h + w->got, sizeof(w->h) - w->got, MSG_DONTWAIT);
+        if (n > 0 && (w->got += (size_t)n) == sizeof(w->h))
+            return 0;
+        if (n > 0 || (n < 0 && errno == EINTR))
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return now < w->deadline ? 1 : -1;
+        return -1; /* closed, or an error */
+    }
+}
+
+/* The lower peers' connections (n_expect of them, whose PEs are expect),
+ * each known by its hello, by deadline; strangers' are dropped. */
+static int accept_peers(struct gshmemi_tcp *t, int listen_fd, const int *expect, int n_expect,
+                        uint64_t deadline)
 {
     const struct gshmemi_bootstrap *bs = gshmemi_rt.bs;
-    int got = 0;
+    struct hello_wait w[HELLO_PENDING];
+    struct pollfd p[HELLO_PENDING + 1];
+    int got = 0, nw = 0, st = 0;
     while (got < n_expect) {
-        union gshmemi_sockaddr from;
-        struct gshmemi_tcp_hello h;
-        int fd, st = gshmemi_sock_accept(listen_fd, deadline, &fd, &from), ok = 0;
-        if (st != 0) {
-            for (int i = 0; i < n_expect; i++)
-                if (t->conns[expect[i]].fd < 0) {
-                    GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d never connected within %g s", expect[i],
-                                  gshmemi_env.BOOTSTRAP_TIMEOUT);
-                    break;
-                }
-            return st;
+        uint64_t now = gshmemi_now_ns(), next = deadline;
+        if (now >= deadline) {
+            st = GSHMEM_ERR_TIMEOUT;
+            break;
         }
-        if (gshmemi_sock_recv(fd, &h, sizeof(h), gshmemi_deadline_after(2)) == 0 &&
-            gshmemi_tcp_hello_valid(&h, bs->secret)) {
-            for (int i = 0; i < n_expect; i++)
-                if (expect[i] == h.rank && t->conns[h.rank].fd < 0)
-                    ok = 1;
+        /* (a full list takes no one new: they wait in the backlog) */
+        p[0] = (struct pollfd){.fd = nw < HELLO_PENDING ? listen_fd : -1, .events = POLLIN};
+        for (int i = 0; i < nw; i++) {
+            p[1 + i] = (struct pollfd){.fd = w[i].fd, .events = POLLIN};
+            next = GSHMEMI_MIN(next, w[i].deadline);
         }
-        if (!ok) {
-            char text[80];
-            GSHMEMI_WARN(TRANSPORT, "tcp: dropped a connection from %s: not a PE of this job",
-                         gshmemi_sock_str(&from, text, sizeof(text)));
-            close(fd);
-            continue;
+        if (poll(p, (nfds_t)(1 + nw), gshmemi_ms_left(next)) < 0 && errno != EINTR) {
+            GSHMEMI_ERROR(TRANSPORT, "tcp: waiting for the peers' connections: poll failed: %s",
+                          strerror(errno));
+            st = GSHMEM_ERR_IO;
+            break;
         }
-        t->conns[h.rank].fd = fd;
-        got++;
+        now = gshmemi_now_ns();
+        for (int i = nw - 1; i >= 0; i--) { /* (from the end: the last one fills a gap) */
+            const int r = hello_read(&w[i], now);
+            if (r == 1)
+                continue;
+            const struct gshmemi_tcp_hello *h = &w[i].h;
+            int ok = 0;
+            for (int k = 0; r == 0 && k < n_expect; k++)
+                ok |= expect[k] == h->rank && t->conns[h->rank].fd < 0;
+            if (ok && gshmemi_tcp_hello_valid(h, bs->secret)) {
+                t->conns[h->rank].fd = w[i].fd;
+                got++;
+            } else {
+                hello_drop(&w[i]);
+            }
+            w[i] = w[--nw];
+        }
+        while (st == 0 && nw < HELLO_PENDING && (p[0].revents & POLLIN)) {
+            int fd;
+            const int a = gshmemi_sock_accept(listen_fd, 0, &fd, &w[nw].from);
+            if (a == GSHMEM_ERR_TIMEOUT)
+                break; /* none left (a deadline of 0: no wait) */
+            if (a != 0) {
+                GSHMEMI_ERROR(TRANSPORT, "tcp: cannot accept the peers' connections: %s",
+                              strerror(errno));
+                st = a;
+                break;
+            }
+            w[nw].fd = fd;
+            w[nw].got = 0;
+            w[nw].deadline = gshmemi_deadline_after(HELLO_SECONDS);
+            nw++;
+        }
+        if (st != 0)
+            break;
     }
-    return 0;
+    for (int i = 0; i < nw; i++)
+        hello_drop(&w[i]);
+    if (st == GSHMEM_ERR_TIMEOUT)
+        for (int i = 0; i < n_expect; i++)
+            if (t->conns[expect[i]].fd < 0) {
+                GSHMEMI_ERROR(TRANSPORT, "tcp: pe %d never connected within %g s", expect[i],
+                              gshmemi_env.BOOTSTRAP_TIMEOUT);
+                break;
+            }
+    return st;
 }
 
 static void tcp_close(struct gshmemi_transport *tr);
