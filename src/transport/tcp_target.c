@@ -558,7 +558,8 @@ void *gshmemi_tcp_progress_main(void *arg)
     unsigned char *busy = calloc((size_t)t->n_peers + 1, 1); /* another thread sent: answers wait */
     t->waits = calloc((size_t)t->n_peers + 1, sizeof(*t->waits));
     t->wait_pes = calloc((size_t)t->n_peers + 1, sizeof(*t->wait_pes));
-    if (p == NULL || busy == NULL || t->waits == NULL || t->wait_pes == NULL) { /* nobody would serve the peers: they would wait for GSHMEM_TIMEOUT */
+    /* Without them nobody would serve the peers: they would wait for GSHMEM_TIMEOUT. */
+    if (p == NULL || busy == NULL || t->waits == NULL || t->wait_pes == NULL) {
         GSHMEMI_ERROR(TRANSPORT, "tcp: out of memory for the progress thread's poll list");
         gshmemi_abort_job(GSHMEMI_EXIT_ERROR, "tcp");
     }
